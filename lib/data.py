@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from lib import config
+from lib.records import DataError, as_list as _as_list, field as _field, read_records as _read_records  # noqa: F401
 
 SOURCES = ("nq", "marco", "triviaqa")
 ITEM_COLUMNS = ["id", "source", "question", "answer", "aliases", "title", "human_passage",
@@ -28,49 +29,7 @@ MARCO_V1_QUERY_TYPES = ("PERSON", "ENTITY", "LOCATION")
 MARCO_NO_ANSWER = "no answer present."
 
 
-class DataError(ValueError):
-    """Input data that cannot be used, with the file, item and field in the message."""
-
-
 # ---------------------------------------------------------------- small helpers
-
-def _read_records(path: Path) -> list | dict:
-    """Read a .json or .jsonl file; JSON errors name the file and line."""
-    if not path.exists():
-        raise DataError(f"{path}: file not found.")
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".jsonl":
-        out = []
-        for i, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    out.append(json.loads(line))
-                except json.JSONDecodeError as err:
-                    raise DataError(f"{path}, line {i}: not valid JSON ({err.msg}).") from None
-        return out
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise DataError(f"{path}: not valid JSON ({err.msg} at line {err.lineno}).") from None
-
-
-def _field(rec: dict, name: str, path, where) -> object:
-    """rec[name], or a DataError naming file, item and field."""
-    if not isinstance(rec, dict):
-        raise DataError(f"{path}, item {where}: expected a JSON object, got {type(rec).__name__}.")
-    if name not in rec or rec[name] is None:
-        raise DataError(f"{path}, item {where}: missing field {name!r} (has: {sorted(rec)}).")
-    return rec[name]
-
-
-def _as_list(value) -> list:
-    """Lists stay, scalars become one-element lists, None becomes []."""
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return list(value)
-    return [value]
-
 
 def _words(text: str) -> int:
     """Whitespace word count, the length unit of the paper's tables."""

@@ -78,6 +78,13 @@ class CachedModel:
             return self.spec.model in CHAT_EMBEDDED
         return bool(self.backend.tokenizer.chat_template)
 
+    def request(self, content, chat: bool | None = None, **params) -> Request:
+        """A one-turn Request: a message list as given; a string as a user chat message for chat
+        models, as raw text for base LMs (or as `chat` says when given)."""
+        if isinstance(content, (list, tuple)):
+            return Request(messages=list(content), **params)
+        return user_request(content, self.is_chat if chat is None else chat, **params)
+
     def _ensure_ready(self):
         if not self._checked:
             self.backend.check()

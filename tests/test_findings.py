@@ -1,0 +1,46 @@
+"""The findings table: rows are checked, per-notebook files replace each other, the summary is honest."""
+import math
+
+import pandas as pd
+import pytest
+
+from lib import config, findings
+
+
+@pytest.fixture
+def runs(tmp_path, monkeypatch):
+    monkeypatch.setattr(config, "RUNS", tmp_path / "runs")
+    return tmp_path / "runs"
+
+
+def test_finding_checks_its_fields():
+    row = findings.finding("utility", "10", "F1", "local:smollm2", 40, 0.5, 0.4, 0.6, p=0.01)
+    assert row["n"] == 40 and math.isnan(row["paper_value"])
+    with pytest.raises(ValueError, match="outside its interval"):
+        findings.finding("utility", "10", "F1", "m", 40, 0.9, 0.4, 0.6)
+    with pytest.raises(ValueError, match="Unknown study"):
+        findings.finding("other", "10", "F1", "m", 40, 0.5)
+    with pytest.raises(ValueError, match="whole number"):
+        findings.finding("utility", "10", "F1", "m", 2.5, 0.5)
+
+
+def test_record_replaces_a_notebooks_rows_and_summary_renders_them(runs):
+    findings.record("r", "05", [findings.finding("self-preference", "05", "old", "m", 10, 0.1)])
+    findings.record("r", "05", [findings.finding("self-preference", "05", "human minus self", "m", 120,
+                                                 0.4, 0.2, 0.6, p=0.001)])
+    findings.record("r", "13", [findings.finding("rewardbench", "13", "accuracy", "m", 12, 0.5, 0.3, 0.7,
+                                                 p=0.9, paper_value=0.78)])
+    csv_path, md_path = findings.summarize(runs / "r")
+    table = pd.read_csv(csv_path)
+    assert list(table.columns) == findings.COLUMNS
+    assert list(table["measure"]) == ["human minus self", "accuracy"]
+    text = md_path.read_text()
+    assert "1 of the 1 tested differ from their null at p < 0.05 (human minus self (m) = 0.4" in text
+    assert "Reward models in RAG: every quantity has n < 30, so this run is a smoke test" in text
+    assert "| rewardbench | 13 | accuracy | m | 12 | 0.5 | 0.3 | 0.7 | 0.9 | 0.78 |" in text
+
+
+def test_summary_of_a_run_without_findings_is_an_empty_table(runs):
+    (runs / "empty").mkdir(parents=True)
+    csv_path, _ = findings.summarize(runs / "empty")
+    assert pd.read_csv(csv_path).empty

@@ -12,7 +12,7 @@ import pytest
 
 DEMO_FILE = Path(__file__).resolve().parent.parent / "data" / "demo" / "marco.jsonl"
 FIELDS = {"id", "source", "question", "answer", "aliases", "title", "human_passage", "query_type",
-          "negatives"}
+          "negatives", "false_answer_ours"}
 QUERY_TYPES = {"PERSON", "ENTITY", "LOCATION", "NUMERIC", "DESCRIPTION"}
 # v1 of the self-preference paper keeps only these MS MARCO query types (section 3.1).
 KEPT_TYPES = {"PERSON", "ENTITY", "LOCATION"}
@@ -62,7 +62,7 @@ def test_item_layout(item):
     assert re.fullmatch(r"marco-\d{3}", item["id"])
     assert item["source"] == "marco"
     assert item["query_type"] in QUERY_TYPES
-    for field in ("question", "answer", "title", "human_passage"):
+    for field in ("question", "answer", "title", "human_passage", "false_answer_ours"):
         assert isinstance(item[field], str) and item[field].strip(), f"{field} is empty"
     assert isinstance(item["aliases"], list) and all(isinstance(a, str) and a.strip()
                                                      for a in item["aliases"])

@@ -11,7 +11,7 @@ import pytest
 
 DEMO_FILE = Path(__file__).resolve().parent.parent / "data" / "demo" / "nq.jsonl"
 FIELDS = {"id", "source", "question", "answer", "aliases", "title", "human_passage", "query_type",
-          "negatives"}
+          "negatives", "false_answer_ours"}
 MIN_ITEMS = 40
 MIN_NEGATIVES = 3
 MIN_WORDS, MAX_WORDS = 80, 130
@@ -48,7 +48,7 @@ def test_fields_exact_and_filled(item):
     assert re.fullmatch(r"nq-\d{3}", item["id"])
     assert item["source"] == "nq"
     assert item["query_type"] == ""
-    for key in ("question", "answer", "title", "human_passage"):
+    for key in ("question", "answer", "title", "human_passage", "false_answer_ours"):
         assert isinstance(item[key], str) and item[key].strip(), key
     assert isinstance(item["aliases"], list)
     assert all(isinstance(a, str) and a.strip() for a in item["aliases"])

@@ -10,7 +10,7 @@ import pytest
 
 DEMO_FILE = Path(__file__).resolve().parents[1] / "data" / "demo" / "triviaqa.jsonl"
 FIELDS = ["id", "source", "question", "answer", "aliases", "title", "human_passage",
-          "query_type", "negatives"]
+          "query_type", "negatives", "false_answer_ours"]
 HUMAN_WORDS = (150, 250)
 NEGATIVE_WORDS = (130, 260)
 MIN_ITEMS = 40
@@ -65,7 +65,7 @@ def test_exact_fields_and_types(items):
 
 def test_required_fields_non_empty(items):
     for it in items:
-        for key in ["question", "answer", "title", "human_passage"]:
+        for key in ["question", "answer", "title", "human_passage", "false_answer_ours"]:
             assert isinstance(it[key], str) and it[key].strip(), f"{it['id']}: empty {key}"
         for neg in it["negatives"]:
             assert set(neg) == {"title", "text"}, it["id"]

@@ -22,6 +22,12 @@ class ScriptedBackend:
             bar.update(1)
 
 
-def scripted_model(reply, spec: str = "local:smollm2", top_logprobs=None) -> CachedModel:
-    """A CachedModel named `spec` whose backend is scripted (cache and request building are real)."""
+_count = [0]
+
+
+def scripted_model(reply, spec: str | None = None, top_logprobs=None) -> CachedModel:
+    """A CachedModel whose backend is scripted (cache and request building are real); each gets its
+    own chat-model name unless `spec` is given, so two scripts never share cached replies."""
+    _count[0] += 1
+    spec = spec or f"openai:scripted-{_count[0]}"
     return CachedModel(parse_spec(spec), backend=ScriptedBackend(reply, top_logprobs))

@@ -6,7 +6,8 @@ orders. Which passage the reply used (`passage_rule`):
 
 - `authors` (default; the authors' generation-phase code, shared/papers/authors-code-notes.md): a
   reply counts only if it has both "Answer: " and "Answer retrieved from" (as the prompt's format
-  writes them). When the two passages carry different answer strings, the reply's answer part is
+  writes them); its answer part is the text between them, without the ";" the paper's format puts
+  after the answer. When the two passages carry different answer strings, the reply's answer part is
   matched (textmatch rule `authors`, semicolons split) against each passage's answer; when they
   carry the same one, its "which passage" part is searched for "1" and "2". Exactly one must match,
   else the reply is unusable (counted, and asked again while retries remain).
@@ -51,8 +52,12 @@ def authors_parts(response: str) -> tuple[str, str] | None:
     start = text.index(ANSWER_MARK) + len(ANSWER_MARK)
     split = text.find(WHICH_MARK, start)
     if split < 0:  # the answer mark came after the which-passage mark
-        return text[start:].strip(), text[text.index(WHICH_MARK) + len(WHICH_MARK):start]
-    return text[start:split].strip(), text[split + len(WHICH_MARK):]
+        answer, which = text[start:], text[text.index(WHICH_MARK) + len(WHICH_MARK):start]
+    else:
+        answer, which = text[start:split], text[split + len(WHICH_MARK):]
+    # The paper's prompt asks for "Answer: <short answer>;": the ";" ends the field and is not part
+    # of the answer (the authors' own prompt has no ";", so their code had nothing to strip).
+    return answer.strip().rstrip(";").strip(), which
 
 
 def authors_which(response: str, ans_1: str, ans_2: str, design: str) -> tuple[int | None, str]:

@@ -1,6 +1,5 @@
 """The authors' released files (lib.self_preference.release, bank, knowledge): layouts, model names,
 the knowledge files' replies, the swapped perplexity files, the writing-style duplicates."""
-import json
 import shutil
 import warnings
 from pathlib import Path

@@ -1,5 +1,7 @@
 """The ask / parse / ask-again loop (lib.asking.ask_until_parsed): its bookkeeping with a scripted
 backend under a real CachedModel, then the same loop on the real embedded chat model."""
+import pytest
+
 from lib.asking import ask_until_parsed
 from lib.llm import get_model
 from lib.self_preference.pointwise import parse_score
@@ -50,6 +52,7 @@ def test_message_lists_and_raw_text_follow_the_model():
     assert model.backend.requests[-1].prompt == "raw"
 
 
+@pytest.mark.model
 def test_real_chat_model_parse_and_retry_bookkeeping():
     model = get_model("local:smollm2")
     prompts = ["Reply with the number 4 and nothing else.", "Say hello."]

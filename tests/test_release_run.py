@@ -4,11 +4,13 @@ import json
 import shutil
 
 import pandas as pd
+import pytest
 
 from lib import paper_check, runner
 from lib.config import ROOT
 
 
+@pytest.mark.notebooks
 def test_release_config_runs_without_models_and_writes_the_paper_check():
     name = "pytest_release"
     cfg = runner.load_config(ROOT / "configs" / "release.yaml", {"release_dir": "tests/fixtures/release"})

@@ -98,7 +98,7 @@ def test_leak_check_catches_a_planted_answer_and_alias():
 
 
 def test_file_loads_through_project_loader():
-    from lib.data import ITEM_COLUMNS, parse_demo
+    from lib.sources import ITEM_COLUMNS, parse_demo
     frame = parse_demo(DEMO_FILE)
     assert list(frame.columns) == ITEM_COLUMNS
     assert len(frame) == len(ITEMS)

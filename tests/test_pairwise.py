@@ -1,15 +1,16 @@
-"""Generation phase: pair building, which passage was used, preference rates (scripted model only)."""
+"""Generation phase: pair building, which passage was used, preference rates (scripted backend
+under a real CachedModel)."""
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from lib import pairwise as pr
-from lib import pointwise as pw
-from lib import preference_tables as pt
-from lib.data import load_bank, load_knowledge
+from lib.self_preference import pairwise as pr
+from lib.self_preference import tables as pt
+from lib.self_preference.bank import load_bank
+from lib.self_preference.knowledge import load_knowledge
+from tests.scripted import scripted_model
 
 FIX = Path(__file__).parent / "fixtures" / "sp2"
 
@@ -36,14 +37,49 @@ def bank():
     ("Answer: 2", "2", "2", "number", (None, "unparsed")),
     ("Answer: 2", "Paris", "Lyon", "answer", (None, "unparsed")),
 ])
-def test_which_passage(reply, a1, a2, design, expected):
+def test_which_passage_our_rule(reply, a1, a2, design, expected):
+    assert pr.which_passage(reply, a1, a2, design, passage_rule="ours") == expected
+
+
+W = "\nAnswer retrieved from which passage: "
+
+
+@pytest.mark.parametrize("reply,a1,a2,design,expected", [
+    ("Answer: William Shakespeare;" + W + "2", "William Shakespeare", "Christopher Marlowe", "answer", (1, "answer")),
+    ("Answer: Marlowe;" + W + "1", "William Shakespeare", "Christopher Marlowe", "answer", (2, "answer")),
+    # the format is required, as the authors' code requires it
+    ("answer: christopher marlowe.", "William Shakespeare", "Christopher Marlowe", "answer", (None, "wrong_format")),
+    ("Answer: Marlowe", "William Shakespeare", "Christopher Marlowe", "answer", (None, "wrong_format")),
+    # their match is symmetric and loose: "1990" is inside "1990s", so both match and the reply is unusable
+    ("Answer: 1990;" + W + "1", "1990", "1990s", "answer", (None, "unparsed")),
+    ("Answer: Paris or Lyon;" + W + "1", "Paris", "Lyon", "answer", (None, "unparsed")),
+    ("Answer: U.S.;" + W + "2", "the U.S.", "Canada", "answer", (1, "answer")),
+    # same answer string: the which-passage part must hold exactly one of "1" and "2"
+    ("Answer: Paris;" + W + "2", "Paris", "Paris", "number", (2, "number")),
+    ("Answer: Paris;" + W + "Passage 1", "Paris", "Paris", "number", (1, "number")),
+    ("Answer: Paris;" + W + "1 or 2", "Paris", "Paris", "number", (None, "unparsed")),
+    ("Answer: Paris;" + W + "the second", "Paris", "Paris", "number", (None, "unparsed")),
+])
+def test_which_passage_authors_rule(reply, a1, a2, design, expected):
     assert pr.which_passage(reply, a1, a2, design) == expected
+
+
+def test_answer_correct_follows_the_rule():
+    reply = "Answer: the Beatles;" + W + "1"
+    assert pr.answer_correct(reply, "Beatles") is True
+    assert pr.answer_correct(reply, "The Rolling Stones") is False
+    assert np.isnan(pr.answer_correct("Beatles", "Beatles"))  # no format: no answer part
+    assert pr.answer_correct("Answer: the Beatles", "Beatles", "ours") is True
+    assert pr.answer_correct("Answer: Beatles", "the Beatles", "ours") is False  # one-way, unlike theirs
 
 
 def test_which_passage_number_fallback_is_opt_in():
     reply = "Answer: unknown;\nAnswer retrieved from which passage: 2"
-    assert pr.which_passage(reply, "Paris", "Lyon", "answer") == (None, "unparsed")
-    assert pr.which_passage(reply, "Paris", "Lyon", "answer", fallback_number=True) == (2, "number_fallback")
+    assert pr.which_passage(reply, "Paris", "Lyon", "answer", passage_rule="ours") == (None, "unparsed")
+    assert pr.which_passage(reply, "Paris", "Lyon", "answer", fallback_number=True,
+                            passage_rule="ours") == (2, "number_fallback")
+    with pytest.raises(ValueError, match="passage_rule"):
+        pr.which_passage(reply, "Paris", "Lyon", "answer", passage_rule="other")
 
 
 def test_build_pairs_counts_orders_and_bad_input(bank):
@@ -79,28 +115,20 @@ def test_evaluator_without_passages_is_counted_not_crashed(bank):
     assert np.isnan(table["self_rate"].iloc[0])
 
 
-class FirstPassageModel:
-    """Stand-in reader that always uses passage 1 (answers with passage 1's answer string)."""
-
-    def __init__(self):
-        self.n = 0
-
-    def generate(self, requests, desc=None):
-        self.n += len(requests)
-        outs = []
-        for r in requests:
-            p1 = r["text"].split("Passage 1:")[1].split("Passage 2:")[0]
-            outs.append(SimpleNamespace(text=f"Answer: {p1.strip()};\nAnswer retrieved from which passage: 1",
-                                        top_logprobs=None, cached=False))
-        return outs
+def FirstPassageModel():
+    """Scripted reader that always uses passage 1 (answers with passage 1's text)."""
+    def reply(text, sample, request):
+        p1 = text.split("Passage 1:")[1].split("Passage 2:")[0]
+        return f"Answer: {p1.strip()};\nAnswer retrieved from which passage: 1"
+    return scripted_model(reply)
 
 
-def test_always_first_reader_gives_full_order_and_half_self_preference(bank, monkeypatch):
-    monkeypatch.setattr(pw, "make_request", lambda model, text, chat=None, **kw: {"text": text, **kw})
-    pairs = pr.build_pairs(bank, "smollm2", items=["nq-1", "nq-2"])
+@pytest.mark.parametrize("rule,items", [("authors", ["nq-1"]), ("ours", ["nq-1", "nq-2"])])
+def test_always_first_reader_gives_full_order_and_half_self_preference(bank, rule, items):
+    pairs = pr.build_pairs(bank, "smollm2", items=items)
     model = FirstPassageModel()
-    scored = pr.ask_pairs(model, "smollm2", pairs, k_retries=0)
-    assert model.n == (scored["status"] == "ok").sum()
+    scored = pr.ask_pairs(model, "smollm2", pairs, k_retries=0, passage_rule=rule)
+    assert len(model.backend.requests) == (scored["status"] == "ok").sum()
     # The reply quotes all of passage 1, so only the order decides; answer-design rows must resolve
     # by the answer string, number-design rows by the number.
     assert scored["valid"].all()
@@ -111,7 +139,19 @@ def test_always_first_reader_gives_full_order_and_half_self_preference(bank, mon
     assert (table["fact_rate"] == 0.5).all()
     assert (table["self_debiased"] == 0.5).all()
     assert (table["order_p_holm"] >= table["order_p"]).all()
-    assert (table["n_valid"] == 2 * 4 * 2).all()
+    assert (table["n_valid"] == len(items) * 4 * 2).all()
+
+
+def test_authors_rule_finds_nested_answers_unusable_and_counts_them(bank):
+    # nq-2: true answer "1990", false "1990s". The authors' symmetric match holds for both, so a reply
+    # quoting a passage with "1990s" cannot be told apart: unusable, counted, never guessed.
+    pairs = pr.build_pairs(bank, "smollm2", items=["nq-2"], other_authors=["human"])
+    scored = pr.ask_pairs(FirstPassageModel(), "smollm2", pairs, k_retries=0)
+    bad = scored[~scored["valid"]]
+    assert len(bad) and (bad["design"] == "answer").all() and set(bad["method"]) == {"unparsed"}
+    assert all("1990s" in t for t in bad["text_1"])
+    table = pt.preference_table(scored, ["evaluator"])
+    assert table["n_unparsed"].iloc[0] == len(bad)
 
 
 def test_factual_and_self_rates_follow_the_caption():
@@ -121,7 +161,8 @@ def test_factual_and_self_rates_follow_the_caption():
         "a_fact": ["true", "true", "false", "true"], "b_fact": ["false", "false", "true", "true"],
         "design": ["answer", "answer", "answer", "number"], "status": ["ok"] * 4,
         "ans_1": ["T", "F", "F", "T"], "ans_2": ["F", "T", "T", "T"], "answer": ["T"] * 4,
-        "responses": [["Answer: T;"], ["Answer: F;"], ["Answer: T;"], ["Answer: T; passage 2"]],
+        "responses": [["Answer: T;" + W + "2"], ["Answer: F;" + W + "2"], ["Answer: T;" + W + "1"],
+                      ["Answer: T;" + W + "passage 2"]],
     })
     scored = pr.score_pairs(rows)
     assert scored["choice"].tolist() == [1, 1, 2, 2]
@@ -133,8 +174,7 @@ def test_factual_and_self_rates_follow_the_caption():
     assert pr.debiased_rate(scored, "chose_a") == pytest.approx(0.5)
 
 
-def test_knowledge_table_levels(bank, monkeypatch):
-    monkeypatch.setattr(pw, "make_request", lambda model, text, chat=None, **kw: {"text": text, **kw})
+def test_knowledge_table_levels(bank):
     pairs = pr.build_pairs(bank, "smollm2", other_authors=["human"])
     scored = pr.ask_pairs(FirstPassageModel(), "smollm2", pairs, k_retries=0)
     table = pt.knowledge_table(scored, load_knowledge(FIX / "knowledge.jsonl"))
@@ -184,3 +224,36 @@ def test_author_name_maps_release_names():
 
     assert author_name("openai:gpt-3.5-turbo") == "gpt-3.5-turbo"
     assert author_name("openai:gpt-3.5-turbo", {"gpt-3.5-turbo": "gpt"}) == "gpt"
+
+
+def _cell(evaluator, dataset, b_author, self_rate, n_valid=10, p=0.5):
+    return {"evaluator": evaluator, "dataset": dataset, "b_author": b_author, "self_rate": self_rate,
+            "order_rate": 0.5, "fact_rate": 0.8, "n_valid": n_valid, "self_p_holm": p, "order_p_holm": p,
+            "fact_p_holm": p}
+
+
+def test_table3_margins_as_the_paper_computes_them():
+    cells = pd.DataFrame([_cell("A", "nq", "human", 0.40, n_valid=100), _cell("A", "nq", "B", 0.50, n_valid=2),
+                          _cell("B", "nq", "human", 0.60), _cell("B", "nq", "A", 0.20)])
+    m = pt.table3_margins(cells)
+    agg = m[m["b_author"] == "Aggregated"].set_index("evaluator")["self_rate"]
+    # unweighted mean of the row's cells, whatever their n (pooled would give ~0.40 for A)
+    assert agg["A"] == pytest.approx(0.45) and agg["B"] == pytest.approx(0.40)
+    avg = m[m["evaluator"] == "Average"].set_index("b_author")["self_rate"]
+    assert avg["human"] == pytest.approx(0.50)  # mean over the evaluator x dataset rows
+    assert avg["A"] == pytest.approx(0.20) and avg["B"] == pytest.approx(0.50)
+    assert avg["Aggregated"] == pytest.approx(0.425)
+    wide = pt.table3_wide(cells, m)
+    assert wide["evaluator"].tolist() == ["A", "B", "Average"]
+    assert wide.iloc[-1]["Aggregated"] == "42.5 / 50.0 / 80.0"
+
+
+def test_holm_runs_over_the_cells_only(bank):
+    pairs = pr.build_pairs(bank, "smollm2", items=["nq-1", "nq-2"])
+    scored = pr.ask_pairs(FirstPassageModel(), "smollm2", pairs, k_retries=0)
+    cells = pt.preference_table(scored, ["dataset", "evaluator", "b_author"])
+    from lib import stats
+    assert cells["order_p_holm"].tolist() == pytest.approx(list(stats.holm(cells["order_p"].tolist())))
+    pooled = pt.preference_table(scored, ["dataset", "evaluator"])
+    wide = pt.table3_wide(cells, pt.table3_margins(cells), pooled)
+    assert pt.POOLED in wide.columns and pt.AGGREGATED in wide.columns

@@ -1,4 +1,4 @@
-"""Pointwise reranking: parsing, retries, expected score, tables (scripted stand-in model only)."""
+"""Pointwise reranking: parsing, expected score, tables (scripted backend under a real CachedModel)."""
 import math
 from pathlib import Path
 from types import SimpleNamespace
@@ -7,8 +7,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import pointwise as pw
+from lib.llm import user_request
 from lib.prompts import self_preference as sp
+from lib.self_preference import pointwise as pw
+from lib.self_preference import tables as pt
+from lib.self_preference.bank import load_bank
+from tests.scripted import scripted_model
 
 FIX = Path(__file__).parent / "fixtures" / "sp2"
 
@@ -26,6 +30,17 @@ FIX = Path(__file__).parent / "fixtures" / "sp2"
     ("I would rate it a 4.", 4.0, "lenient"),
     ("###9***", None, "unparsed"),
     ("A passage with flaws should be rated 1.", None, "unparsed"),
+    # echoes of the instructions never count as a rating
+    ("A normal passage should have a score of 3.", None, "unparsed"),
+    ("On a scale of 1 to 5, please evaluate this passage.", None, "unparsed"),
+    ("Your reply format: ###<number>***.", None, "unparsed"),
+    ("Excellent passages can be rated 5. A passage that adequately answers a question should be rated 3.",
+     None, "unparsed"),
+    ("A normal passage should have a score of 3. I would rate it a 4.", 4.0, "lenient"),
+    ("On a scale of 1 to 5: ###2***", 2.0, "strict"),
+    # the authors' parse: between the first ### and the first *** after it
+    ("###<number>*** then ###5***", 5.0, "lenient"),
+    ("### 4.5 ***", 4.5, "strict"),
     ("", None, "unparsed"),
     (None, None, "unparsed"),
 ])
@@ -37,6 +52,19 @@ def test_parse_score(text, value, how):
 def test_parse_score_strict_mode_rejects_lenient_forms():
     assert pw.parse_score("Score: 3", strict=True).value is None
     assert pw.parse_score("###3***", strict=True).value == 3.0
+
+
+def test_authors_parse_reads_the_text_between_the_first_marks():
+    assert pw.authors_parse("Sure ###3*** and ###5***") == 3.0
+    assert pw.authors_parse("###<number>*** then ###5***") is None  # their parse fails: asked again
+    assert pw.authors_parse("***4###") is None and pw.authors_parse("###4") is None
+    assert pw.authors_parse("###7***") is None
+
+
+def test_echo_phrases_come_from_the_prompts():
+    assert "should have a score of 3" in pw.ECHO_PHRASES and "scale of 1 to 5" in pw.ECHO_PHRASES
+    for phrase in pw.ECHO_PHRASES:
+        assert phrase in (sp.B1_POINTWISE_BASELINE + sp.B1_POINTWISE_RAG).lower()
 
 
 def test_expected_score_from_top_logprobs():
@@ -58,15 +86,16 @@ class LoglikModel:
     def __init__(self):
         self.pairs = []
 
+    def request(self, text, chat=None, **kw):
+        return user_request(text, True, **kw)
+
     def loglikelihood(self, pairs, desc=None):
         self.pairs.extend(pairs)
         table = {"###4***": math.log(0.3), "###2***": math.log(0.1)}
         return [SimpleNamespace(logprob=table.get(cont, -50.0), n_tokens=3) for _, cont in pairs]
 
 
-def test_expected_score_from_loglikelihood(monkeypatch):
-    monkeypatch.setattr(pw, "make_request", lambda model, text, chat=None, **kw:
-                        SimpleNamespace(messages=[{"role": "user", "content": text}], prompt=None))
+def test_expected_score_from_loglikelihood():
     model = LoglikModel()
     (value, mass), = pw.expected_score_loglik(model, ["rate this"])
     assert value == pytest.approx((4 * 0.3 + 2 * 0.1) / 0.4, rel=1e-6)
@@ -84,48 +113,13 @@ def test_prompts_are_the_verbatim_templates():
         pw.pointwise_prompt("other", "q", "p")
 
 
-class ScriptedModel:
-    """Stand-in model: replies from a function of (prompt, sample); records every request."""
-
-    def __init__(self, reply):
-        self.reply, self.requests = reply, []
-
-    def generate(self, requests, desc=None):
-        self.requests.extend(requests)
-        return [SimpleNamespace(text=self.reply(r["text"], r["sample"]), cached=False,
-                                top_logprobs=[{"5": -0.2, "4": -1.8}] if r.get("logprobs") else None)
-                for r in requests]
-
-
-@pytest.fixture(autouse=True)
-def plain_requests(monkeypatch):
-    monkeypatch.setattr(pw, "make_request", lambda model, text, chat=None, **kw: {"text": text, **kw})
-
-
-def test_retries_use_new_samples_and_count_failures():
-    # Prompt 0 parses at once, prompt 1 on its second sample, prompt 2 never.
-    def reply(text, sample):
-        if "P0" in text:
-            return "###4***"
-        if "P1" in text:
-            return "###2***" if sample == 1 else "I think it is fine."
-        return "no idea"
-    model = ScriptedModel(reply)
-    res = pw.ask_with_retries(model, ["P0", "P1", "P2"], lambda i, t: pw.parse_score(t).value,
-                              k_retries=2, temperature=0.0, retry_temperature=0.7, logprobs=5)
-    assert [r["value"] for r in res] == [4.0, 2.0, None]
-    assert [r["attempts"] for r in res] == [1, 2, 3]
-    assert len(res[2]["responses"]) == 3
-    retries = [r for r in model.requests if r["sample"] > 0]
-    assert {r["temperature"] for r in retries} == {0.7}
-    assert sorted(r["sample"] for r in model.requests if "P2" in r["text"]) == [0, 1, 2]
-    assert len(model.requests) == 3 + 2 + 1
+def ScriptedModel(reply):
+    """A CachedModel whose scripted backend replies from (prompt text, sample), with top log-probs."""
+    return scripted_model(lambda text, sample, request: reply(text, sample),
+                          top_logprobs=[{"5": -0.2, "4": -1.8}])
 
 
 def test_rate_passages_tables_keep_unparsed_rows():
-    from lib.data import load_bank
-    from lib import preference_tables as pt
-
     bank = load_bank(FIX / "bank.jsonl")
     bank = bank[bank["style"] == "normal"]
 
@@ -164,8 +158,6 @@ def test_reparse_uses_stored_replies_only():
 
 
 def test_human_vs_self_marks_significant_paired_differences():
-    from lib import preference_tables as pt
-
     human, own = [3, 3, 4, 3], [5, 4, 5, 5]
     rows = [{"dataset": "nq", "evaluator": "smollm2", "setting": "rag", "factuality": "true",
              "author": a, "item_id": f"q{i}", "score": float(s)}
@@ -174,3 +166,28 @@ def test_human_vs_self_marks_significant_paired_differences():
     assert table["diff_true"] == pytest.approx(-1.5)
     assert table["p_true"] < 0.05 and table["diff_true_fmt"] == "-1.50 †"
     assert table["n_false"] == 0 and table["self_false"] == "-"
+
+
+def test_v1_table3_human_minus_each_model_with_dagger():
+    human, a, b = [3, 3, 4, 3], [5, 4, 5, 5], [3, 3, 4, 4]
+    rows = [{"dataset": "nq", "evaluator": "e", "setting": "normal", "factuality": "true",
+             "author": who, "item_id": f"q{i}", "score": float(s)}
+            for who, scores in (("human", human), ("gpt", a), ("llama", b)) for i, s in enumerate(scores)]
+    t = pt.human_vs_authors(pd.DataFrame(rows)).set_index("author")
+    assert t.loc["gpt", "diff"] == pytest.approx(-1.5) and t.loc["gpt", "diff_fmt"] == "-1.50 †"
+    assert t.loc["llama", "diff"] == pytest.approx(-0.25) and "†" not in t.loc["llama", "diff_fmt"]
+    assert t.loc["gpt", "human_true"] == "3.25±0.50" and t.loc["gpt", "n"] == 4
+
+
+def test_false_tables_keep_human_false_passages_apart_by_false_answer_source():
+    rows = []
+    for i in range(3):
+        rows += [{"dataset": "nq", "evaluator": "e", "setting": "rag", "factuality": "false", "author": "human",
+                  "false_by": "gpt", "item_id": f"q{i}", "score": 2.0, "expected_score": np.nan, "attempts": 1},
+                 {"dataset": "nq", "evaluator": "e", "setting": "rag", "factuality": "false", "author": "human",
+                  "false_by": "llama", "item_id": f"q{i}", "score": 4.0, "expected_score": np.nan, "attempts": 1},
+                 {"dataset": "nq", "evaluator": "e", "setting": "rag", "factuality": "false", "author": "gpt",
+                  "false_by": "gpt", "item_id": f"q{i}", "score": 3.0, "expected_score": np.nan, "attempts": 1}]
+    wide = pt.pointwise_wide(pt.pointwise_summary(pd.DataFrame(rows)), "rag", "false").iloc[0]
+    assert wide["human (false by gpt)"] == "2.00±0.00" and wide["human (false by llama)"] == "4.00±0.00"
+    assert wide["gpt"] == "3.00±0.00"

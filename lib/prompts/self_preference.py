@@ -79,8 +79,11 @@ REWRITE_INPUT = "{instruction}\n\n{passage}"
 POINTWISE_BASELINE_INPUT = "\n\nPassage: {passage}"
 # Question and the two passages follow the generation-phase instruction.
 GENERATION_PHASE_INPUT = "\n\nQuestion: {question}\n\nPassage 1: {passage_1}\n\nPassage 2: {passage_2}"
-# The knowledge probe (section 3.1) asks each question 5 times; the paper shows no prompt for it.
-KNOWLEDGE_PROBE = "Answer the question with a short answer.\nQuestion: {question}\nAnswer:"
+
+# --- from the authors' code where the paper shows no prompt (shared/papers/authors-code-notes.md) ---
+# The knowledge probe (section 3.1) asks each question 5 times; the paper shows no prompt for it. The
+# authors' code sends the question followed by this suffix (leading space included) as one user message.
+KNOWLEDGE_PROBE_SUFFIX = " Short answer with less than 5 words:"
 
 
 def rewrite_prompt(passage: str) -> str:
@@ -120,5 +123,5 @@ def generation_phase_prompt(question: str, passage_1: str, passage_2: str) -> st
 
 
 def knowledge_probe_prompt(question: str) -> str:
-    """Knowledge-probe question (our wording; the paper gives none)."""
-    return KNOWLEDGE_PROBE.format(question=question)
+    """Knowledge-probe prompt as the authors' code builds it: the question, then the suffix."""
+    return str(question) + KNOWLEDGE_PROBE_SUFFIX

@@ -2,8 +2,19 @@
 
 A pair holds a focus passage A (the evaluator's own in notebook 06, the gen-by-QA or long passage in
 08) and another passage B, under a factuality combination (first letter: A, second: B) and both
-orders. Which passage the reply used: by the answer string when the two passages carry different
-answers, by the passage number the reply names when they carry the same one (paper 3.4).
+orders. Which passage the reply used (`passage_rule`):
+
+- `authors` (default; the authors' generation-phase code, shared/papers/authors-code-notes.md): a
+  reply counts only if it has both "Answer: " and "Answer retrieved from" (as the prompt's format
+  writes them); its answer part is the text between them, without the ";" the paper's format puts
+  after the answer. When the two passages carry different answer strings, the reply's answer part is
+  matched (textmatch rule `authors`, semicolons split) against each passage's answer; when they
+  carry the same one, its "which passage" part is searched for "1" and "2". Exactly one must match,
+  else the reply is unusable (counted, and asked again while retries remain).
+- `ours` (the earlier rule, an option): whole-word answer matching in the answer segment, the
+  passage number read from several phrasings, optionally as a fallback (`fallback_number`).
+
+Answer accuracy (`mentions_true`) uses the same rule's matching against the true answer.
 Pairs that cannot be asked (missing passage, same answer string where the design needs two) stay in
 the table with a status, so every count is visible.
 """
@@ -14,29 +25,76 @@ import re
 import numpy as np
 import pandas as pd
 
-from lib.pointwise import ask_with_retries
+from lib.asking import ask_until_parsed
 from lib.prompts import self_preference as sp
+from lib.textmatch import authors_match, whole_word_match, word_normalize
 
 COMBOS = ("TT", "TF", "FT", "FF")
 ORDERS = ("a_first", "b_first")
 _FACT = {"T": "true", "F": "false"}
-
-
-def normalize(text: str) -> str:
-    """Lower-case, punctuation to spaces, single spaces: the form answers are matched in."""
-    return " ".join(re.sub(r"[^0-9a-z]+", " ", str(text).lower()).split())
-
-
-def contains(haystack: str, needle: str) -> bool:
-    """Whole-word, case- and punctuation-insensitive containment."""
-    needle = normalize(needle)
-    return bool(needle) and f" {needle} " in f" {normalize(haystack)} "
+PASSAGE_RULES = ("authors", "ours")
+# The reply format of the generation-phase prompt, as the authors' code checks it (case as written).
+ANSWER_MARK = "Answer: "
+WHICH_MARK = "Answer retrieved from"
 
 
 def same_answer(a: str, b: str) -> bool:
     """True when two answer strings cannot be told apart in a reply (empty or equal once normalized)."""
-    na, nb = normalize(a), normalize(b)
+    na, nb = word_normalize(a), word_normalize(b)
     return not na or not nb or na == nb
+
+
+def authors_parts(response: str) -> tuple[str, str] | None:
+    """(answer part, which-passage part) of a reply in the prompt's format, or None without it."""
+    text = response or ""
+    if ANSWER_MARK not in text or WHICH_MARK not in text:
+        return None
+    start = text.index(ANSWER_MARK) + len(ANSWER_MARK)
+    split = text.find(WHICH_MARK, start)
+    if split < 0:  # the answer mark came after the which-passage mark
+        answer, which = text[start:], text[text.index(WHICH_MARK) + len(WHICH_MARK):start]
+    else:
+        answer, which = text[start:split], text[split + len(WHICH_MARK):]
+    # The paper's prompt asks for "Answer: <short answer>;": the ";" ends the field and is not part
+    # of the answer (the authors' own prompt has no ";", so their code had nothing to strip).
+    return answer.strip().rstrip(";").strip(), which
+
+
+def authors_which(response: str, ans_1: str, ans_2: str, design: str) -> tuple[int | None, str]:
+    """The authors' rule: (1, 2 or None, method); method 'answer', 'number', 'wrong_format' or 'unparsed'."""
+    parts = authors_parts(response)
+    if parts is None:
+        return None, "wrong_format"
+    answer, which = parts
+    if design == "answer":
+        m1 = authors_match(answer, ans_1, semicolons=True)
+        m2 = authors_match(answer, ans_2, semicolons=True)
+        method = "answer"
+    else:
+        m1, m2 = "1" in which, "2" in which
+        method = "number"
+    if m1 != m2:
+        return (1 if m1 else 2), method
+    return None, "unparsed"
+
+
+def reply_answer(response: str, passage_rule: str = "authors") -> str | None:
+    """The answer part of a reply under the rule (None: the authors' format is missing)."""
+    if passage_rule == "authors":
+        parts = authors_parts(response)
+        return parts[0] if parts else None
+    return answer_segment(response)
+
+
+def answer_correct(response: str, answer: str, passage_rule: str = "authors"):
+    """Whether a reply's answer carries the true answer: the authors' symmetric match, or whole
+    words under the 'ours' rule; NaN when the reply has no answer part."""
+    part = reply_answer(response, passage_rule)
+    if part is None:
+        return np.nan
+    if passage_rule == "authors":
+        return authors_match(part, answer, semicolons=True)
+    return whole_word_match(part, answer)
 
 
 def answer_segment(response: str) -> str:
@@ -72,15 +130,20 @@ def passage_number(response: str) -> int | None:
 
 
 def which_passage(response: str, ans_1: str, ans_2: str, design: str,
-                  fallback_number: bool = False) -> tuple[int | None, str]:
-    """(1, 2 or None, method) for one reply; method is 'answer', 'number', 'number_fallback' or 'unparsed'."""
+                  fallback_number: bool = False, passage_rule: str = "authors") -> tuple[int | None, str]:
+    """(1, 2 or None, method) for one reply under `passage_rule` ('authors' or 'ours'); method is
+    'answer', 'number', 'number_fallback', 'wrong_format' or 'unparsed'."""
+    if passage_rule == "authors":
+        return authors_which(response, ans_1, ans_2, design)
+    if passage_rule != "ours":
+        raise ValueError(f"passage_rule={passage_rule!r}; use one of {PASSAGE_RULES}.")
     if design == "answer":
         seg = answer_segment(response)
-        n1, n2 = normalize(ans_1), normalize(ans_2)
+        n1, n2 = word_normalize(ans_1), word_normalize(ans_2)
         # When one answer is inside the other ("1990" / "1990s"), the longer one must not count
         # as a mention of the shorter.
-        m1 = contains(seg, ans_1) and not (n1 in n2 and contains(seg, ans_2))
-        m2 = contains(seg, ans_2) and not (n2 in n1 and contains(seg, ans_1))
+        m1 = whole_word_match(seg, ans_1) and not (n1 in n2 and whole_word_match(seg, ans_2))
+        m2 = whole_word_match(seg, ans_2) and not (n2 in n1 and whole_word_match(seg, ans_1))
         if m1 != m2:
             return (1 if m1 else 2), "answer"
         if not fallback_number:
@@ -93,9 +156,9 @@ def which_passage(response: str, ans_1: str, ans_2: str, design: str,
 
 def _bare_number(response: str, ans_1: str, ans_2: str) -> int | None:
     """'Answer: 1' alone names passage 1, unless 1 or 2 could be the answer itself."""
-    if {normalize(ans_1), normalize(ans_2)} & {"1", "2"}:
+    if {word_normalize(ans_1), word_normalize(ans_2)} & {"1", "2"}:
         return None
-    seg = normalize(answer_segment(response))
+    seg = word_normalize(answer_segment(response))
     return int(seg) if seg in ("1", "2") else None
 
 
@@ -175,7 +238,8 @@ def _pair_row(item_id, meta, a_author, b_author, a, b, a_fact, b_fact, a_style, 
 
 def ask_pairs(model, evaluator: str, pairs: pd.DataFrame, k_retries: int = 2, max_tokens: int = 48,
               temperature: float = 0.0, retry_temperature: float = 0.7,
-              fallback_number: bool = False, chat: bool | None = None) -> pd.DataFrame:
+              fallback_number: bool = False, chat: bool | None = None,
+              passage_rule: str = "authors") -> pd.DataFrame:
     """Ask the generation-phase prompt for every 'ok' pair, with retries; adds the replies."""
     pairs = pairs.copy()
     pairs["evaluator"] = evaluator
@@ -185,9 +249,9 @@ def ask_pairs(model, evaluator: str, pairs: pd.DataFrame, k_retries: int = 2, ma
 
     def parse(j, text):
         row = pairs.loc[ok[j]]
-        return which_passage(text, row["ans_1"], row["ans_2"], row["design"], fallback_number)[0]
+        return which_passage(text, row["ans_1"], row["ans_2"], row["design"], fallback_number, passage_rule)[0]
 
-    results = ask_with_retries(model, prompts, parse, k_retries=k_retries, max_tokens=max_tokens,
+    results = ask_until_parsed(model, prompts, parse, k_retries=k_retries, max_tokens=max_tokens,
                                temperature=temperature, retry_temperature=retry_temperature,
                                desc=f"pairs {evaluator}", chat=chat)
     pairs["responses"] = [[] for _ in range(len(pairs))]
@@ -195,7 +259,7 @@ def ask_pairs(model, evaluator: str, pairs: pd.DataFrame, k_retries: int = 2, ma
     for i, res in zip(ok, results):
         pairs.at[i, "responses"] = res["responses"]
         pairs.at[i, "attempts"] = res["attempts"]
-    return score_pairs(pairs, fallback_number)
+    return score_pairs(pairs, fallback_number, passage_rule)
 
 
 def ask_evaluators(bank: pd.DataFrame, evaluators: list[str], author_names: dict | None = None,
@@ -242,15 +306,16 @@ def ask_style_evaluators(bank: pd.DataFrame, evaluators: list[str], author_names
     return pd.concat(results, ignore_index=True) if results else pd.DataFrame()
 
 
-def score_pairs(pairs: pd.DataFrame, fallback_number: bool = False) -> pd.DataFrame:
-    """Decide the used passage from the stored replies and derive the preference columns (no model call)."""
+def score_pairs(pairs: pd.DataFrame, fallback_number: bool = False, passage_rule: str = "authors") -> pd.DataFrame:
+    """Decide the used passage from the stored replies and derive the preference columns (no model
+    call); `passage_rule` as in `which_passage`, so a rule change re-scores without asking again."""
     pairs = pairs.copy()
     choices, methods, replies = [], [], []
     for row in pairs.itertuples(index=False):
         choice, method, used = None, "unparsed" if row.status == "ok" else row.status, ""
         for text in row.responses or []:
             used = text
-            choice, method = which_passage(text, row.ans_1, row.ans_2, row.design, fallback_number)
+            choice, method = which_passage(text, row.ans_1, row.ans_2, row.design, fallback_number, passage_rule)
             if choice is not None:
                 break
         choices.append(choice)
@@ -267,8 +332,9 @@ def score_pairs(pairs: pd.DataFrame, fallback_number: bool = False) -> pd.DataFr
     pairs["chose_a"] = (first == a_first).astype("boolean").where(valid)
     asym = pairs["a_fact"] != pairs["b_fact"]
     pairs["chose_true"] = (pairs["chose_a"] == (pairs["a_fact"] == "true")).where(valid & asym)
-    pairs["mentions_true"] = [contains(answer_segment(r), a) if (s == "ok" and r) else np.nan
-                              for r, a, s in zip(pairs["response"], pairs["answer"], pairs["status"])]
+    pairs["passage_rule"] = passage_rule
+    pairs["mentions_true"] = [answer_correct(r, a, passage_rule) if (s == "ok" and r and v) else np.nan
+                              for r, a, s, v in zip(pairs["response"], pairs["answer"], pairs["status"], valid)]
     return pairs
 
 

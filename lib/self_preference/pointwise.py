@@ -1,5 +1,10 @@
 """Pointwise reranking phase (v2 section 3.3): rate each passage 1..5, parse `###<number>***`.
 
+The strict parse is the authors' (shared/papers/authors-code-notes.md): the text between the first
+`###` and the first `***` after it, read as a number. The lenient forms (beyond the paper, for small
+models) first blank out every phrase of the instructions that carries a number ("should have a
+score of 3", "should be rated 1", "scale of 1 to 5"), so an echo of the prompt never counts.
+
 Raw replies are kept next to the parsed score so that a parser fix re-parses without calling any
 model (`reparse`). A reply that never parses after all retries stays in the table as unparsed.
 """
@@ -12,14 +17,19 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from lib.asking import ask_until_parsed
 from lib.prompts import self_preference as sp
 
 SETTINGS = ("normal", "rag")
 SCORES = (1, 2, 3, 4, 5)
 _NUM = r"(\d+(?:\.\d+)?)"
-_STRICT = re.compile(r"###\s*" + _NUM + r"\s*\*\*\*")
-# Tried in order once the strict format fails; each still needs a clear score marker, because a
-# model that echoes the prompt ("should be rated 1") must not count as a rating.
+_NUMBER_ONLY = re.compile(r"\s*" + _NUM + r"\s*")
+# Phrases of the B.1 instructions that carry a number; blanked out of a reply before lenient parsing.
+_ECHO = re.compile(r"(?:should have a score of|should be rated|can be rated|be rated|a score of|"
+                   r"scale of)\s+\d(?:\s+to\s+\d)?", re.I)
+ECHO_PHRASES = tuple(sorted({m.group(0).lower() for t in (sp.B1_POINTWISE_BASELINE, sp.B1_POINTWISE_RAG)
+                             for m in _ECHO.finditer(t)}))
+# Tried in order once the strict format fails; each still needs a clear score marker.
 _LENIENT = (
     re.compile(r"###\s*" + _NUM),
     re.compile(_NUM + r"\s*\*\*\*"),
@@ -39,16 +49,42 @@ class ParsedScore:
     how: str  # "strict", "lenient" or "unparsed"
 
 
+def authors_parse(text: str | None) -> float | None:
+    """The authors' parse: the text between the first `###` and the first `***` after it, as a
+    number in 1..5; None when either mark is missing or the text is not such a number."""
+    text = text or ""
+    start = text.find("###")
+    end = text.find("***", start + 3) if start >= 0 else -1
+    if start < 0 or end < 0:
+        return None
+    found = _NUMBER_ONLY.fullmatch(text[start + 3:end])
+    value = float(found.group(1)) if found else None
+    return value if value is not None and 1 <= value <= 5 else None
+
+
+def strip_echo(text: str) -> str:
+    """The reply with every numbered phrase of the instructions blanked out."""
+    out = text
+    for phrase in ECHO_PHRASES:
+        out = re.sub(re.escape(phrase), " ", out, flags=re.I)
+    return out
+
+
 def parse_score(text: str | None, strict: bool = False) -> ParsedScore:
-    """Parse a 1..5 rating from a reply; strict accepts only `###<number>***`."""
+    """Parse a 1..5 rating from a reply; strict is the authors' `###...***` parse alone."""
     if not text:
         return ParsedScore(None, "unparsed")
-    patterns = [("strict", _STRICT)] + ([] if strict else [("lenient", p) for p in _LENIENT])
-    for how, pattern in patterns:
-        for match in pattern.finditer(text.strip()):
+    value = authors_parse(text)
+    if value is not None:
+        return ParsedScore(value, "strict")
+    if strict:
+        return ParsedScore(None, "unparsed")
+    cleaned = strip_echo(text).strip()
+    for pattern in _LENIENT:
+        for match in pattern.finditer(cleaned):
             value = float(match.group(1))
             if 1 <= value <= 5:
-                return ParsedScore(value, how)
+                return ParsedScore(value, "lenient")
     return ParsedScore(None, "unparsed")
 
 
@@ -82,7 +118,7 @@ def expected_score_loglik(model, prompts: list[str], chat: bool | None = None) -
     The five replies are renormalized among themselves; the second value is their total probability
     (how much the model wanted to answer in the format at all). Needs a backend with loglikelihood.
     """
-    req = [make_request(model, p, chat=chat, max_tokens=1) for p in prompts]
+    req = [model.request(p, chat=chat, max_tokens=1) for p in prompts]
     contexts = [r.messages if r.messages is not None else r.prompt for r in req]
     pairs = [(ctx, f"###{s}***") for ctx in contexts for s in SCORES]
     lls = model.loglikelihood(pairs, desc="pointwise expected score") if pairs else []
@@ -104,53 +140,6 @@ def pointwise_prompt(setting: str, question: str, passage: str) -> str:
     raise ValueError(f"Unknown pointwise setting {setting!r}; use one of {SETTINGS}.")
 
 
-def make_request(model, text: str, chat: bool | None = None, **kwargs):
-    """A Request for `text`: chat messages unless `chat` is False (base models such as gemma3).
-
-    `chat=None` asks the model (`is_chat`; stand-ins without it count as chat models).
-    """
-    from lib.llm import user_request
-
-    if chat is None:
-        chat = getattr(model, "is_chat", True)
-    return user_request(text, chat, **kwargs)
-
-
-def ask_with_retries(model, prompts: list[str], parse, k_retries: int = 2, max_tokens: int = 16,
-                     temperature: float = 0.0, retry_temperature: float = 0.7,
-                     logprobs: int | None = None, desc: str = "", chat: bool | None = None) -> list[dict]:
-    """Ask every prompt; re-ask the unparsed ones with a new sample (`sample=1..k`), batch by batch.
-
-    `parse(index, text)` returns a value or None. Returns one dict per prompt: `responses` (all replies,
-    in order), `value`, `attempts`, and the first reply's `top_logprobs`.
-    """
-    results = [{"responses": [], "value": None, "attempts": 0, "top_logprobs": None} for _ in prompts]
-    todo = list(range(len(prompts)))
-    for attempt in range(k_retries + 1):
-        if not todo:
-            break
-        # A greedy retry would repeat the same reply, so retries sample.
-        temp = temperature if attempt == 0 else retry_temperature
-        extra = {"logprobs": logprobs} if (logprobs and attempt == 0) else {}
-        requests = [make_request(model, prompts[i], chat=chat, max_tokens=max_tokens, temperature=temp,
-                                 sample=attempt, **extra) for i in todo]
-        outs = model.generate(requests, desc=f"{desc} try {attempt}" if desc else None)
-        still = []
-        for i, out in zip(todo, outs):
-            res = results[i]
-            res["responses"].append(out.text)
-            res["attempts"] = attempt + 1
-            if attempt == 0:
-                res["top_logprobs"] = getattr(out, "top_logprobs", None)
-            value = parse(i, out.text)
-            if value is None:
-                still.append(i)
-            else:
-                res["value"] = value
-        todo = still
-    return results
-
-
 def rate_passages(model, evaluator: str, passages: pd.DataFrame, settings=SETTINGS,
                   k_retries: int = 2, max_tokens: int = 16, temperature: float = 0.0,
                   retry_temperature: float = 0.7, logprobs: int | None = 5,
@@ -169,7 +158,7 @@ def rate_passages(model, evaluator: str, passages: pd.DataFrame, settings=SETTIN
         for rec in passages.to_dict("records"):
             rows.append({**rec, "evaluator": evaluator, "setting": setting})
             prompts.append(pointwise_prompt(setting, rec["question"], rec["text"]))
-    results = ask_with_retries(
+    results = ask_until_parsed(
         model, prompts, lambda _i, t: parse_score(t, strict).value, k_retries=k_retries,
         max_tokens=max_tokens, temperature=temperature, retry_temperature=retry_temperature,
         logprobs=logprobs, desc=f"pointwise {evaluator}", chat=chat)
@@ -221,33 +210,3 @@ def rate_evaluators(passages: pd.DataFrame, evaluators: list[str], author_names:
 
     return pd.concat([rate_passages(get_model(spec), author_name(spec, author_names), passages, **rate_kw)
                       for spec in evaluators], ignore_index=True)
-
-
-def load_run_bank(bank_path: str, out, n_items: int | None = None, datasets=None, seed: int = 0) -> pd.DataFrame:
-    """The passage bank at bank_path (empty: the one notebook 02 wrote in this run), subsampled."""
-    from lib.data import load_bank
-
-    bank = subsample_bank(load_bank(bank_path or out.path("passage_bank.jsonl")), n_items, datasets, seed)
-    print(f"{bank['item_id'].nunique()} items, {len(bank)} passages, authors: {sorted(bank['author'].unique())}")
-    return bank
-
-
-def subsample_bank(bank: pd.DataFrame, n_items: int | None = None, datasets=None,
-                   seed: int = 0) -> pd.DataFrame:
-    """Bank rows of up to `n_items` seeded items per dataset (all items when n_items is falsy)."""
-    if isinstance(datasets, str):  # papermill -p passes lists as strings
-        datasets = [d.strip(" '\"") for d in datasets.strip("[]").split(",") if d.strip(" '\"")]
-    if datasets:
-        unknown = sorted(set(datasets) - set(bank["dataset"].unique()))
-        if unknown:
-            raise ValueError(f"datasets {unknown} are not in the bank; it holds "
-                             f"{sorted(bank['dataset'].unique())}.")
-        bank = bank[bank["dataset"].isin(list(datasets))]
-    if not n_items:
-        return bank.reset_index(drop=True)
-    keep = []
-    for _, ids in bank.drop_duplicates("item_id").groupby("dataset", sort=True)["item_id"]:
-        ids = ids.tolist()
-        order = np.random.default_rng(seed).permutation(len(ids))
-        keep += [ids[i] for i in order[:n_items]]
-    return bank[bank["item_id"].isin(keep)].reset_index(drop=True)

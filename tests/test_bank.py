@@ -1,74 +1,73 @@
 """Passage-bank logic: substitution, verification, parsing, regeneration bookkeeping.
-The model is a scripted stand-in: these tests check our bookkeeping, not a model."""
+The backend is scripted under a real CachedModel: these tests check our bookkeeping, not a model."""
 from pathlib import Path
-from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
-from lib import data
-from lib import passage_bank as pb
+from lib import falsify as pb_text
+from lib import sources
 from lib.prompts import self_preference as P
+from lib.self_preference import bank as pb
+from lib.self_preference import passage_stats, release
+from lib.textmatch import matches
+from tests.scripted import scripted_model
 
 FIX = Path(__file__).parent / "fixtures" / "sp1"
 
 
 def test_substitute_every_occurrence_case_insensitive():
     text = "Canberra is the capital. CANBERRA hosts parliament; canberra's lake."
-    out = pb.substitute_answer(text, "Canberra", "Perth")
+    out = pb_text.substitute_answer(text, "Canberra", "Perth")
     assert out == "Perth is the capital. Perth hosts parliament; Perth's lake."
     # regex characters in the answer are literal
-    assert pb.substitute_answer("costs $5.00 (approx.)", "$5.00", "$9") == "costs $9 (approx.)"
+    assert pb_text.substitute_answer("costs $5.00 (approx.)", "$5.00", "$9") == "costs $9 (approx.)"
     # a false answer with backslashes or group refs is inserted as is
-    assert pb.substitute_answer("a X b", "x", r"\1 \g<0>") == r"a \1 \g<0> b"
+    assert pb_text.substitute_answer("a X b", "x", r"\1 \g<0>") == r"a \1 \g<0> b"
     with pytest.raises(ValueError):
-        pb.substitute_answer("text", "  ", "y")
+        pb_text.substitute_answer("text", "  ", "y")
 
 
-def test_contains_answer_substring_then_bag_of_words():
-    assert pb.contains_answer("written by HERMAN MELVILLE in 1851", "Herman Melville")
+def test_verification_rule_is_substring_then_bag_of_words():
+    assert pb.VERIFY_RULE == "substring_or_words"
+    ok = lambda text, answer: matches(text, answer, rule=pb.VERIFY_RULE)  # noqa: E731
+    assert ok("written by HERMAN MELVILLE in 1851", "Herman Melville")
     # bag of words: all answer words present, not contiguous
-    assert pb.contains_answer("Melville, first name Herman, wrote it", "Herman Melville")
-    assert not pb.contains_answer("Herman wrote it", "Herman Melville")
-    assert not pb.contains_answer("anything", "")
+    assert ok("Melville, first name Herman, wrote it", "Herman Melville")
+    assert not ok("Herman wrote it", "Herman Melville")
+    assert not ok("anything", "")
     # word tokens, not substrings of other words
-    assert not pb.contains_answer("the bellwether", "Bell Labs")
+    assert not ok("the bellwether", "Bell Labs")
 
 
 def test_parse_false_answer_rejects_unusable_replies():
-    assert pb.parse_false_answer("Answer: Perth.", "Canberra") == "Perth"
-    assert pb.parse_false_answer("\n**Sydney**\nbecause...", "Canberra") == "Sydney"
-    assert pb.parse_false_answer("Question: x\nAnswer: Perth", "Canberra") == "Perth"
-    assert pb.parse_false_answer("Canberra", "Canberra") is None
-    assert pb.parse_false_answer("East Canberra", "Canberra") is None
-    assert pb.parse_false_answer("", "Canberra") is None
-    assert pb.parse_false_answer(" ".join(["word"] * 30), "Canberra") is None
+    assert pb_text.parse_false_answer("Answer: Perth.", "Canberra") == "Perth"
+    assert pb_text.parse_false_answer("\n**Sydney**\nbecause...", "Canberra") == "Sydney"
+    assert pb_text.parse_false_answer("Question: x\nAnswer: Perth", "Canberra") == "Perth"
+    assert pb_text.parse_false_answer("Canberra", "Canberra") is None
+    assert pb_text.parse_false_answer("East Canberra", "Canberra") is None
+    assert pb_text.parse_false_answer("", "Canberra") is None
+    assert pb_text.parse_false_answer(" ".join(["word"] * 30), "Canberra") is None
 
 
 def test_clean_generation_strips_lead_in_and_quotes():
-    assert pb.clean_generation('Sure! Here is the rewritten paragraph:\n\n"Canberra is it."') == "Canberra is it."
-    assert pb.clean_generation("Canberra is it.") == "Canberra is it."
+    assert pb_text.clean_generation('Sure! Here is the rewritten paragraph:\n\n"Canberra is it."') == "Canberra is it."
+    assert pb_text.clean_generation("Canberra is it.") == "Canberra is it."
 
 
 def test_false_passage_requires_a_real_swap():
-    assert pb.false_passage("Paris is in France", "Paris", "Lyon") == "Lyon is in France"
-    assert pb.false_passage("Melville, first name Herman", "Herman Melville", "Mark Twain") is None
+    assert pb_text.false_passage("Paris is in France", "Paris", "Lyon") == "Lyon is in France"
+    assert pb_text.false_passage("Melville, first name Herman", "Herman Melville", "Mark Twain") is None
 
 
-class ScriptedModel:
-    """Replies from a function of (prompt text, attempt); records every request."""
-
-    def __init__(self, reply):
-        self.reply, self.requests = reply, []
-
-    def generate(self, requests, desc=""):
-        self.requests += requests
-        return [SimpleNamespace(text=self.reply(r.messages[0]["content"], r.sample)) for r in requests]
+def ScriptedModel(reply):
+    """A CachedModel whose scripted backend replies from (prompt text, attempt)."""
+    return scripted_model(lambda text, sample, request: reply(text, sample))
 
 
 def _items():
-    items = data.parse_demo(FIX / "demo_nq.jsonl")
-    kept, _ = data.sample_items(items, seed=0)
+    items = sources.parse_demo(FIX / "demo_nq.jsonl")
+    kept, _ = sources.sample_items(items, seed=0)
     return kept.sort_values("id").reset_index(drop=True)
 
 
@@ -92,12 +91,12 @@ def test_build_bank_counts_retries_drops_and_substitutes():
     cfg = pb.BankConfig(k=2, styles=("long",), style_items=2)
     bank = pb.build_bank(items, {"toy": model}, cfg)
     p, rep = bank.passages, bank.report.set_index(["author", "kind"])
-    assert set(data.BANK_COLUMNS) <= set(p.columns)
+    assert set(pb.BANK_COLUMNS) <= set(p.columns)
     # rewrite: nq-002 fails once then passes
     assert rep.loc[("toy", "rewrite"), ["n", "ok_first_try", "ok_after_retry", "dropped"]].tolist() == [3, 2, 1, 0]
     # false answer: moby dick keeps answering the true answer, dropped after k retries
     assert rep.loc[("toy", "false answer"), ["ok_first_try", "dropped"]].tolist() == [2, 1]
-    retries = [r for r in model.requests if "moby dick" in r.messages[0]["content"]
+    retries = [r for r in model.backend.requests if "moby dick" in r.messages[0]["content"]
                and r.messages[0]["content"].startswith("Generate something")]
     assert [r.sample for r in retries] == [0, 1, 2] and retries[1].temperature == cfg.retry_temperature
     # false passages: human and own, every occurrence swapped, by the author's false answer
@@ -113,9 +112,9 @@ def test_build_bank_counts_retries_drops_and_substitutes():
 
 def test_bank_round_trips_through_load_bank(tmp_path):
     bank = pb.build_bank(_items(), {"toy": ScriptedModel(_reply)}, pb.BankConfig(k=1, styles=()))
-    path = data.save_bank(bank.passages, tmp_path / "passage_bank.jsonl")
-    back = data.load_bank(path)
-    pd.testing.assert_frame_equal(bank.passages.reset_index(drop=True), back[data.BANK_COLUMNS])
+    path = pb.save_bank(bank.passages, tmp_path / "passage_bank.jsonl")
+    back = pb.load_bank(path)
+    pd.testing.assert_frame_equal(bank.passages.reset_index(drop=True), back[pb.BANK_COLUMNS])
 
 
 def test_side_by_side_one_row_per_author():
@@ -140,12 +139,12 @@ def test_prompts_are_verbatim_from_appendix_b1():
 
 
 def _ppl_frame():
-    ppl = data.load_perplexity(FIX / "nq_perplexity.json")
+    ppl = release.load_perplexity(FIX / "nq_perplexity.json")
     return ppl.assign(item_id=ppl["position"].astype(str))
 
 
 def test_author_stats_from_perplexities():
-    stats = pb.author_stats(_ppl_frame()).set_index("author")
+    stats = passage_stats.author_stats(_ppl_frame()).set_index("author")
     assert stats.loc["human", "n"] == 4
     assert stats.loc["gpt", "ppl_mean"] == pytest.approx((20.1 + 22.4 + 19.8 + 25.0) / 4, abs=0.01)
 
@@ -153,8 +152,8 @@ def test_author_stats_from_perplexities():
 def test_ppl_tests_paired_and_welch_differ_and_match_scipy():
     from scipy import stats as sps
     df = _ppl_frame()
-    paired = pb.ppl_tests(df, paired=True).set_index("author")
-    welch = pb.ppl_tests(df, paired=False).set_index("author")
+    paired = passage_stats.ppl_tests(df, paired=True).set_index("author")
+    welch = passage_stats.ppl_tests(df, paired=False).set_index("author")
     h = [30.5, 41.0, 28.2, 35.9]
     g = [20.1, 22.4, 19.8, 25.0]
     assert paired.loc["gpt", "test"] == "paired t" and welch.loc["gpt", "test"] == "Welch t"
@@ -166,6 +165,6 @@ def test_ppl_tests_paired_and_welch_differ_and_match_scipy():
 def test_ppl_tests_pair_each_item_once_even_if_listed_twice():
     df = _ppl_frame()
     doubled = pd.concat([df, df[df["author"] == "human"]], ignore_index=True)
-    res = pb.ppl_tests(doubled, paired=True).set_index("author")
+    res = passage_stats.ppl_tests(doubled, paired=True).set_index("author")
     assert res.loc["gpt", "n_human"] == 4
-    assert res.loc["gpt", "t"] == pytest.approx(pb.ppl_tests(df, paired=True).set_index("author").loc["gpt", "t"])
+    assert res.loc["gpt", "t"] == pytest.approx(passage_stats.ppl_tests(df, paired=True).set_index("author").loc["gpt", "t"])

@@ -1,9 +1,12 @@
-"""Tables of the self-preference study, part 2 (v2 Tables 2-9, v1 Tables 5, 9-14).
+"""Tables of the self-preference study (v2 Tables 2-9, v1 Tables 3, 5, 9-14).
 
 Every table keeps its denominators: rows asked, rows parsed, rows that could not be asked (missing
 passage, same answer string) and rows never parsed, so a cell is never silently smaller.
 Rates come with Wilson 95% intervals and a two-sided binomial test against 50%, Holm-corrected over
-the cells of the table (beyond the paper).
+the cells of the table (beyond the paper). v2 Table 3's margins are computed as the paper computes
+them (`table3_margins`): "Aggregated" is the unweighted mean of a row's cells, "Average" one row of
+column means over all evaluator x dataset rows; pooled rates over all pairs of a row are a
+separate, labelled beyond-the-paper column.
 """
 from __future__ import annotations
 
@@ -11,10 +14,13 @@ import numpy as np
 import pandas as pd
 
 from lib import stats
-from lib.pairwise import debiased_rate
-from lib.pointwise import SCORES
 
-POINTWISE_KEYS = ["dataset", "evaluator", "setting", "factuality", "author"]
+from .pairwise import debiased_rate
+from .pointwise import SCORES
+
+# false_by keeps apart the human FALSE passages made with each model's false answer (Tables 6-9).
+POINTWISE_KEYS = ["dataset", "evaluator", "setting", "factuality", "author", "false_by"]
+AGGREGATED, AVERAGE, POOLED = "Aggregated", "Average", "Pooled (beyond the paper)"
 
 
 def _first_value(result, *names):
@@ -27,8 +33,17 @@ def _first_value(result, *names):
     return np.nan
 
 
+def _with_false_by(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Ratings with a `false_by` column ('' for true passages and banks without one)."""
+    if "false_by" not in ratings:
+        return ratings.assign(false_by="")
+    return ratings.assign(false_by=ratings["false_by"].fillna("").astype(str))
+
+
 def pointwise_summary(ratings: pd.DataFrame, keys=POINTWISE_KEYS) -> pd.DataFrame:
-    """Mean and sd of the parsed scores per cell (v2 Tables 6-9), with parse-failure rate and expected score."""
+    """Mean and sd of the parsed scores per cell (v2 Tables 6-9), with parse-failure rate and
+    expected score; false passages per author and per false-answer source (`false_by`)."""
+    ratings = _with_false_by(ratings)
     def cell(g):
         s = g["score"].dropna()
         return pd.Series({"n": len(g), "n_parsed": len(s), "parse_fail_rate": 1 - len(s) / len(g),
@@ -49,11 +64,32 @@ def pointwise_wide(summary: pd.DataFrame, setting: str, factuality: str) -> pd.D
     """One of v2 Tables 6-9: rows dataset x evaluator, columns authors, cells mean±sd."""
     sub = summary[(summary["setting"] == setting) & (summary["factuality"] == factuality)].copy()
     sub["cell"] = [fmt_mean_sd(m, s) for m, s in zip(sub["mean"], sub["sd"])]
-    authors = sorted(sub["author"].unique(), key=lambda a: (a != "human", a))
-    wide = sub.pivot_table(index=["dataset", "evaluator"], columns="author", values="cell",
+    fb = sub["false_by"] if "false_by" in sub else pd.Series("", index=sub.index)
+    # A FALSE human passage exists once per model's false answer: one column each, as the paper reports.
+    sub["column"] = [a if (not f or f == a) else f"{a} (false by {f})" for a, f in zip(sub["author"], fb)]
+    authors = sorted(sub["column"].unique(), key=lambda a: (not a.startswith("human"), a))
+    wide = sub.pivot_table(index=["dataset", "evaluator"], columns="column", values="cell",
                            aggfunc="first")
     # NaN here means the author wrote no passage for that dataset, unlike '-' (nothing parsed).
     return wide.reindex(columns=authors).fillna("n/a").reset_index()
+
+
+def _human_minus(g: pd.DataFrame, author: str, factuality: str, human: pd.Series) -> dict:
+    """Human (true) minus `author`'s passages of one factuality: means, paired t-test, dagger."""
+    other = g[(g["author"] == author) & (g["factuality"] == factuality)].groupby("item_id")["score"].mean()
+    both = pd.concat([human.rename("h"), other.rename("s")], axis=1).dropna()
+    diff = both["h"].mean() - both["s"].mean() if len(both) else np.nan
+    p = np.nan
+    if len(both) >= 3 and (both["h"] - both["s"]).std() > 0:
+        p = _first_value(stats.ttest_table(both["h"].to_numpy(), both["s"].to_numpy(), paired=True),
+                         "p", "p-val", "p_val")
+    return {"cell": fmt_mean_sd(other.mean(), other.std(ddof=1)), "n": len(both), "diff": diff, "p": p,
+            "diff_fmt": "-" if pd.isna(diff) else f"{diff:+.2f}" + (" †" if p < 0.05 else "")}
+
+
+def _human_true(g: pd.DataFrame) -> pd.Series:
+    """Human TRUE scores per item (one value per item)."""
+    return g[(g["author"] == "human") & (g["factuality"] == "true")].groupby("item_id")["score"].mean()
 
 
 def human_vs_self(ratings: pd.DataFrame) -> pd.DataFrame:
@@ -64,25 +100,30 @@ def human_vs_self(ratings: pd.DataFrame) -> pd.DataFrame:
     """
     rows = []
     for (dataset, evaluator, setting), g in ratings.groupby(["dataset", "evaluator", "setting"], sort=False):
-        human = g[(g["author"] == "human") & (g["factuality"] == "true")].set_index("item_id")["score"]
+        human = _human_true(g)
         row = {"dataset": dataset, "evaluator": evaluator, "setting": setting,
                "human_true": fmt_mean_sd(human.mean(), human.std(ddof=1))}
         for fact in ("true", "false"):
-            self_s = g[(g["author"] == evaluator) & (g["factuality"] == fact)].set_index("item_id")["score"]
-            row[f"self_{fact}"] = fmt_mean_sd(self_s.mean(), self_s.std(ddof=1))
-            both = pd.concat([human.rename("h"), self_s.rename("s")], axis=1).dropna()
-            row[f"n_{fact}"] = len(both)
-            diff, p = np.nan, np.nan
-            if len(both):
-                diff = both["h"].mean() - both["s"].mean()
-            if len(both) >= 3 and (both["h"] - both["s"]).std() > 0:
-                p = _first_value(stats.ttest_table(both["h"].to_numpy(), both["s"].to_numpy(), paired=True),
-                                 "p", "p-val", "p_val")
-            row[f"diff_{fact}"] = diff
-            row[f"p_{fact}"] = p
-            row[f"diff_{fact}_fmt"] = "-" if pd.isna(diff) else f"{diff:+.2f}" + (" †" if p < 0.05 else "")
+            res = _human_minus(g, evaluator, fact, human)
+            row.update({f"self_{fact}": res["cell"], f"n_{fact}": res["n"], f"diff_{fact}": res["diff"],
+                        f"p_{fact}": res["p"], f"diff_{fact}_fmt": res["diff_fmt"]})
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def human_vs_authors(ratings: pd.DataFrame) -> pd.DataFrame:
+    """v1 Table 3: per dataset x evaluator x setting, human TRUE passages vs each model author's TRUE
+    passages: means (sd), Diff = human - model, paired t-test over items (dagger: p < 0.05)."""
+    rows = []
+    for (dataset, evaluator, setting), g in ratings.groupby(["dataset", "evaluator", "setting"], sort=False):
+        human = _human_true(g)
+        for author in sorted(a for a in g["author"].unique() if a != "human"):
+            res = _human_minus(g, author, "true", human)
+            rows.append({"dataset": dataset, "evaluator": evaluator, "setting": setting, "author": author,
+                         "human_true": fmt_mean_sd(human.mean(), human.std(ddof=1)), "model_true": res["cell"],
+                         "n": res["n"], "diff": res["diff"], "p": res["p"], "diff_fmt": res["diff_fmt"]})
+    return pd.DataFrame(rows, columns=["dataset", "evaluator", "setting", "author", "human_true", "model_true",
+                                       "n", "diff", "p", "diff_fmt"])
 
 
 def score_distribution(ratings: pd.DataFrame) -> pd.DataFrame:
@@ -92,7 +133,7 @@ def score_distribution(ratings: pd.DataFrame) -> pd.DataFrame:
         counts["other"] = int((g["score"].notna() & ~g["score"].isin(SCORES)).sum())
         counts["unparsed"] = int(g["score"].isna().sum())
         return pd.Series(counts)
-    return ratings.groupby(POINTWISE_KEYS, sort=False).apply(cell, include_groups=False).reset_index()
+    return _with_false_by(ratings).groupby(POINTWISE_KEYS, sort=False).apply(cell, include_groups=False).reset_index()
 
 
 def rate_cell(values: pd.Series) -> dict:
@@ -144,10 +185,21 @@ def preference_table(pairs: pd.DataFrame, by, prefs=("self", "order", "fact")) -
     return table
 
 
-def with_aggregates(pairs: pd.DataFrame) -> pd.DataFrame:
-    """Pairs plus copies labelled b_author='Aggregated' and evaluator='Average' (v2 Table 3 margins)."""
-    return pd.concat([pairs, pairs.assign(b_author="Aggregated"), pairs.assign(evaluator="Average"),
-                      pairs.assign(evaluator="Average", b_author="Aggregated")], ignore_index=True)
+def table3_margins(cells: pd.DataFrame, prefs=("self", "order", "fact"),
+                   row_keys=("evaluator", "dataset"), col_key="b_author") -> pd.DataFrame:
+    """v2 Table 3's margins as the paper computes them, from the cell table of `preference_table`:
+    per row an "Aggregated" cell, the unweighted mean of the row's cells; one "Average" row, per
+    column the mean over all evaluator x dataset rows (its Aggregated cell: the mean of the
+    Aggregated column). No tests: the paper gives none for the margins."""
+    row_keys = list(row_keys)
+    rates = [f"{p}_rate" for p in prefs]
+    if cells.empty:
+        return pd.DataFrame(columns=row_keys + [col_key] + rates)
+    agg = cells.groupby(row_keys, sort=False)[rates].mean().reset_index().assign(**{col_key: AGGREGATED})
+    per_col = pd.concat([cells[[col_key] + rates], agg[[col_key] + rates]])
+    avg = per_col.groupby(col_key, sort=False)[rates].mean().reset_index()
+    avg = avg.assign(**{k: (AVERAGE if i == 0 else "") for i, k in enumerate(row_keys)})
+    return pd.concat([agg, avg], ignore_index=True)[row_keys + [col_key] + rates]
 
 
 def fmt_pct(rate, p_holm=np.nan) -> str:
@@ -157,23 +209,43 @@ def fmt_pct(rate, p_holm=np.nan) -> str:
     return f"{100 * rate:.0f}" + ("†" if (not pd.isna(p_holm) and p_holm < 0.05) else "")
 
 
-def table3_wide(pref: pd.DataFrame, row_keys=("evaluator", "dataset"), col_key="b_author") -> pd.DataFrame:
-    """v2 Table 3 layout: cells 'self / order / fact (n=valid pairs)' in percent, one column per other author."""
+def table3_wide(pref: pd.DataFrame, margins: pd.DataFrame | None = None, pooled: pd.DataFrame | None = None,
+                row_keys=("evaluator", "dataset"), col_key="b_author") -> pd.DataFrame:
+    """v2 Table 3 layout: cells 'self / order / fact (n=valid pairs)' in percent, one column per other
+    author (dagger: Holm-corrected binomial test over the cells); then the paper's margins
+    (`table3_margins`: Aggregated column, Average row, one decimal as printed) and, when given, the
+    pooled column of `preference_table(pairs, row_keys)` labelled beyond the paper."""
     if pref.empty:
         return pd.DataFrame(columns=list(row_keys))
+    keys = list(row_keys)
     pref = pref.copy()
     pref["cell"] = [" / ".join(fmt_pct(r[f"{k}_rate"], r[f"{k}_p_holm"]) for k in ("self", "order", "fact"))
                     + f" (n={r['n_valid']})" for _, r in pref.iterrows()]
-    wide = pref.pivot_table(index=list(row_keys), columns=col_key, values="cell", aggfunc="first")
-    cols = sorted(wide.columns, key=lambda a: (a not in ("human",), a == "Aggregated", a))
-    return wide.reindex(columns=cols).reset_index()
+    parts = [pref[keys + [col_key, "cell"]]]
+    if margins is not None and len(margins):
+        m = margins.copy()
+        m["cell"] = [" / ".join("-" if pd.isna(r[f"{k}_rate"]) else f"{100 * r[f'{k}_rate']:.1f}"
+                                for k in ("self", "order", "fact")) for _, r in m.iterrows()]
+        parts.append(m[keys + [col_key, "cell"]])
+    if pooled is not None and len(pooled):
+        p = pooled.copy()
+        p["cell"] = [" / ".join(fmt_pct(r[f"{k}_rate"], r.get(f"{k}_p_holm", np.nan)) for k in ("self", "order", "fact"))
+                     + f" (n={r['n_valid']})" for _, r in p.iterrows()]
+        parts.append(p.assign(**{col_key: POOLED})[keys + [col_key, "cell"]])
+    long = pd.concat(parts, ignore_index=True)
+    wide = long.pivot_table(index=keys, columns=col_key, values="cell", aggfunc="first", sort=False)
+    cols = sorted(wide.columns, key=lambda a: (a != "human", a in (AGGREGATED, POOLED), a == POOLED, a))
+    wide = wide.reindex(columns=cols).reset_index()
+    is_avg = wide[keys[0]] == AVERAGE
+    return pd.concat([wide[~is_avg], wide[is_avg]], ignore_index=True).fillna("")
 
 
 def knowledge_table(pairs: pd.DataFrame, knowledge: pd.DataFrame) -> pd.DataFrame:
     """v1 Table 5: factual preference and answer accuracy by knowledge level, plus overall.
 
-    Answer accuracy (ours; the paper does not define it) = share of valid replies whose answer
-    contains the true answer, over pairs with at least one true passage.
+    Answer accuracy (the paper does not define it) = share of valid replies whose answer carries the
+    true answer under the pairs' `passage_rule` (default: the authors' symmetric match, as their
+    code scores a reply), over pairs with at least one true passage.
     """
     merged = attach_knowledge(pairs, knowledge)
     rows = []
@@ -198,9 +270,12 @@ def knowledge_table(pairs: pd.DataFrame, knowledge: pd.DataFrame) -> pd.DataFram
     return table
 
 
-def attach_knowledge(pairs: pd.DataFrame, knowledge: pd.DataFrame) -> pd.DataFrame:
-    """Add the evaluator's knowledge level per item; items the file lacks get level 'unknown'."""
+def attach_knowledge(pairs: pd.DataFrame, knowledge: pd.DataFrame, run: str = "main") -> pd.DataFrame:
+    """Add the evaluator's knowledge level per item; items the file lacks get level 'unknown'.
+    With several runs of a model (the release's second GPT run, '1000'), `run` picks one."""
     know = knowledge.copy()
+    if "run" in know and run is not None and (know["run"] == run).any():
+        know = know[know["run"] == run]
     keys = ["item_id"]
     model_col = next((c for c in ("evaluator", "model") if c in know.columns), None)
     if model_col:

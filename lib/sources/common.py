@@ -1,0 +1,41 @@
+"""What every QA-source loader shares: the item columns, the record reader and the 'hf:' spec."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from lib.records import DataError, read_records
+
+SOURCES = ("nq", "marco", "triviaqa")
+ITEM_COLUMNS = ["id", "source", "question", "answer", "aliases", "title", "human_passage",
+                "query_type", "negatives"]
+
+
+def items_frame(rows: list[dict]) -> pd.DataFrame:
+    """Item rows as a DataFrame with exactly ITEM_COLUMNS."""
+    return pd.DataFrame(rows, columns=ITEM_COLUMNS)
+
+
+def load_hf(spec: str):
+    """'hf:<id>[:<config>[:<split>]]' through `datasets` (needs network or a local HF cache)."""
+    import datasets  # imported here: slow, and only needed online
+
+    parts = spec[3:].split(":")
+    name, cfg = parts[0], (parts[1] or None) if len(parts) > 1 else None
+    split = parts[2] if len(parts) > 2 else "validation"
+    try:
+        return datasets.load_dataset(name, cfg, split=split)
+    except Exception as err:  # noqa: BLE001 - re-raised with the fix
+        raise DataError(f"{spec}: could not load through `datasets` ({err}). Offline, download the "
+                        "files and pass their path instead.") from None
+
+
+def records(source) -> tuple[list, str]:
+    """Records from a path, an 'hf:' spec or an in-memory list, plus a label for messages."""
+    if isinstance(source, (list, tuple)):
+        return list(source), "<records>"
+    if isinstance(source, str) and source.startswith("hf:"):
+        return list(load_hf(source)), source
+    path = Path(source)
+    return read_records(path), str(path)

@@ -1,0 +1,33 @@
+"""One entry point for the items of a source: demo file, downloaded file or 'hf:' spec."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from lib.records import DataError, read_records
+
+from .common import SOURCES
+from .demo import demo_path, parse_demo
+from .marco import MARCO_V1_QUERY_TYPES, parse_marco
+from .nq import parse_nq
+from .triviaqa import parse_triviaqa
+
+
+def load_source(source: str, path: str = "", query_types=MARCO_V1_QUERY_TYPES,
+                window_words: int = 200) -> pd.DataFrame:
+    """All items of one source: the demo file when `path` is empty, else a downloaded file, an
+    'hf:<id>[:<config>[:<split>]]' spec, or a demo-layout JSONL."""
+    if source not in SOURCES:
+        raise DataError(f"Unknown source {source!r}; choose one of {SOURCES}.")
+    if not path:
+        return parse_demo(demo_path(source))
+    if str(path).endswith(".jsonl") and not str(path).startswith("hf:"):
+        first = next(iter(read_records(Path(path))), {})
+        if isinstance(first, dict) and "human_passage" in first:
+            return parse_demo(path)
+    if source == "nq":
+        return parse_nq(path)
+    if source == "marco":
+        return parse_marco(path, query_types=query_types)
+    return parse_triviaqa(path, window_words=window_words)

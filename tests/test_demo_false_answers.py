@@ -5,9 +5,9 @@ ours is the fallback where the model's false answer is unusable. Checked here, p
 - it differs from the answer and every alias, and neither contains the other (case-insensitive);
 - it occurs in neither the human passage nor any negative (text or title), so a false passage is
   clearly false;
-- substituting it for the answer in the human passage (lib.passage_bank.false_passage, every
+- substituting it for the answer in the human passage (lib.falsify.false_passage, every
   occurrence, case-insensitive) changes the passage and leaves no occurrence of the answer. The
-  answer substituted is the one the loader keeps (lib.data.answer_in_passage: the alias found in the
+  answer substituted is the one the loader keeps (lib.sources.sampling.answer_in_passage: the alias found in the
   passage when the main answer is not there, as in nq-021);
 - the bank's own reply parser (parse_false_answer) would accept it as a model's false answer;
 - a number stays a number: a year for a year (same digit count), and a measure keeps its unit.
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from lib.data import answer_in_passage
-from lib.passage_bank import false_passage, parse_false_answer
+from lib.sources.sampling import answer_in_passage
+from lib.falsify import false_passage, parse_false_answer
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "data" / "demo"
 SOURCES = ("nq", "marco", "triviaqa")

@@ -40,14 +40,16 @@ def study_pairs(pairs_path: str = "", n_per_category: int = 0, seed: int = 0,
     return pairs.reset_index(drop=True)
 
 
-def pair_results(reward_models, pairs: pd.DataFrame, path=None) -> pd.DataFrame:
+def pair_results(reward_models, pairs: pd.DataFrame, path=None, models: dict | None = None) -> pd.DataFrame:
     """Per-pair results of every reward model, computed through the cached model layer (a re-run
     under any run name makes no model call, and a changed prompt, pair or parser always takes
     effect). With `path`, what each model said per pair (judge replies, log-probabilities,
-    scores) is written there as JSON lines, for `reparse`."""
+    scores) is written there as JSON lines, for `reparse`. `models` maps a spec to the model
+    objects to use ({'model': ..., 'ref_model': ...}) instead of loading them."""
     for spec in reward_models:
         parse_rm_spec(spec)  # a bad spec fails before any model runs
-    records = registry.raw_records(reward_models, pairs)
+    rms = [registry.get_reward_model(s, **(models or {}).get(s, {})) for s in reward_models]
+    records = registry.raw_records(rms, pairs)
     if path:
         write_raw(records, path)
     return registry.results_from_raw(records)

@@ -31,8 +31,9 @@ def _execute(ws, code: str, timeout: float) -> tuple[str, str]:
                         "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
                         "content": {"code": code, "silent": False, "store_history": False,
                                     "user_expressions": {}, "allow_stdin": False}}))
-    out, status, end = [], None, time.time() + timeout
-    while time.time() < end and status is None:
+    out, status, idle, end = [], None, False, time.time() + timeout
+    # the reply (shell) can come before the printed output (iopub): wait for both, and for idle
+    while time.time() < end and (status is None or not idle):
         ws.settimeout(max(end - time.time(), 0.1))
         msg = json.loads(ws.recv())
         if msg.get("parent_header", {}).get("msg_id") != msg_id:
@@ -44,6 +45,8 @@ def _execute(ws, code: str, timeout: float) -> tuple[str, str]:
             out.append("\n".join(msg["content"]["traceback"]))
         elif kind == "execute_reply":
             status = msg["content"]["status"]
+        elif kind == "status" and msg["content"]["execution_state"] == "idle":
+            idle = True
     return status, "".join(out)
 
 

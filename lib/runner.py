@@ -91,6 +91,8 @@ def _spec_values(key: str, value) -> list[str]:
     if key.endswith("_model") or key == "model":
         return [value] if isinstance(value, str) and value else []
     if key in SPEC_LIST_KEYS or key.endswith("_models") and key not in RM_SPEC_KEYS:
+        if isinstance(value, str):  # one spec where a list is expected
+            return [value] if value else []
         return [v for v in (value or []) if isinstance(v, str)]
     return []
 

@@ -53,7 +53,7 @@ def test_retries_transient_errors_honouring_retry_after(status):
         assert all(n == 3 for n in srv.attempts.values())
         for times in srv.attempt_times.values():  # waited what the server asked, not the default backoff
             gaps = [b - a for a, b in zip(times, times[1:])]
-            assert all(0.04 <= g < 0.4 for g in gaps), gaps
+            assert all(0.04 <= g < 0.37 for g in gaps), gaps  # the default backoff would wait >= 0.375 s
 
 
 def test_backoff_is_exponential_with_jitter_without_retry_after():
@@ -62,7 +62,7 @@ def test_backoff_is_exponential_with_jitter_without_retry_after():
         t = srv.attempt_times["question 0"]
         first, second = t[1] - t[0], t[2] - t[1]
         # the client's backoff: 0.5 s then 1 s, each shortened by up to 25% of random jitter
-        assert 0.37 <= first <= 0.6 and 0.74 <= second <= 1.2, (first, second)
+        assert 0.37 <= first < 1.5 and 0.74 <= second < 2.5, (first, second)  # upper bounds allow a busy CPU
 
 
 def test_gives_up_after_max_retries_with_a_clear_error():

@@ -87,6 +87,15 @@ def test_reward_model_specs_bring_their_model_specs():
         runner.check_models({"reward_models": ["judge:openai:m@http://127.0.0.1:9/v1"]})
 
 
+def test_cli_reproduction_of_the_issue_now_fails_before_work(capsys, tmp_runs):
+    # a per_notebook entry used to beat -p silently, and SmolLM2 ran instead of the named evaluator
+    assert runner.main(["run", str(DEMO), "--only", "05", "-p", 'evaluators=["foo:bar"]']) == 2
+    assert "foo:bar" in capsys.readouterr().err
+    assert runner.main(["sweep", str(DEMO), "--only", "05", "--grid", 'evaluators=[[local:smollm2], ["foo:bar"]]']) == 2
+    assert "foo:bar" in capsys.readouterr().err
+    assert not tmp_runs.exists() or not any(tmp_runs.iterdir())
+
+
 def test_sweep_grid_beats_per_notebook():
     cfg = runner.load_config(DEMO, {"k_retries": 2})
     runs = runner.grid_runs(cfg, {"evaluators": [["local:smollm2"], ["hf:gpt2"]]})

@@ -4,7 +4,9 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 CONFIG ?= configs/demo.yaml
 
-.PHONY: install reproduce test test-fast sweep benchmark strip clean-runs
+KERNEL := rag-bias-lab
+
+.PHONY: install reproduce test test-fast lab sweep benchmark strip clean-runs
 
 install: $(VENV)/.installed
 
@@ -13,6 +15,8 @@ $(VENV)/.installed: requirements.txt constraints.txt requirements-nodeps.txt pyp
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-nodeps.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	# the project's Jupyter kernel (this venv's interpreter), used by JupyterLab and by papermill
+	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python ($(KERNEL))"
 	@touch $@
 
 reproduce: install
@@ -23,6 +27,11 @@ test: install
 
 test-fast: install
 	$(PY) -m pytest -q -m "not model and not notebooks"
+
+# JupyterLab on this environment; open any notebook with the "Python (rag-bias-lab)" kernel
+lab: install
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. --MultiKernelManager.default_kernel_name=$(KERNEL) \
+		$(if $(filter 0,$(shell id -u)),--allow-root)
 
 # e.g. make sweep GRID='--grid chat_model=[local:smollm2,hf:gpt2]'
 sweep: install

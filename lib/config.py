@@ -28,11 +28,21 @@ def model_dir() -> Path:
     return path
 
 
+def runs_root() -> Path:
+    """Folder of all runs (env RAGBIAS_RUNS overrides, e.g. a temporary folder in tests)."""
+    return Path(os.environ.get("RAGBIAS_RUNS") or RUNS).expanduser()
+
+
+def figures_root() -> Path:
+    """Folder of all runs' figures (env RAGBIAS_FIGURES overrides)."""
+    return Path(os.environ.get("RAGBIAS_FIGURES") or FIGURES).expanduser()
+
+
 def run_dir(run_name: str) -> Path:
     """Folder of one named run's tables, executed notebooks and manifest."""
-    return RUNS / run_name
+    return runs_root() / run_name
 
 
 def figure_dir(run_name: str) -> Path:
     """Folder of one named run's figures and LaTeX tables."""
-    return FIGURES / run_name
+    return figures_root() / run_name

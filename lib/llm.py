@@ -139,3 +139,11 @@ class CachedModel:
         payloads = [{"context": c, "continuation": s} for c, s in pairs]
         return self._run("loglikelihood", pairs, payloads, lambda *a: self.backend.loglikelihood(*a),
                          lambda d, c: LogLik(d["logprob"], d["n_tokens"], cached=c), desc)
+
+    def score(self, items: list[dict], desc: str | None = None) -> list[float]:
+        """One number per item from a scoring backend (a reward model's head), cached like replies;
+        each item is a JSON-able dict that fully determines its score."""
+        items = list(items)
+        out = self._run("score", items, items, lambda *a: self.backend.score(*a),
+                        lambda d, c: float(d["score"]), desc)
+        return [r if isinstance(r, float) else float(r.score) for r in out]

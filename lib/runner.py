@@ -2,10 +2,15 @@
 
     python -m lib.runner run configs/demo.yaml [--run NAME] [--only 00,03] [-p key=value ...]
     python -m lib.runner sweep configs/demo.yaml --grid 'evaluators=[[local:smollm2],[hf:gpt2]]'
+
+Which value a notebook gets, lowest to highest: its own default < the config's `parameters` <
+the config's `per_notebook` entry < the command line (`-p`, then a sweep's grid). manifest.json
+records every notebook's effective parameters and where each one came from.
 """
 from __future__ import annotations
 
 import argparse
+import ast
 import itertools
 import json
 import os
@@ -24,6 +29,9 @@ from .specs import SpecError, parse_spec, require_api_key
 
 CONFIG_KEYS = {"run", "notebooks", "parameters", "per_notebook", "sweep", "kernel", "timeout"}
 SPEC_LIST_KEYS = {"models", "evaluators", "authors"}
+RM_SPEC_KEYS = {"reward_models"}
+KERNEL = "rag-bias-lab"  # the project's Jupyter kernel: this environment's interpreter (make install registers it)
+KERNEL_DISPLAY = "Python (rag-bias-lab)"
 NOTEBOOK_RE = re.compile(r"^\d\d_.+\.ipynb$")
 
 
@@ -47,7 +55,8 @@ def declared_parameters(nb: Path) -> dict:
 
 
 def load_config(path: str | Path, overrides: dict | None = None) -> dict:
-    """Read a YAML config and apply command-line parameter overrides."""
+    """Read a YAML config; command-line `overrides` are kept apart and beat `parameters` and
+    `per_notebook` alike (see the module docstring)."""
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"Config {path} does not exist; see configs/demo.yaml for the layout.")
@@ -57,7 +66,7 @@ def load_config(path: str | Path, overrides: dict | None = None) -> dict:
         raise ConfigError(f"{path}: unknown top-level key(s) {sorted(unknown)}; allowed: {sorted(CONFIG_KEYS)}.")
     cfg.setdefault("parameters", {})
     cfg.setdefault("per_notebook", {})
-    cfg["parameters"].update(overrides or {})
+    cfg["_overrides"] = dict(overrides or {})
     cfg["_path"] = str(path)
     return cfg
 
@@ -81,14 +90,47 @@ def select_notebooks(cfg: dict, only: list[str] | None = None) -> list[Path]:
 def _spec_values(key: str, value) -> list[str]:
     if key.endswith("_model") or key == "model":
         return [value] if isinstance(value, str) and value else []
-    if key in SPEC_LIST_KEYS:
+    if key in SPEC_LIST_KEYS or key.endswith("_models") and key not in RM_SPEC_KEYS:
+        if isinstance(value, str):  # one spec where a list is expected
+            return [value] if value else []
         return [v for v in (value or []) if isinstance(v, str)]
     return []
 
 
+def _rm_model_specs(key: str, value) -> list[str]:
+    """The model specs inside reward-model specs ('judge:<spec>', 'implicit:<spec>;ref:<spec>');
+    a bad reward-model spec is a ConfigError here, before any notebook runs."""
+    if key not in RM_SPEC_KEYS:
+        return []
+    from .rewardbench.rm_specs import RMSpecError, parse_rm_spec
+
+    out = []
+    for v in ([value] if isinstance(value, str) else value or []):
+        try:
+            rm = parse_rm_spec(v)
+        except (RMSpecError, SpecError) as e:
+            raise ConfigError(f"{key}: {e}") from None
+        if rm.kind != "rm":
+            out.append(rm.target)
+        if rm.options.get("ref"):
+            out.append(rm.options["ref"])
+    return out
+
+
+def model_specs(params: dict) -> set[str]:
+    """Every model spec named in the parameters, those inside reward-model specs included."""
+    return {s for k, v in params.items() for s in _spec_values(k, v) + _rm_model_specs(k, v)}
+
+
 def check_models(params: dict) -> list[str]:
-    """Parse every model spec named in the parameters; fail early on bad specs, keys or servers."""
-    specs = sorted({s for k, v in params.items() for s in _spec_values(k, v)})
+    """Parse every model spec named in the parameters (reward-model specs included); fail early on
+    bad specs, missing keys or unreachable servers."""
+    return check_specs(model_specs(params))
+
+
+def check_specs(specs) -> list[str]:
+    """Check model spec strings (parse, API key, server reachable); sorted list back."""
+    specs = sorted(specs)
     for s in specs:
         try:
             parsed = parse_spec(s)
@@ -106,14 +148,24 @@ def check_models(params: dict) -> list[str]:
 
 
 def plan(cfg: dict, notebooks: list[Path]) -> list[tuple[Path, dict]]:
-    """Per selected notebook, the parameters it declares and gets. A config key that no notebook
-    declares is an error (a typo), even when --only selects a few notebooks."""
+    """Per selected notebook, the parameters it declares and gets (notebook default < `parameters` <
+    `per_notebook` < command line). A key that no notebook declares is an error (a typo), even when
+    --only selects a few notebooks."""
+    return [(nb, {k: v for k, (v, _) in eff.items() if _ != "notebook"})
+            for nb, eff in effective_parameters(cfg, notebooks)]
+
+
+def effective_parameters(cfg: dict, notebooks: list[Path]) -> list[tuple[Path, dict]]:
+    """Per selected notebook, {name: (value, source)} for every parameter it declares; source is
+    'notebook' (its default), 'parameters', 'per_notebook' or 'command line'."""
     declared = {nb.stem: declared_parameters(nb) for nb in numbered_notebooks()}
     every = set().union(*[set(d) for d in declared.values()]) if declared else set()
-    unknown = set(cfg["parameters"]) - every - {"run_name"}
-    if unknown:
-        raise ConfigError(f"{cfg['_path']}: parameter(s) {sorted(unknown)} are declared by no notebook; "
-                          f"check the spelling (declared: {sorted(every)}).")
+    overrides = cfg.get("_overrides") or {}
+    for what, keys in (("parameter(s)", cfg["parameters"]), ("command-line parameter(s)", overrides)):
+        unknown = set(keys) - every - {"run_name"}
+        if unknown:
+            raise ConfigError(f"{cfg['_path']}: {what} {sorted(unknown)} are declared by no notebook; "
+                              f"check the spelling (declared: {sorted(every)}).")
     for stem, extra in (cfg["per_notebook"] or {}).items():
         if stem not in declared:
             raise ConfigError(f"{cfg['_path']}: per_notebook names {stem!r}, which is not a notebook "
@@ -124,9 +176,44 @@ def plan(cfg: dict, notebooks: list[Path]) -> list[tuple[Path, dict]]:
                               f"{sorted(declared[stem])}.")
     steps = []
     for nb in notebooks:
-        merged = {**cfg["parameters"], **(cfg["per_notebook"].get(nb.stem) or {})}
-        steps.append((nb, {k: v for k, v in merged.items() if k in declared[nb.stem]}))
+        own = declared[nb.stem]
+        eff = {k: (_literal(v), "notebook") for k, v in own.items() if k != "run_name"}
+        layers = (("parameters", cfg["parameters"]), ("per_notebook", cfg["per_notebook"].get(nb.stem) or {}),
+                  ("command line", overrides))
+        for source, values in layers:
+            eff.update({k: (v, source) for k, v in values.items() if k in own and k != "run_name"})
+        steps.append((nb, eff))
     return steps
+
+
+def _literal(text):
+    """A notebook default as a value when it is a plain literal, else its source text."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError):
+        return text
+
+
+def project_kernel() -> str:
+    """The project's kernel name, registered for this interpreter if it is not yet (idempotent)."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        spec = KernelSpecManager().get_kernel_spec(KERNEL)
+        if Path(spec.argv[0]).absolute() == Path(sys.executable).absolute():
+            return KERNEL
+    except NoSuchKernel:
+        pass
+    from ipykernel.kernelspec import install
+
+    install(kernel_name=KERNEL, display_name=KERNEL_DISPLAY, prefix=sys.prefix)
+    return KERNEL
+
+
+def display_path(p: Path) -> str:
+    """A path relative to the repository when inside it (the manifest's usual form), else absolute."""
+    p = Path(p).resolve()
+    return str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p)
 
 
 def _git_commit() -> str:
@@ -160,14 +247,17 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
 
     name = run_name or cfg.get("run") or "scratch"
     notebooks = select_notebooks(cfg, only)
-    steps = plan(cfg, notebooks)  # validates everything before any notebook starts
-    specs = check_models(cfg["parameters"] | {k: v for _, p in steps for k, v in p.items()})
+    effective = effective_parameters(cfg, notebooks)  # validates everything before any notebook starts
+    steps = [(nb, {k: v for k, (v, src) in eff.items() if src != "notebook"}) for nb, eff in effective]
+    specs = check_specs({s for _, eff in effective for s in model_specs({k: v for k, (v, _) in eff.items()})})
+    kernel_name = kernel or cfg.get("kernel") or project_kernel()
     out_dir = run_dir(name)
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
     figure_dir(name).mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("RAGBIAS_CACHE", str(cache_dir()))
     manifest = {"run": name, "config_file": cfg["_path"],
                 "config": {k: v for k, v in cfg.items() if not k.startswith("_")},
+                "command_line_parameters": cfg.get("_overrides") or {}, "kernel": kernel_name,
                 "git_commit": _git_commit(), "python": sys.version.split()[0], "platform": platform.platform(),
                 "packages": _versions(), "model_specs": specs, "notebooks": [], "status": "running"}
     started = time.time()
@@ -175,11 +265,14 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
         print(f"[run {name}] {nb.stem} with {json.dumps(params)}", flush=True)
         t0 = time.time()
         out_nb = out_dir / "notebooks" / nb.name
-        entry = {"notebook": nb.name, "parameters": params, "output": str(out_nb.relative_to(ROOT))}
+        eff = dict(effective)[nb]
+        entry = {"notebook": nb.name, "parameters": {k: v for k, (v, _) in eff.items()},
+                 "parameter_sources": {k: src for k, (_, src) in eff.items()},
+                 "output": display_path(out_nb)}
         manifest["notebooks"].append(entry)
         try:
             pm.execute_notebook(str(nb), str(out_nb), parameters={**params, "run_name": name},
-                                kernel_name=kernel or cfg.get("kernel") or "python3", cwd=str(NOTEBOOKS),
+                                kernel_name=kernel_name, cwd=str(NOTEBOOKS),
                                 progress_bar=False, execution_timeout=cfg.get("timeout"))
             entry["status"] = "ok"
         except Exception as e:  # papermill wraps the cell error; the output notebook has the traceback
@@ -214,11 +307,11 @@ def _finish_manifest(manifest: dict, name: str) -> None:
     for base in (out_dir, fig_dir):
         for p in sorted(base.rglob("*")):
             if p.is_file() and p.name != "manifest.json":
-                files.append({"path": str(p.relative_to(ROOT)), "bytes": p.stat().st_size})
+                files.append({"path": display_path(p), "bytes": p.stat().st_size})
     manifest["files"] = files
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
     print(f"[run {name}] {manifest['status']} in {manifest['seconds']} s; cache hits {totals['hits']}, "
-          f"misses {totals['misses']}; manifest: {(out_dir / 'manifest.json').relative_to(ROOT)}")
+          f"misses {totals['misses']}; manifest: {display_path(out_dir / 'manifest.json')}")
 
 
 def grid_runs(cfg: dict, grid: dict) -> list[tuple[str, dict]]:
@@ -235,6 +328,11 @@ def grid_runs(cfg: dict, grid: dict) -> list[tuple[str, dict]]:
         label = "__".join(f"{k}={_slug(v)}" for k, v in zip(keys, combo))
         runs.append((f"{base}__{label}", dict(zip(keys, combo))))
     return runs
+
+
+def sweep_config(cfg: dict, combo: dict) -> dict:
+    """The config of one sweep run: the grid values join the command-line overrides and win."""
+    return {**cfg, "_overrides": {**(cfg.get("_overrides") or {}), **combo}}
 
 
 def _slug(v) -> str:
@@ -277,13 +375,12 @@ def main(argv=None) -> int:
         runs = grid_runs(cfg, grid)
         if args.run:
             runs = [(args.run + name[name.index("__"):], p) for name, p in runs]
-        for name, overrides in runs:  # validate every combination before running the first
-            c = {**cfg, "parameters": {**cfg["parameters"], **overrides}}
-            plan(c, select_notebooks(c, only))
-            check_models(c["parameters"])
+        configs = [(name, overrides, sweep_config(cfg, overrides)) for name, overrides in runs]
+        for name, overrides, c in configs:  # validate every combination before running the first
+            eff = effective_parameters(c, select_notebooks(c, only))
+            check_specs({s for _, e in eff for s in model_specs({k: v for k, (v, _) in e.items()})})
         summary = []
-        for name, overrides in runs:
-            c = {**cfg, "parameters": {**cfg["parameters"], **overrides}}
+        for name, overrides, c in configs:
             m = run(c, name, only, args.kernel)
             summary.append({"run": name, **{k: _slug(v) for k, v in overrides.items()}, "status": m["status"],
                             "seconds": m["seconds"], "misses": m["cache"]["misses"]})

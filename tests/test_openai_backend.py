@@ -1,4 +1,4 @@
-"""The OpenAI-compatible backend against a real HTTP server on 127.0.0.1."""
+"""The OpenAI-compatible backend (the `openai` client) against a real HTTP server on 127.0.0.1."""
 import time
 
 import pytest
@@ -45,20 +45,41 @@ def test_requests_run_concurrently_within_the_worker_bound():
 
 
 @pytest.mark.parametrize("status", [429, 500, 503])
-def test_retries_transient_errors(status):
-    with FakeOpenAI(fail_first=2, fail_status=status) as srv:
-        m = model_for(srv, backoff=0.01)
+def test_retries_transient_errors_honouring_retry_after(status):
+    with FakeOpenAI(fail_first=2, fail_status=status, retry_after=0.05) as srv:
+        m = model_for(srv)
         out = m.generate(reqs(3))
         assert all(o.text.startswith("echo") for o in out)
         assert all(n == 3 for n in srv.attempts.values())
+        for times in srv.attempt_times.values():  # waited what the server asked, not the default backoff
+            gaps = [b - a for a, b in zip(times, times[1:])]
+            assert all(0.04 <= g < 0.37 for g in gaps), gaps  # the default backoff would wait >= 0.375 s
+
+
+def test_backoff_is_exponential_with_jitter_without_retry_after():
+    with FakeOpenAI(fail_first=2, fail_status=503) as srv:
+        model_for(srv).generate(reqs(1))
+        t = srv.attempt_times["question 0"]
+        first, second = t[1] - t[0], t[2] - t[1]
+        # the client's backoff: 0.5 s then 1 s, each shortened by up to 25% of random jitter
+        assert 0.37 <= first < 1.5 and 0.74 <= second < 2.5, (first, second)  # upper bounds allow a busy CPU
 
 
 def test_gives_up_after_max_retries_with_a_clear_error():
-    with FakeOpenAI(fail_first=10, fail_status=500) as srv:
-        m = model_for(srv, backoff=0.01, max_retries=2)
+    with FakeOpenAI(fail_first=10, fail_status=500, retry_after=0.01) as srv:
+        m = model_for(srv, max_retries=2)
         with pytest.raises(BackendError, match="after 2 retries"):
             m.generate(reqs(1))
         assert srv.attempts["question 0"] == 3
+
+
+def test_timeout_is_retried_then_reported():
+    with FakeOpenAI(delay=0.5) as srv:
+        m = model_for(srv, max_retries=1, timeout=0.1)
+        with pytest.raises(BackendError, match="APITimeoutError"):
+            m.generate(reqs(1))
+        time.sleep(0.6)
+        assert srv.attempts["question 0"] == 2
 
 
 def test_interrupted_batch_resumes_from_cache():
@@ -92,10 +113,60 @@ def test_logprobs_parsed_and_missing_ones_reported_not_faked():
         assert out.top_logprobs is None
 
 
+def test_raw_prompts_use_completions_with_legacy_logprobs():
+    with FakeOpenAI() as srv:
+        out = model_for(srv).generate([Request(prompt="The sky is", logprobs=2, max_tokens=4)])[0]
+        assert out.text.startswith(" continued") and out.top_logprobs == [{"continued": -0.3, "stop": -1.9}]
+        assert srv.bodies[-1]["max_tokens"] == 4 and "messages" not in srv.bodies[-1]
+
+
+def test_loglikelihood_through_echo():
+    with FakeOpenAI() as srv:
+        m = model_for(srv)
+        ll = m.loglikelihood([("The capital of France is", " Paris and more")])[0]
+        assert (ll.logprob, ll.n_tokens) == (-1.5, 3)  # " Paris", "and", "more" at -0.5 each
+        body = srv.bodies[-1]
+        assert body["echo"] is True and body["max_tokens"] == 0
+        assert m.loglikelihood([("The capital of France is", " Paris and more")])[0].cached
+    with FakeOpenAI(logprobs=False) as srv:
+        with pytest.raises(BackendError, match="no echoed log-probabilities"):
+            model_for(srv).loglikelihood([("a b", " c")])
+
+
+def test_openai_itself_gets_max_completion_tokens():
+    backend = OpenAIBackend(parse_spec("openai:gpt-5-mini"))
+    payload = backend._payload(Request(messages=[{"role": "user", "content": "hi"}], max_tokens=7))
+    assert payload["max_completion_tokens"] == 7 and "max_tokens" not in payload
+    local = OpenAIBackend(parse_spec("openai:m@http://127.0.0.1:8000/v1"))
+    assert local._payload(Request(messages=[{"role": "user", "content": "hi"}], max_tokens=7))["max_tokens"] == 7
+
+
+def test_server_refusing_max_tokens_gets_the_newer_name():
+    with FakeOpenAI(refuse=("max_tokens",)) as srv:
+        out = model_for(srv).generate(reqs(2, max_tokens=9))
+        assert all(o.text.startswith("echo") for o in out)
+        assert srv.bodies[-1]["max_completion_tokens"] == 9 and "max_tokens" not in srv.bodies[-1]
+
+
+def test_refused_sampling_parameter_is_named_in_the_error():
+    with FakeOpenAI(refuse=("temperature",)) as srv:
+        with pytest.raises(BackendError, match="refused the parameter 'temperature' \\(sent temperature=0.7\\)"):
+            model_for(srv).generate(reqs(1, temperature=0.7))
+        assert srv.attempts["question 0"] == 1, "a refused parameter is not retried"
+
+
 def test_unreachable_server_fails_before_work():
     m = get_model("openai:some-model@http://127.0.0.1:9/v1")
     with pytest.raises(BackendError, match="unreachable"):
         m.generate(reqs(1))
+
+
+def test_openai_key_never_goes_to_another_server(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-secret")
+    monkeypatch.delenv("RAGBIAS_API_KEY", raising=False)
+    with FakeOpenAI() as srv:
+        model_for(srv).generate(reqs(2))
+        assert srv.auth_headers and not any("sk-openai-secret" in h for h in srv.auth_headers)
 
 
 def test_api_key_sent_from_env_and_never_cached(monkeypatch, fresh_cache):

@@ -7,7 +7,8 @@ import pytest
 from lib.prompts import rag_rewardbench as P
 from lib.rewardbench import demo_pairs as dp
 from lib.rewardbench.categories import CategoryError, category_of, group_of
-from lib.rewardbench.loader import PairFormatError, load_pairs
+from lib.records import DataError
+from lib.rewardbench.loader import PairFormatError, load_pairs, splits_to_pairs
 
 FIX = Path(__file__).parent / "fixtures" / "rewardbench"
 PAPER = Path("/work/shared/papers/rag-rewardbench.txt")
@@ -68,11 +69,35 @@ def test_load_rewardbench_layout_and_question_from_prompt():
 def test_load_errors_name_the_file_line_and_field(tmp_path):
     with pytest.raises(PairFormatError, match=r"bad_missing_reject.jsonl line 1: missing field 'rejected'"):
         load_pairs(FIX / "bad_missing_reject.jsonl")
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(DataError, match="no pairs file or folder"):
         load_pairs(tmp_path / "nope.jsonl")
-    (tmp_path / "x.jsonl").write_text("{not json\n")
-    with pytest.raises(PairFormatError, match="line 1"):
+    (tmp_path / "x.jsonl").write_text('\n{"prompt": "p", "chosen": "c"}\n{not json\n')
+    with pytest.raises(DataError, match="line 3: not valid JSON"):
         load_pairs(tmp_path / "x.jsonl")
+    (tmp_path / "x.jsonl").write_text('\n{"prompt": "p", "chosen": "c"}\n')
+    with pytest.raises(PairFormatError, match="x.jsonl line 2: missing field 'rejected'"):
+        load_pairs(tmp_path / "x.jsonl")
+    assert issubclass(PairFormatError, DataError) and issubclass(CategoryError, DataError)
+
+
+def test_hub_layout_six_scenario_splits_give_rows_their_category():
+    # the published files carry no subset on some rows: the split (file) names the scenario
+    row = {"prompt": "## References\n...\n## Question: Who?\n## Answer:", "chosen": "A", "reject": "B",
+           "chosen_model": "gpt-4o", "reject_model": "Llama-3.1-8B"}
+    pairs = splits_to_pairs({"abstain": [row], "reason": [dict(row, subset="hotpotqa")],
+                             "citation": [dict(row, subset="citation-asqa")]}, "hub")
+    assert pairs.set_index("subset")["category"].to_dict() == {
+        "abstain": "abstain", "hotpotqa": "reason", "citation-asqa": "citation"}
+    assert pairs.iloc[0]["question"] == "Who?" and pairs["id"].is_unique
+    with pytest.raises(CategoryError):
+        splits_to_pairs({"train": [row]}, "hub")
+
+
+def test_hub_files_are_the_six_scenarios():
+    from lib.rewardbench.loader import HUB_FILES
+
+    assert sorted(HUB_FILES) == sorted(["abstain", "citation", "conflict", "harmless", "helpful", "reason"])
+    assert all(v.startswith("Dataset/") and v.endswith(".jsonl") for v in HUB_FILES.values())
 
 
 @pytest.fixture(scope="module")
@@ -140,18 +165,21 @@ def test_demo_file_if_present_is_built_from_our_demo_items():
     assert pairs["id"].is_unique
 
 
-def test_study_pairs_sampling_and_results_reuse(tmp_path):
+def test_study_pairs_sampling():
     from lib.rewardbench import study
     pairs = study.study_pairs(str(FIX / "published"), n_per_category=1, seed=0)
     assert pairs["category"].value_counts().to_dict() == {"abstain": 1, "conflict": 1, "helpful": 1}
     assert study.study_pairs(str(FIX / "published"), 1, 0)["id"].tolist() == pairs["id"].tolist()
-    # a saved results file that covers the models and pairs is reused, else recomputed
-    saved = pd.DataFrame({"rm": "implicit:smollm2", "kind": "implicit", "spec": "implicit:local:smollm2",
-                          "id": pairs["id"], "correct": 1.0})
-    path = tmp_path / "res.csv"
-    saved.to_csv(path, index=False)
-    got = study.pair_results(["implicit:local:smollm2"], pairs, path)
-    assert got["correct"].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_table4_statistics_of_loaded_pairs():
+    from lib.rewardbench.metrics import table4
+
+    t = table4(load_pairs(FIX / "published")).set_index(["category", "subset"])
+    assert t.loc[("abstain", "total"), "n"] == 1 and t.loc[("abstain", "total"), "published_n"] == 217
+    assert t.loc[("abstain", "abstain-popqa"), "rejected_len"] == len("It was composed by Anna Varga.".split())
+    assert t.xs("total", level="subset")["n"].sum() == 4
+    assert list(t.index.get_level_values(0).unique()) == ["helpful", "abstain", "conflict"]  # Table 4 order
 
 
 def test_demo_file_is_up_to_date_with_the_demo_items(tmp_path):
@@ -165,7 +193,7 @@ def test_demo_file_is_up_to_date_with_the_demo_items(tmp_path):
 
 
 def test_study_pairs_rebuild_with_the_runs_passage_bank(tmp_path):
-    from lib.data import BANK_COLUMNS, save_bank
+    from lib.data import BANK_COLUMNS, load_bank, save_bank
     from lib.rewardbench import study
     if not dp.DEMO_PAIRS.exists():
         pytest.skip("demo data not present")
@@ -175,7 +203,7 @@ def test_study_pairs_rebuild_with_the_runs_passage_bank(tmp_path):
     row.update(item_id=item, author="human", factuality="false", style="normal",
                text="A made-up passage naming Zebulon Quill as the answer.", false_answer="Zebulon Quill")
     bank = save_bank(pd.DataFrame([row]), tmp_path / "passage_bank.jsonl")
-    pairs = study.study_pairs("", 0, 0, bank_path=bank).set_index("id")
+    pairs = study.study_pairs("", 0, 0, bank=load_bank(bank)).set_index("id")
     assert "Zebulon Quill" in pairs.loc[f"{item}:conflict", "rejected"]
     assert "passage bank" in pairs.loc[f"{item}:conflict", "source"]
     assert len(pairs) == len(first)

@@ -1,10 +1,9 @@
 """RAG-RewardBench metrics: Table 2 count-weighted averages, CIs, judge bias table, length and score
-gap bins, self-preference split and best-of-N bookkeeping (scripted stand-ins only)."""
+gap bins, self-preference split and best-of-N (through the model layer with scripted backends)."""
 import numpy as np
 import pandas as pd
 import pytest
 
-from lib.llm_types import Response
 from lib.rewardbench import best_of_n as bon
 from lib.rewardbench import metrics as M
 from lib.rewardbench.categories import PUBLISHED_COUNTS
@@ -102,47 +101,58 @@ def test_answer_recall():
     assert bon.answer_recall("anything", ["the"]) == 0.0
 
 
-class ScriptedPolicy:
-    """Stand-in policy: sample k of every prompt says candidate k (bookkeeping only)."""
-
-    def generate(self, requests, desc=None):
-        return [Response(text=["I do not know.", "It is Mars.", "Maybe Jupiter."][r.sample % 3]) for r in requests]
-
-
-class LongestWins:
-    kind, name = "implicit", "longest"
-
-    def score(self, contexts, responses, desc=None):
-        return [len(r) for r in responses]
+def test_answer_recall_rules():
+    # whole_word keeps articles and splits on punctuation: "the" counts, "U.S." becomes "u s"
+    assert bon.answer_recall("the Nile", ["the Nile River"], rule="whole_word") == pytest.approx(2 / 3)
+    assert bon.answer_recall("the Nile", ["the Nile River"], rule="squad") == 0.5
+    with pytest.raises(ValueError, match="recall rule"):
+        bon.answer_recall("x", ["x"], rule="fuzzy")
 
 
-class JudgeLikesMars:
-    kind, name = "judge", "judge:mars"
-
-    def __init__(self):
-        self.calls = 0
-
-    def compare(self, triples, desc=None):
-        self.calls += len(triples)
-        return [2 * (("Mars" in a) - ("Mars" in b)) for _, a, b in triples]
+def test_figure6_accuracy_uses_the_reason_subset_when_present():
+    res = _results()
+    acc, basis = bon.accuracy_for_figure6(M.accuracy_table(res))
+    assert basis.startswith("overall") and acc["accuracy"].iloc[0] == pytest.approx(8 / 12)
+    reason = res.assign(category=np.where(res["subset"] == "helpful-tqa", "reason", res["category"]))
+    acc, basis = bon.accuracy_for_figure6(M.accuracy_table(reason))
+    assert basis.startswith("multi-hop") and acc["accuracy"].iloc[0] == 0.5  # helpful-tqa: [1, 0]
 
 
-def test_best_of_n_pick_and_gain():
-    items = [{"id": "t1", "question": "Red planet?", "answer": "Mars", "aliases": [], "title": "Mars",
-              "human_passage": "Mars is red.", "negatives": [{"title": "J", "text": "Jupiter is big."}]},
-             {"id": "t2", "question": "Fourth planet?", "answer": "Mars", "aliases": [], "title": "Mars",
-              "human_passage": "Mars is fourth.", "negatives": []}]
-    cands = bon.sample_candidates(ScriptedPolicy(), items, n=3, seed=0)
+ITEMS = [{"id": "t1", "question": "Red planet?", "answer": "Mars", "aliases": [], "title": "Mars",
+          "human_passage": "Mars is red.", "negatives": [{"title": "J", "text": "Jupiter is big."}]},
+         {"id": "t2", "question": "Fourth planet?", "answer": "Mars", "aliases": [], "title": "Mars",
+          "human_passage": "Mars is fourth.", "negatives": []}]
+SAMPLES = ["I do not know.", "It is Mars.", "Maybe Jupiter, the biggest planet."]
+
+
+def test_best_of_n_pick_and_gain(scripted_model):
+    from lib.rewardbench.registry import get_reward_model
+
+    # sample k of every prompt says candidate k; the samples differ
+    policy = scripted_model(lambda text, req: SAMPLES[req.sample % 3])
+    cands = bon.sample_candidates(policy, ITEMS, n=3, seed=0, temperature=0.7, max_tokens=20)
     assert len(cands) == 6 and cands["recall"].tolist() == [0, 1, 0, 0, 1, 0]
+    assert cands.groupby("item_id")["response"].nunique().eq(3).all(), "samples must differ"
+    reqs = policy.backend.requests
+    assert {r.sample for r in reqs} == {0, 1, 2} and {r.temperature for r in reqs} == {0.7}
     assert "## Question: Red planet?" in cands.iloc[0]["prompt"]
-    judge = JudgeLikesMars()
-    picks = pd.concat([bon.pick(LongestWins(), cands), bon.pick(judge, cands)])
-    assert judge.calls == 2 * 2  # N-1 = 2 knockout rounds for each of 2 items
+    assert policy.backend.texts[0].startswith("<|im_start|>system\nYou are a knowledgeable assistant")
+    # an implicit reward over a model that likes long answers (log-probability = +1 per word)
+    longest = get_reward_model("implicit:local:smollm2",
+                               model=scripted_model(loglik=lambda ctx, cont: float(len(cont.split()))))
+    # a judge that prefers whichever response mentions Mars
+    def likes_mars(text, req):
+        one, two = text.split('Response 1: "')[1].split('" Response 2: "')
+        return "Choose 1" if "Mars" in one else "Choose 2" if "Mars" in two else "no"
+    judge_model = scripted_model(likes_mars)
+    judge = get_reward_model("judge:local:smollm2;retries:0", model=judge_model)
+    picks = pd.concat([bon.pick(longest, cands), bon.pick(judge, cands)])
+    assert judge_model.backend.calls == 2 * 2 * 2  # N-1 = 2 knockout rounds x 2 items x 2 orders
     table = bon.bon_table(cands, picks).set_index("rm")
-    assert table.loc["judge:mars", "recall_pick"] == 1.0
-    assert table.loc["judge:mars", "gain"] == pytest.approx(1 - 1 / 3)
-    assert table.loc["longest", "recall_pick"] == 0.0  # "Maybe Jupiter." is longest
-    assert table.loc["longest", "recall_oracle"] == 1.0
+    assert table.loc["judge:smollm2;retries:0", "recall_pick"] == 1.0
+    assert table.loc["judge:smollm2;retries:0", "gain"] == pytest.approx(1 - 1 / 3)
+    assert table.loc["implicit:smollm2", "recall_pick"] == 0.0  # the Jupiter answer is longest
+    assert table.loc["implicit:smollm2", "recall_oracle"] == 1.0
     corr = bon.accuracy_gain_correlation(pd.DataFrame({"accuracy": [0.5, 0.7, 0.9], "gain": [0.0, 0.1, 0.3]}))
     assert corr["pearson_r"] > 0.9 and corr["n_models"] == 3
     assert np.isnan(bon.accuracy_gain_correlation(pd.DataFrame({"accuracy": [0.5, 0.7], "gain": [0.0, 0.1]}))["pearson_r"])

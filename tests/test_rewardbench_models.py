@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.llm_types import LogLik, Response
+from lib import cache
 from lib.rewardbench.judge import order_outcome, parse_choice
 from lib.rewardbench.implicit import implicit_reward
 from lib.rewardbench.registry import evaluate, get_reward_model
@@ -54,17 +54,6 @@ def test_order_outcome_bookkeeping():
     assert order_outcome(None, None)["correct"] == 0.0
 
 
-class ScriptedChat:
-    """Stand-in chat model: replies by a rule over the judge prompt (bookkeeping tests only)."""
-
-    def __init__(self, rule):
-        self.rule, self.requests = rule, []
-
-    def generate(self, requests, desc=None):
-        self.requests += list(requests)
-        return [Response(text=self.rule(r)) for r in requests]
-
-
 def _pairs(n=4):
     return pd.DataFrame([{"id": f"p{i}", "category": "helpful", "group": "Helpful", "subset": "helpful-x",
                           "system": "", "prompt": f"question {i}", "question": f"q{i}",
@@ -73,55 +62,94 @@ def _pairs(n=4):
                           "rejected_score": np.nan, "answer": "", "source": ""} for i in range(n)])
 
 
-def _user(req):
-    return req.messages[-1]["content"]
+def _good_first(text):
+    """Whether the GOOD response is shown first in a rendered judge prompt."""
+    return text.index("GOOD") < text.index("Response 2:")
 
 
-def test_judge_runs_both_orders_and_averages():
-    def picks_good(req):
-        text = _user(req)
-        return "Choose 1" if text.index("GOOD") < text.index("Response 2") else "Choose 2"
-
-    judge = get_reward_model("judge:local:smollm2", model=ScriptedChat(picks_good))
+def test_judge_runs_both_orders_and_averages(scripted_model):
+    model = scripted_model(lambda text, req: "Choose 1" if _good_first(text) else "Choose 2")
+    judge = get_reward_model("judge:local:smollm2", model=model)
     res = evaluate([judge], _pairs())
-    assert len(judge.model.requests) == 8  # 4 pairs x 2 orders, no retries needed
-    assert judge.model.requests[0].temperature == 0.0
+    backend = model.backend
+    assert backend.calls == 8  # 4 pairs x 2 orders, no retries needed
+    assert backend.requests[0].temperature == 0.0 and backend.requests[0].max_tokens == 16
+    # the Table 6 prompt arrives as system + user turns through the chat template
+    assert backend.texts[0].startswith("<|im_start|>system\nPlease act as an impartial judge")
+    assert backend.texts[0].endswith("<|im_start|>assistant\n")
     assert res["correct"].eq(1.0).all() and res["consistent"].eq(1.0).all()
     assert list(res.columns[:2]) == ["rm", "kind"] and (res["rm"] == "judge:smollm2").all()
     assert (res["len_diff"] > 0).all()
+    # a second evaluation is answered from the cache: no model call
+    evaluate([judge], _pairs())
+    assert backend.calls == 8
 
-    first = get_reward_model("judge:local:smollm2", model=ScriptedChat(lambda r: "Choose 1"))
+    first = get_reward_model("judge:local:smollm2;max_tokens:4", model=scripted_model(lambda t, r: "Choose 1"))
     res = first.evaluate(_pairs())
     assert res["correct"].eq(0.5).all() and res["consistent"].eq(0.0).all() and res["n_first"].eq(2).all()
 
 
-def test_judge_retries_then_counts_unparseable_as_wrong():
-    def rule(r):  # only pair p0 shown rejected-first gets a parseable reply, and only on retry 1
-        u = _user(r)
-        late = "GOOD answer 0" in u and u.index("GOOD") > u.index("Response 2")
+def test_judge_retries_then_counts_unparseable_as_wrong(scripted_model):
+    def rule(text, r):  # only pair p0 shown rejected-first gets a parseable reply, and only on retry 1
+        late = "GOOD answer 0" in text and not _good_first(text)
         return "Choose 2" if r.sample == 1 and late else "no idea"
 
-    chat = ScriptedChat(rule)
-    judge = get_reward_model("judge:local:smollm2;retries=2", model=chat)
+    model = scripted_model(rule)
+    judge = get_reward_model("judge:local:smollm2;retries=2", model=model)
     res = judge.evaluate(_pairs(2)).set_index("id")
+    reqs = model.backend.requests
     # 4 first asks, 4 retries at temperature 0.7, then 3 still unparsed get a second retry
-    assert len(chat.requests) == 4 + 4 + 3
-    assert {r.temperature for r in chat.requests[4:]} == {0.7}
+    assert len(reqs) == 4 + 4 + 3
+    assert {r.temperature for r in reqs[4:]} == {0.7} and {r.sample for r in reqs[8:]} == {2}
     # pair p0: order rc (rejected first) was answered 'Choose 2' on retry 1 -> right once
     assert res.loc["p0", "correct"] == 0.5 and res.loc["p0", "unparsed"] == 1
     assert res.loc["p1", "correct"] == 0.0 and res.loc["p1", "unparsed"] == 2
-    assert res.loc["p1", "raw_cr"] == "no idea"
+    assert res.loc["p1", "raw_cr"] == "no idea" and res.loc["p1", "attempts"] == 6
 
 
-class ScriptedLogLik:
-    """Stand-in LM: log-probability = -(number of words) per response, one token per word."""
+def test_judge_names_differ_by_options():
+    names = {get_reward_model(s).name for s in ["judge:local:smollm2", "judge:local:smollm2;retries:0",
+                                                "judge:local:smollm2;retries:0;max_tokens:8",
+                                                "judge:local:smollm2;logprob"]}
+    assert len(names) == 4 and "judge:smollm2;max_tokens:8;retries:0" in names
 
-    def __init__(self, per_word):
-        self.per_word, self.calls = per_word, []
 
-    def loglikelihood(self, pairs, desc=None):
-        self.calls.append(pairs)
-        return [LogLik(self.per_word * len(c.split()), len(c.split())) for _, c in pairs]
+def test_raw_records_reparse_with_a_fixed_parser(scripted_model, tmp_path, monkeypatch):
+    from lib.rewardbench import judge as J
+    from lib.rewardbench import study
+
+    # the judge answers in a form today's parser misses ('Verdict: 1'), the chosen one first
+    model = scripted_model(lambda text, r: "Verdict: 1" if _good_first(text) else "Verdict: 2")
+    spec = "judge:local:smollm2;retries:0"
+    path = tmp_path / study.RAW_FILE
+    res = study.pair_results([spec], _pairs(3), path, models={spec: {"model": model}})
+    assert res["unparsed"].eq(2).all() and res["correct"].eq(0.0).all()
+    lines = path.read_text().splitlines()
+    assert len(lines) == 3 and '"replies_cr": ["Verdict: 1"]' in lines[0]
+    calls = model.backend.calls
+    monkeypatch.setattr(J, "parse_choice", lambda text: int(text[-1]) if text.startswith("Verdict") else None)
+    fixed = study.reparse(path)
+    assert model.backend.calls == calls, "re-parsing makes no model call"
+    assert fixed["correct"].eq(1.0).all() and fixed["unparsed"].eq(0).all()
+    assert fixed.drop(columns=["correct", "p_rejected", "unparsed", "consistent", "n_first", "choice_cr",
+                               "choice_rc"]).equals(res.drop(columns=["correct", "p_rejected", "unparsed",
+                                                                      "consistent", "n_first", "choice_cr",
+                                                                      "choice_rc"]))
+    tables = study.study_tables(fixed)
+    assert tables["rewardbench_table2"].loc["judge:smollm2;retries:0", ("Overall", "")] == 100.0
+
+
+def test_changed_pair_text_takes_effect_under_the_same_run(scripted_model, tmp_path):
+    from lib.rewardbench import study
+
+    model = scripted_model(lambda text, r: "Choose 1" if _good_first(text) else "Choose 2")
+    spec, path = "judge:local:smollm2", tmp_path / "raw.jsonl"
+    models = {spec: {"model": model}}
+    before = study.pair_results([spec], _pairs(2), path, models=models)
+    p = _pairs(2)
+    swapped = p.assign(chosen=p["rejected"], rejected=p["chosen"])
+    after = study.pair_results([spec], swapped, path, models=models)
+    assert before["correct"].eq(1.0).all() and after["correct"].eq(0.0).all()
 
 
 def test_implicit_reward_arithmetic():
@@ -131,24 +159,27 @@ def test_implicit_reward_arithmetic():
     assert implicit_reward(-10.0, 5, "mean", -4.0, 2) == 0.0
 
 
-def test_implicit_reward_model_bookkeeping():
-    pol, ref = ScriptedLogLik(-1.0), ScriptedLogLik(-3.0)
+def test_implicit_reward_model_bookkeeping(scripted_model):
+    # log-probability = -1 per word (policy), -3 per word (reference), one token per word
+    words = lambda cont: len(cont.split())  # noqa: E731
+    pol = scripted_model(loglik=lambda ctx, cont: (-1.0 * words(cont), words(cont)))
+    ref = scripted_model(loglik=lambda ctx, cont: (-3.0 * words(cont), words(cont)), spec="local:gemma3")
     rm = get_reward_model("implicit:local:smollm2", model=pol)
     res = rm.evaluate(_pairs(3))
     # shorter rejected responses have the higher summed log-probability: a length bias we can see
     assert res["correct"].eq(0.0).all() and res["p_rejected"].eq(1.0).all()
-    ctx, cont = pol.calls[0][0]
-    assert isinstance(ctx, list) and ctx[-1] == {"role": "user", "content": "question 0"}
+    ctx, cont = pol.backend.loglik_pairs[0]
+    assert ctx.endswith("<|im_start|>user\nquestion 0<|im_end|>\n<|im_start|>assistant\n")
     assert cont == "GOOD answer 0 with more words"
-    mean = get_reward_model("implicit:local:smollm2;norm=mean", model=ScriptedLogLik(-1.0)).evaluate(_pairs(3))
+    mean = get_reward_model("implicit:local:smollm2;norm=mean", model=pol).evaluate(_pairs(3))
     assert mean["tie"].eq(1.0).all() and mean["correct"].eq(0.0).all()  # ties are wrong, and counted
     # DPO-style: policy minus reference, each summed: chosen 6 words -> -6+18 = 12 > rejected 2 words -> 4
     dpo = get_reward_model("implicit:local:smollm2;ref=local:gemma3", model=pol, ref_model=ref)
     res = dpo.evaluate(_pairs(2))
     assert res["correct"].eq(1.0).all() and res["rm_chosen"].eq(12.0).all()
     # gemma3 has no chat template: it gets plain text ending at the prompt, response after a space
-    ctx, cont = ref.calls[-1][0]
-    assert ctx == "question 0" and cont == " GOOD answer 0 with more words"
+    ctx, cont = ref.backend.loglik_pairs[-1]
+    assert ctx == "question 1" and cont == " bad 1"
 
 
 @pytest.fixture(scope="module")
@@ -187,6 +218,10 @@ def test_discriminative_rm_scores_with_the_classification_head(tiny_rm):
     assert res["rm_rejected"].tolist() == pytest.approx(want_r, abs=1e-5)
     assert res["correct"].tolist() == [float(c > r) for c, r in zip(want_c, want_r)]
     assert rm.name == f"rm:{folder.name}"
+    # scored in padded batches through the cached model layer: a second pass scores nothing
+    assert cache.cache_stats()["misses"] == 6
+    again = get_reward_model(f"rm:{folder}").evaluate(pairs)
+    assert cache.cache_stats()["misses"] == 6 and again["rm_chosen"].tolist() == res["rm_chosen"].tolist()
 
 
 def test_discriminative_rm_missing_model_says_what_is_needed(tmp_path):
@@ -195,25 +230,19 @@ def test_discriminative_rm_missing_model_says_what_is_needed(tmp_path):
         rm.score([("", "q")], ["a"])
 
 
-class ScriptedJudgeLogLik:
-    """Stand-in LM for log-prob verdicts: 'Choose k' is likelier when response k holds GOOD."""
-
-    def loglikelihood(self, pairs, desc=None):
-        out = []
-        for msgs, cont in pairs:
-            u = msgs[-1]["content"]
-            good_first = u.index("GOOD") < u.index("Response 2") if "GOOD" in u else None
-            want = "Choose 1" if good_first else "Choose 2"
-            out.append(LogLik(-1.0 if cont == want else -2.0, 2))
-        return out
-
-
-def test_logprob_judge_verdicts():
+def test_logprob_judge_verdicts(scripted_model):
     s = parse_rm_spec("judge:local:smollm2;decide=logprob")
     assert s.name == "judge-logprob:smollm2"
     with pytest.raises(RMSpecError):
         parse_rm_spec("judge:local:smollm2;decide=vote")
-    judge = get_reward_model("judge:local:smollm2;decide=logprob", model=ScriptedJudgeLogLik())
+
+    def loglik(ctx, cont):  # 'Choose k' is likelier when response k holds GOOD
+        want = "Choose 1" if _good_first(ctx) else "Choose 2"
+        return (-1.0 if cont == want else -2.0), 2
+
+    model = scripted_model(loglik=loglik)
+    judge = get_reward_model("judge:local:smollm2;decide=logprob", model=model)
     res = judge.evaluate(_pairs(3))
     assert res["correct"].eq(1.0).all() and res["unparsed"].eq(0).all()
     assert res["raw_cr"].str.startswith("logprob Choose 1=-1.0000").all()
+    assert model.backend.calls == 3 * 2 * 2  # pairs x orders x the two allowed replies

@@ -25,11 +25,97 @@ def test_unknown_parameter_is_named(tmp_path):
         runner.plan(cfg, runner.select_notebooks(cfg, ["00"]))
 
 
-def test_bad_model_spec_fails_before_work(tmp_path):
+def test_bad_model_spec_fails_before_work(tmp_path, tmp_runs):
     cfg = runner.load_config(write_cfg(tmp_path, {"parameters": {"chat_model": "gpt4"}}))
     with pytest.raises(runner.ConfigError, match="Unknown model spec"):
         runner.run(cfg, "never", ["00"])
-    assert not (ROOT / "data" / "runs" / "never").exists()
+    assert not (tmp_runs / "never").exists()
+
+
+def test_runs_go_where_the_environment_says(tmp_runs):
+    from lib.config import figure_dir, run_dir
+
+    assert run_dir("x") == tmp_runs / "x" and figure_dir("x").parent.name == "figures"
+    assert not str(run_dir("x")).startswith(str(ROOT / "data"))
+
+
+DEMO = ROOT / "configs" / "demo.yaml"
+
+
+def test_command_line_beats_per_notebook_and_parameters():
+    cfg = runner.load_config(DEMO, {"evaluators": ["hf:foo/bar"], "chat_model": "hf:gpt2", "k_retries": 3})
+    (nb, params), = runner.plan(cfg, runner.select_notebooks(cfg, ["05"]))
+    # demo.yaml sets evaluators and k_retries for 05 in per_notebook: the command line still wins
+    assert params["evaluators"] == ["hf:foo/bar"] and params["k_retries"] == 3
+    (_, eff), = runner.effective_parameters(cfg, [nb])
+    assert eff["evaluators"] == (["hf:foo/bar"], "command line")
+    assert eff["n_items"] == (2, "per_notebook")
+    assert eff["datasets"][1] == "notebook"
+    plain = runner.plan(runner.load_config(DEMO), [nb])[0][1]
+    assert plain["evaluators"] == ["local:smollm2"] and plain["k_retries"] == 1
+
+
+def test_bad_command_line_spec_fails_before_work(tmp_runs):
+    cfg = runner.load_config(DEMO, {"evaluators": ["foo:bar"]})
+    with pytest.raises(runner.ConfigError, match="foo:bar"):
+        runner.run(cfg, "never", ["05"])
+    assert not (tmp_runs / "never").exists()
+    with pytest.raises(runner.ConfigError, match="evalutors"):
+        runner.plan(runner.load_config(DEMO, {"evalutors": ["local:smollm2"]}), runner.select_notebooks(cfg, ["05"]))
+
+
+@pytest.mark.parametrize("bad,match", [("critic:local:smollm2", "Unknown reward-model kind"),
+                                       ("judge:local:nosuch", "Unknown embedded model"),
+                                       ("implicit:local:smollm2;ref:gpt4", "Unknown model spec"),
+                                       ("judge:local:smollm2;retries:x", "whole number")])
+def test_bad_reward_model_spec_fails_before_the_first_notebook(tmp_path, tmp_runs, bad, match):
+    # set per notebook in the config, and selected with notebooks 00-13: notebook 00 must not run
+    cfg = runner.load_config(write_cfg(tmp_path, {"per_notebook": {"13_rewardbench": {"reward_models": [bad]}}}))
+    with pytest.raises(runner.ConfigError, match=match):
+        runner.run(cfg, "never", ["00", "13"])
+    assert not (tmp_runs / "never").exists()
+    with pytest.raises(runner.ConfigError, match=match):
+        runner.run(runner.load_config(DEMO, {"reward_models": [bad]}), "never", ["00", "14"])
+
+
+def test_reward_model_specs_bring_their_model_specs():
+    assert runner.model_specs({"reward_models": ["judge:openai:m@http://127.0.0.1:9/v1;logprob",
+                                                 "implicit:local:smollm2;ref:local:gemma3", "rm:some/hub-id"],
+                               "policy_model": "local:smollm2"}) == {
+        "openai:m@http://127.0.0.1:9/v1", "local:smollm2", "local:gemma3"}
+    with pytest.raises(runner.ConfigError, match="unreachable"):
+        runner.check_models({"reward_models": ["judge:openai:m@http://127.0.0.1:9/v1"]})
+
+
+def test_cli_reproduction_of_the_issue_now_fails_before_work(capsys, tmp_runs):
+    # a per_notebook entry used to beat -p silently, and SmolLM2 ran instead of the named evaluator
+    assert runner.main(["run", str(DEMO), "--only", "05", "-p", 'evaluators=["foo:bar"]']) == 2
+    assert "foo:bar" in capsys.readouterr().err
+    assert runner.main(["sweep", str(DEMO), "--only", "05", "--grid", 'evaluators=[[local:smollm2], ["foo:bar"]]']) == 2
+    assert "foo:bar" in capsys.readouterr().err
+    assert not tmp_runs.exists() or not any(tmp_runs.iterdir())
+
+
+def test_sweep_grid_beats_per_notebook():
+    cfg = runner.load_config(DEMO, {"k_retries": 2})
+    runs = runner.grid_runs(cfg, {"evaluators": [["local:smollm2"], ["hf:gpt2"]]})
+    got = []
+    for name, combo in runs:
+        c = runner.sweep_config(cfg, combo)
+        (_, params), = runner.plan(c, runner.select_notebooks(c, ["05"]))
+        got.append((params["evaluators"], params["k_retries"]))
+    assert got == [(["local:smollm2"], 2), (["hf:gpt2"], 2)], "every run of a sweep must differ"
+
+
+def test_project_kernel_is_this_interpreter():
+    import sys
+
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    assert runner.project_kernel() == runner.KERNEL == "rag-bias-lab"
+    spec = KernelSpecManager().get_kernel_spec("rag-bias-lab")
+    assert spec.display_name == "Python (rag-bias-lab)"
+    assert spec.argv[0] == sys.executable or spec.argv[0].endswith("python")
 
 
 def test_unreachable_server_fails_before_work(tmp_path):
@@ -52,19 +138,25 @@ def test_grid_runs_every_combination(tmp_path):
 
 
 @pytest.mark.notebooks
-def test_quickstart_run_manifest_and_warm_rerun(tmp_path):
+def test_quickstart_run_manifest_and_warm_rerun(tmp_path, tmp_runs):
     name = "pytest_quickstart"
-    cfg = runner.load_config(ROOT / "configs" / "smoke.yaml")
+    cfg = runner.load_config(ROOT / "configs" / "smoke.yaml", {"max_tokens": 6})
     cold = runner.run(cfg, name, ["00"])
-    man = json.loads((ROOT / "data" / "runs" / name / "manifest.json").read_text())
+    man = json.loads((tmp_runs / name / "manifest.json").read_text())
     assert man["status"] == "ok" and man["cache"]["misses"] > 0
     assert man["model_specs"] == ["local:gemma3", "local:smollm2"]
     assert man["packages"]["torch"].startswith("2.13.0") and len(man["git_commit"]) >= 7
+    assert man["kernel"] == "rag-bias-lab" and man["command_line_parameters"] == {"max_tokens": 6}
+    entry = man["notebooks"][0]
+    # smoke.yaml sets max_tokens: 8 for 00 per notebook; the command line wins, and the manifest says so
+    assert entry["parameters"]["max_tokens"] == 6 and entry["parameter_sources"]["max_tokens"] == "command line"
+    assert entry["parameter_sources"]["chat_model"] == "parameters"
     written = {f["path"] for f in man["files"]}
-    assert f"figures/{name}/quickstart_perplexity.png" in written
-    assert f"figures/{name}/quickstart_perplexity.pdf" in written
-    assert f"data/runs/{name}/00_quickstart/quickstart_answers.csv" in written
-    assert f"data/runs/{name}/notebooks/00_quickstart.ipynb" in written
+    figs = tmp_path / "figures" / name
+    assert str(figs / "quickstart_perplexity.png") in written and str(figs / "quickstart_perplexity.pdf") in written
+    assert str(tmp_runs / name / "00_quickstart" / "quickstart_answers.csv") in written
+    assert str(tmp_runs / name / "notebooks" / "00_quickstart.ipynb") in written
+    assert not (ROOT / "data" / "runs" / name).exists()
     warm = runner.run(cfg, name, ["00"])
     assert warm["cache"]["misses"] == 0 and warm["cache"]["hits"] == cold["cache"]["hits"] + cold["cache"]["misses"]
 

@@ -2,14 +2,16 @@
 score the pick by answer recall, and compare with a random pick (the mean over the N samples).
 
 Answer recall (Adlakha et al. 2024, used by the paper because answers are long): the share of the
-gold answer's tokens that occur in the response, after lower-casing and dropping punctuation and
-articles; the best over the answer and its aliases.
+gold answer's tokens that occur in the response, the best over the answer and its aliases. Tokens
+come from a named normalization of `lib.textmatch`: `squad` (default: lower case, punctuation and
+articles dropped, as Adlakha et al.) or `whole_word` (lower case, non-alphanumerics split).
+
+Figure 6 correlates best-of-N gains with accuracy on the multi-hop reasoning subset (`reason`);
+`accuracy_for_figure6` uses that subset when the pairs have it, else overall accuracy, and says which.
 """
 from __future__ import annotations
 
 import random
-import re
-import string
 
 import pandas as pd
 from scipy import stats as sps
@@ -17,19 +19,31 @@ from scipy import stats as sps
 from lib.prompts.rag_rewardbench import (TABLE5_GENERATION_SYSTEM, TABLE5_GENERATION_USER, fill,
                                          format_references)
 from lib.stats import bootstrap_ci
+from lib.textmatch import squad_normalize, word_normalize
+
+RECALL_RULES = {"squad": squad_normalize, "whole_word": word_normalize}
+FIGURE6_SUBSET = "reason"  # the paper's Figure 6: accuracy on the multi-hop reasoning subset
 
 
-def _tokens(text: str) -> list[str]:
-    """SQuAD-style normalised tokens."""
-    text = "".join(ch for ch in str(text).lower() if ch not in set(string.punctuation))
-    return re.sub(r"\b(a|an|the)\b", " ", text).split()
-
-
-def answer_recall(response: str, answers) -> float:
-    """Best share of a gold answer's tokens found in the response (0 when no answer has tokens)."""
-    got = set(_tokens(response))
-    scores = [sum(t in got for t in toks) / len(toks) for toks in map(_tokens, answers) if toks]
+def answer_recall(response: str, answers, rule: str = "squad") -> float:
+    """Best share of a gold answer's tokens found in the response (0 when no answer has tokens);
+    `rule` names the normalization ('squad' or 'whole_word')."""
+    if rule not in RECALL_RULES:
+        raise ValueError(f"Unknown recall rule {rule!r}: choose one of {sorted(RECALL_RULES)}.")
+    norm = RECALL_RULES[rule]
+    got = set(norm(response).split())
+    scores = [sum(t in got for t in toks) / len(toks) for toks in (norm(a).split() for a in answers) if toks]
     return max(scores, default=0.0)
+
+
+def accuracy_for_figure6(long: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """(rm, accuracy) on the `reason` category when the pairs have it (as Figure 6), else overall;
+    and a label saying which."""
+    part = long[(long["level"] == "category") & (long["name"] == FIGURE6_SUBSET)]
+    if len(part):
+        return part[["rm", "accuracy"]].reset_index(drop=True), "multi-hop reasoning subset (reason), as Figure 6"
+    part = long[long["level"] == "overall"]
+    return part[["rm", "accuracy"]].reset_index(drop=True), "overall (these pairs have no reason subset)"
 
 
 def bon_prompt(item: dict, n_negatives: int = 2, seed: int = 0) -> dict:
@@ -43,7 +57,8 @@ def bon_prompt(item: dict, n_negatives: int = 2, seed: int = 0) -> dict:
 
 
 def sample_candidates(policy, items: list[dict], n: int, temperature: float = 0.7,
-                      max_tokens: int = 64, n_negatives: int = 2, seed: int = 0) -> pd.DataFrame:
+                      max_tokens: int = 64, n_negatives: int = 2, seed: int = 0,
+                      rule: str = "squad") -> pd.DataFrame:
     """N sampled answers per item from a chat policy model, each with its answer recall."""
     from lib.llm_types import Request
 
@@ -59,7 +74,7 @@ def sample_candidates(policy, items: list[dict], n: int, temperature: float = 0.
             text = outs[i * n + k].text
             rows.append({"item_id": it["id"], "sample": k, "system": p["system"], "prompt": p["prompt"],
                          "response": text,
-                         "recall": answer_recall(text, [it["answer"], *it.get("aliases", [])])})
+                         "recall": answer_recall(text, [it["answer"], *it.get("aliases", [])], rule)})
     return pd.DataFrame(rows)
 
 

@@ -1,6 +1,8 @@
 """The benchmark's six categories and how Table 2 groups them into Helpful and Harmless."""
 from __future__ import annotations
 
+from lib.records import DataError
+
 # category -> (group, column name in Table 2); the order is Table 2's column order
 CATEGORIES: dict[str, tuple[str, str]] = {
     "helpful": ("Helpful", "General"),
@@ -18,7 +20,7 @@ PUBLISHED_COUNTS = {
 }
 
 
-class CategoryError(ValueError):
+class CategoryError(DataError):
     """A pair whose category cannot be told from its subset or file name."""
 
 

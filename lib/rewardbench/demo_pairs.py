@@ -8,6 +8,8 @@ responses whose order is known by construction:
   asks for a source, rejected invents an answer;
 - helpful: references hold the true passage; chosen answers from it, rejected is vague or off-topic.
 Every response is written by the templates below (our own wording), recorded in `source`.
+Whether a text states an answer is decided by `lib.textmatch` rule `substring` (case-insensitive),
+named in MATCH_RULE.
 """
 from __future__ import annotations
 
@@ -18,8 +20,10 @@ from pathlib import Path
 
 from lib.prompts.rag_rewardbench import (TABLE5_GENERATION_SYSTEM, TABLE5_GENERATION_USER, fill,
                                          format_references)
+from lib.textmatch import first_match, matches
 
 RULE_VERSION = "rule-v1"
+MATCH_RULE = "substring"  # lib.textmatch rule: does a passage / sentence state an answer?
 SCENARIOS = ("conflict", "abstain", "helpful")
 
 _ABSTAIN = [
@@ -45,14 +49,13 @@ def _sentences(text: str) -> list[str]:
 
 
 def _find(text: str, names: list[str]) -> str | None:
-    """The first of `names` that occurs in `text` (case-insensitive), as spelled in the list."""
-    low = text.lower()
-    return next((n for n in names if n and n.lower() in low), None)
+    """The first of `names` that `text` states (MATCH_RULE), as spelled in the list."""
+    return first_match(text, names, rule=MATCH_RULE)
 
 
 def _support(text: str, answer: str) -> str:
     """The sentence of a passage that states the answer (the whole passage if none does)."""
-    return next((s for s in _sentences(text) if answer.lower() in s.lower()), text)
+    return next((s for s in _sentences(text) if matches(s, answer, rule=MATCH_RULE)), text)
 
 
 def _shape(answer: str) -> str:

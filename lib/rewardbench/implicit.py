@@ -7,7 +7,7 @@ through the LLM layer's `loglikelihood`, so the embedded models run it offline a
 """
 from __future__ import annotations
 
-from lib.rewardbench.scalar import evaluate_scalar
+from lib.rewardbench.scalar import evaluate_scalar, scalar_raw
 
 TEXT_ONLY = {"local:gemma3"}  # base LMs without a chat template
 
@@ -73,6 +73,10 @@ class ImplicitReward:
         return [implicit_reward(p.logprob, p.n_tokens, self.norm,
                                 None if r is None else r.logprob, None if r is None else r.n_tokens)
                 for p, r in zip(pol, ref)]
+
+    def raw(self, pairs) -> list[dict]:
+        """Stored per pair (see `scalar.scalar_raw`)."""
+        return scalar_raw(self, pairs)
 
     def evaluate(self, pairs):
         """Per-pair results (see `scalar.evaluate_scalar`)."""

@@ -3,7 +3,8 @@
 Each pair is judged twice, chosen first ('cr') and rejected first ('rc'); accuracy per pair is the
 mean over the two orders (the paper's swap-and-average). An unparseable reply, after `retries`
 re-asks at temperature 0.7, counts as wrong in that order and is counted in `unparsed`.
-Raw replies are kept, so a parser fix re-parses without a model call (the LLM layer caches them).
+Every reply of both orders is stored per pair (`raw`; notebook 13 writes them as JSON lines), and
+`judge_from_raw` rebuilds the verdicts from them, so a parser fix re-parses without a model call.
 
 Beyond the paper (option `decide=logprob`): instead of generating a reply, compare the model's
 log-probabilities of the two allowed replies, "Choose 1" and "Choose 2", after the same prompt.
@@ -19,6 +20,7 @@ import pandas as pd
 from lib.prompts.rag_rewardbench import TABLE6_JUDGE_SYSTEM, TABLE6_JUDGE_USER, fill
 
 _CHOOSE = re.compile(r"choose\W{0,3}(?:response\W{0,3})?([12])(?!\d)", re.I)
+OPTIONS = ("Choose 1", "Choose 2")  # the two replies Table 6 allows
 _BETTER = re.compile(r"response\W{0,3}([12])(?!\d)\W{0,3}is\W{0,3}better", re.I)
 
 
@@ -62,55 +64,42 @@ class GenerativeJudge:
         return self._model
 
     def ask(self, triples: list[tuple[str, str, str]], desc: str = "judge") -> list[dict]:
-        """Judge (prompt, response1, response2) triples -> [{'choice', 'raw', 'attempts'}]."""
-        from lib.llm_types import Request
-
+        """Judge (prompt, response1, response2) triples -> [{'choice', 'raw', 'attempts', 'replies'}]
+        (one ask-parse-ask-again loop, `lib.asking.ask_until_parsed`; every reply is kept)."""
         if self.decide == "logprob":
-            return self._ask_logprob(triples, desc)
+            return [verdict_from_logprobs(lp) for lp in self._logprobs(triples, desc)]
+        from lib.asking import ask_until_parsed
 
-        def requests(idx, temperature, sample):
-            return [Request(messages=judge_messages(*triples[i]), max_tokens=self.max_tokens,
-                            temperature=temperature, sample=sample) for i in idx]
+        asked = ask_until_parsed(self.model, [judge_messages(*t) for t in triples],
+                                 lambda i, text: parse_choice(text), k_retries=self.retries,
+                                 max_tokens=self.max_tokens, temperature=0.0, retry_temperature=0.7,
+                                 desc=desc, chat=True) if triples else []
+        return [verdict_from_replies(a["responses"]) for a in asked]
 
-        idx = list(range(len(triples)))
-        outs = self.model.generate(requests(idx, 0.0, 0), desc=desc) if idx else []
-        raw = [o.text for o in outs]
-        choice = [parse_choice(t) for t in raw]
-        attempts = [1] * len(idx)
-        for retry in range(1, self.retries + 1):
-            todo = [i for i in idx if choice[i] is None]
-            if not todo:
-                break
-            for i, out in zip(todo, self.model.generate(requests(todo, 0.7, retry),
-                                                        desc=f"{desc} retry {retry}")):
-                raw[i], choice[i], attempts[i] = out.text, parse_choice(out.text), attempts[i] + 1
-        return [{"choice": c, "raw": r, "attempts": a} for c, r, a in zip(choice, raw, attempts)]
-
-    def _ask_logprob(self, triples, desc: str) -> list[dict]:
-        """Verdict = the more likely of the two allowed replies (no generation, never a format miss)."""
-        options = ("Choose 1", "Choose 2")
-        lls = self.model.loglikelihood([(judge_messages(*t), o) for t in triples for o in options],
+    def _logprobs(self, triples, desc: str) -> list[list[float]]:
+        """[log P("Choose 1"), log P("Choose 2")] after each prompt (no generation)."""
+        lls = self.model.loglikelihood([(judge_messages(*t), o) for t in triples for o in OPTIONS],
                                        desc=desc + " (log-prob verdicts)") if triples else []
-        out = []
-        for one, two in zip(lls[0::2], lls[1::2]):
-            choice = None if one.logprob == two.logprob else (1 if one.logprob > two.logprob else 2)
-            out.append({"choice": choice, "attempts": 1,
-                        "raw": f"logprob Choose 1={one.logprob:.4f}, Choose 2={two.logprob:.4f}"})
-        return out
+        return [[one.logprob, two.logprob] for one, two in zip(lls[0::2], lls[1::2])]
 
-    def evaluate(self, pairs: pd.DataFrame) -> pd.DataFrame:
-        """Per-pair results: both orders, accuracy, position consistency, unparsed count."""
+    def raw(self, pairs: pd.DataFrame) -> list[dict]:
+        """What the judge said about each pair, in both orders: every reply (or, with
+        `decide=logprob`, the two log-probabilities), so `judge_from_raw` can re-parse it."""
         rows = pairs.to_dict("records")
         triples = [(r["prompt"], r["chosen"], r["rejected"]) for r in rows]
         triples += [(r["prompt"], r["rejected"], r["chosen"]) for r in rows]
-        answers = self.ask(triples, desc=f"{self.name} on {len(rows)} pairs x 2 orders")
-        out = []
-        for r, cr, rc in zip(rows, answers[:len(rows)], answers[len(rows):]):
-            out.append({"id": r["id"], **order_outcome(cr["choice"], rc["choice"]),
-                        "choice_cr": cr["choice"], "choice_rc": rc["choice"],
-                        "raw_cr": cr["raw"], "raw_rc": rc["raw"],
-                        "attempts": cr["attempts"] + rc["attempts"]})
-        return pd.DataFrame(out)
+        desc = f"{self.name} on {len(rows)} pairs x 2 orders"
+        n = len(rows)
+        if self.decide == "logprob":
+            lps = self._logprobs(triples, desc)
+            return [{"id": r["id"], "logprobs_cr": cr, "logprobs_rc": rc} for r, cr, rc in zip(rows, lps[:n], lps[n:])]
+        answers = self.ask(triples, desc=desc)
+        return [{"id": r["id"], "replies_cr": cr["replies"], "replies_rc": rc["replies"]}
+                for r, cr, rc in zip(rows, answers[:n], answers[n:])]
+
+    def evaluate(self, pairs: pd.DataFrame) -> pd.DataFrame:
+        """Per-pair results: both orders, accuracy, position consistency, unparsed count."""
+        return pd.DataFrame([judge_from_raw(r) for r in self.raw(pairs)])
 
     def compare(self, triples: list[tuple[str, str, str]], desc: str = "judge compare") -> list[int]:
         """For (prompt, a, b): wins of a minus wins of b over both orders (-2..2)."""
@@ -119,6 +108,36 @@ class GenerativeJudge:
         n = len(triples)
         return [(ab["choice"] == 1) - (ab["choice"] == 2) + (ba["choice"] == 2) - (ba["choice"] == 1)
                 for ab, ba in zip(answers[:n], answers[n:])]
+
+
+def verdict_from_replies(replies: list[str]) -> dict:
+    """The verdict of one ordered pair from all its replies: the first that parses (re-asks stop
+    there), else None with the last reply shown."""
+    for text in replies:
+        choice = parse_choice(text)
+        if choice is not None:
+            return {"choice": choice, "raw": text, "attempts": len(replies), "replies": list(replies)}
+    return {"choice": None, "raw": replies[-1] if replies else "", "attempts": len(replies),
+            "replies": list(replies)}
+
+
+def verdict_from_logprobs(lp: list[float]) -> dict:
+    """The verdict from [log P("Choose 1"), log P("Choose 2")]: the likelier one; a tie is unparsed."""
+    one, two = lp
+    choice = None if one == two else (1 if one > two else 2)
+    return {"choice": choice, "attempts": 1, "replies": [],
+            "raw": f"logprob Choose 1={one:.4f}, Choose 2={two:.4f}"}
+
+
+def judge_from_raw(raw: dict) -> dict:
+    """One pair's result row from what the judge said (replies or log-probabilities), both orders."""
+    if "logprobs_cr" in raw:
+        cr, rc = verdict_from_logprobs(raw["logprobs_cr"]), verdict_from_logprobs(raw["logprobs_rc"])
+    else:
+        cr, rc = verdict_from_replies(raw["replies_cr"]), verdict_from_replies(raw["replies_rc"])
+    return {"id": raw["id"], **order_outcome(cr["choice"], rc["choice"]),
+            "choice_cr": cr["choice"], "choice_rc": rc["choice"], "raw_cr": cr["raw"], "raw_rc": rc["raw"],
+            "attempts": cr["attempts"] + rc["attempts"]}
 
 
 def order_outcome(choice_cr: int | None, choice_rc: int | None) -> dict:

@@ -5,12 +5,12 @@ chosen_model, rejected_model, chosen_score, rejected_score, answer (gold, demo p
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pandas as pd
 
+from lib.records import DataError, read_records
 from lib.rewardbench.categories import CATEGORIES, category_of, group_of
 
 PAIR_COLUMNS = ["id", "category", "group", "subset", "system", "prompt", "question", "chosen",
@@ -18,7 +18,12 @@ PAIR_COLUMNS = ["id", "category", "group", "subset", "system", "prompt", "questi
 _QUESTION = re.compile(r"##\s*Question:\s*(.*?)\s*(?:\n##|\Z)", re.S)
 
 
-class PairFormatError(ValueError):
+HUB_ID = "jinzhuoran/RAG-RewardBench"
+# the published benchmark: six JSON-lines files under Dataset/, one per scenario (named after it)
+HUB_FILES = {c: f"Dataset/*{c}*.jsonl" for c in CATEGORIES}
+
+
+class PairFormatError(DataError):
     """A row that is not a preference pair in either supported layout."""
 
 
@@ -81,20 +86,19 @@ def _number(value) -> float:
 
 
 def _rows_of(path: Path):
-    """Yield (row, where) from a JSON-lines file or a JSON array file."""
-    text = path.read_text(encoding="utf-8")
-    if text.lstrip().startswith("["):
-        for i, row in enumerate(json.loads(text), start=1):
+    """Yield (row, where) from a JSON-lines file or a JSON array file (via `read_records`)."""
+    if path.suffix == ".json":
+        rows = read_records(path)
+        if not isinstance(rows, list):
+            raise PairFormatError(f"{path}: expected a JSON array of pairs, got {type(rows).__name__}")
+        for i, row in enumerate(rows, start=1):
             yield row, f"{path.name} item {i}"
         return
-    for i, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield json.loads(line), f"{path.name} line {i}"
-        except json.JSONDecodeError as err:
-            raise PairFormatError(f"{path} line {i}: not valid JSON ({err.msg}); "
-                                  "expected one JSON object per line") from err
+    # JSON lines: numbered by line, blank lines included, so messages point at the right line
+    lines = path.read_text(encoding="utf-8").splitlines()
+    numbers = [i for i, line in enumerate(lines, start=1) if line.strip()]
+    for i, row in zip(numbers, read_records(path)):
+        yield row, f"{path.name} line {i}"
 
 
 def _category_from_name(path: Path) -> str | None:
@@ -114,8 +118,8 @@ def load_pairs(paths, strict: bool = True) -> pd.DataFrame:
         elif p.exists():
             files.append(p)
         else:
-            raise FileNotFoundError(f"no pairs file or folder at {p}; pass the folder of the "
-                                    "downloaded RAG-RewardBench .jsonl files or a demo pairs file")
+            raise DataError(f"no pairs file or folder at {p}; pass the folder of the downloaded "
+                            "RAG-RewardBench .jsonl files (its Dataset/ folder) or a demo pairs file")
     records = []
     for f in files:
         fallback = _category_from_name(f)
@@ -135,13 +139,22 @@ def _finish(records: list[dict]) -> pd.DataFrame:
     return df
 
 
-def load_hub(name: str = "jinzhuoran/RAG-RewardBench", strict: bool = True) -> pd.DataFrame:
-    """Load the published benchmark through `datasets` (needs network; every split is read)."""
+def load_hub(name: str = HUB_ID, strict: bool = True, data_files: dict | None = None) -> pd.DataFrame:
+    """Load the published benchmark through `datasets` (needs network): its six scenario files as
+    six named splits, so a row without a subset takes its scenario from its split (file)."""
     from datasets import load_dataset  # slow import, only for users online
 
-    data = load_dataset(name)
+    data = load_dataset(name, data_files=data_files or HUB_FILES)
+    return splits_to_pairs({split: list(rows) for split, rows in data.items()}, name, strict)
+
+
+def splits_to_pairs(splits: dict, name: str, strict: bool = True) -> pd.DataFrame:
+    """Pairs table from {split name: rows}; a split named after a scenario is the fallback category."""
     records = []
-    for split, rows in data.items():
+    for split, rows in splits.items():
+        fallback = split if split in CATEGORIES else None
         for i, row in enumerate(rows):
-            records.append(normalize_row(dict(row), f"{name}[{split}] row {i}", strict=strict))
+            records.append(normalize_row(dict(row), f"{name}[{split}] row {i}", fallback, strict=strict))
+    if not records:
+        raise PairFormatError(f"{name}: no preference pairs in splits {sorted(splits)}")
     return _finish(records)

@@ -138,3 +138,28 @@ def length_bias_table(results: pd.DataFrame) -> pd.DataFrame:
 def score_gap(results: pd.DataFrame) -> pd.Series:
     """Chosen minus rejected annotation score of each pair (NaN where pairs carry no scores)."""
     return results["chosen_score"] - results["rejected_score"]
+
+
+def _words(texts: pd.Series) -> pd.Series:
+    """Length in white-space words (the paper counts tokens of an unnamed tokenizer)."""
+    return texts.fillna("").str.split().str.len()
+
+
+def table4(pairs: pd.DataFrame) -> pd.DataFrame:
+    """The paper's Table 4 for the loaded pairs: per category and subset, the number of pairs and
+    the mean length of prompt, chosen and rejected response (in words: the paper's tokenizer is not
+    named), with a 'total' row per category and the published count beside it."""
+    from lib.rewardbench.categories import PUBLISHED_COUNTS
+
+    df = pairs.assign(prompt_len=_words(pairs["prompt"]), chosen_len=_words(pairs["chosen"]),
+                      rejected_len=_words(pairs["rejected"]))
+    rows = []
+    for cat, part in df.groupby("category", sort=False):
+        for name, sub in [("total", part), *part.groupby("subset", sort=True)]:
+            rows.append({"category": cat, "subset": name, "n": len(sub),
+                         "published_n": PUBLISHED_COUNTS.get(cat, np.nan) if name == "total" else np.nan,
+                         "prompt_len": sub["prompt_len"].mean(), "chosen_len": sub["chosen_len"].mean(),
+                         "rejected_len": sub["rejected_len"].mean()})
+    order = {c: i for i, c in enumerate(CATEGORIES)}
+    out = pd.DataFrame(rows)
+    return out.sort_values("category", key=lambda s: s.map(order).fillna(len(order)), kind="stable").reset_index(drop=True)

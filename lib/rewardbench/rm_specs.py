@@ -49,15 +49,18 @@ class RMSpec:
 
     @property
     def name(self) -> str:
-        """Short label for tables, e.g. 'implicit-mean:smollm2-ref:gemma3'."""
+        """Short label for tables, e.g. 'implicit-mean:smollm2-ref:gemma3'; every other option is
+        appended (';retries:0;max_tokens:8'), so specs that differ in any option differ in name."""
         if self.kind == "rm":
-            return "rm:" + self.target.rstrip("/").split("/")[-1]
-        kind = self.kind + ("-mean" if self.options.get("norm") == "mean" else "") + (
-            "-logprob" if self.options.get("decide") == "logprob" else "")
-        label = f"{kind}:{short_name(self.target)}"
-        if self.options.get("ref"):
-            label += f"-ref:{short_name(self.options['ref'])}"
-        return label
+            label = "rm:" + self.target.rstrip("/").split("/")[-1]
+        else:
+            kind = self.kind + ("-mean" if self.options.get("norm") == "mean" else "") + (
+                "-logprob" if self.options.get("decide") == "logprob" else "")
+            label = f"{kind}:{short_name(self.target)}"
+            if self.options.get("ref"):
+                label += f"-ref:{short_name(self.options['ref'])}"
+        shown = {"norm", "decide", "ref"}
+        return label + "".join(f";{k}:{v}" for k, v in sorted(self.options.items()) if k not in shown)
 
 
 def parse_rm_spec(spec: str) -> RMSpec:

@@ -1,26 +1,29 @@
 """Glue the three reward-model notebooks share: which pairs to use and their per-pair results."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
 
-from lib.rewardbench import demo_pairs, loader, registry
+from lib.records import DataError, read_records
+from lib.rewardbench import demo_pairs, loader, metrics, registry
 from lib.rewardbench.rm_specs import parse_rm_spec
+from lib.rewardbench.self_preference import rm_families, self_preference_table
+
+RAW_FILE = "rewardbench_raw.jsonl"  # notebook 13's raw replies and scores, in the run folder
 
 
 def study_pairs(pairs_path: str = "", n_per_category: int = 0, seed: int = 0,
-                bank_path=None) -> pd.DataFrame:
-    """Pairs for a run: '' = our demo pairs (rebuilt with the run's passage-bank false passages when
-    `bank_path` exists), 'hf:<dataset id>' = the published benchmark online, else files or a folder.
-    `n_per_category` > 0 keeps a seeded sample of that many pairs per category."""
+                bank: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Pairs for a run: '' = our demo pairs (rebuilt with the false passages of a passage-bank table
+    `bank` when one is given), 'hf:<dataset id>' = the published benchmark online, else files or a
+    folder. `n_per_category` > 0 keeps a seeded sample of that many pairs per category."""
     if not pairs_path:
-        if bank_path and Path(bank_path).exists():
-            from lib.data import load_bank
-
+        if bank is not None and len(bank):
             files = [p for p in sorted(demo_pairs.DEMO_PAIRS.parent.glob("*.jsonl"))
                      if p.stem in ("nq", "marco", "triviaqa")]
-            fp = demo_pairs.false_passages_from_bank(load_bank(bank_path))
+            fp = demo_pairs.false_passages_from_bank(bank)
             rows = demo_pairs.build_demo_pairs(demo_pairs.read_demo_items(files), seed=0,
                                                false_passages=fp)
             pairs = loader._finish([loader.normalize_row(r, r["id"]) for r in rows])
@@ -37,19 +40,71 @@ def study_pairs(pairs_path: str = "", n_per_category: int = 0, seed: int = 0,
     return pairs.reset_index(drop=True)
 
 
-def pair_results(reward_models, pairs: pd.DataFrame, path=None) -> pd.DataFrame:
-    """Per-pair results of every reward model; reuses a results CSV at `path` (written by notebook 13
-    of the same run) when it covers these models and pairs, so discriminative RMs run once."""
+def pair_results(reward_models, pairs: pd.DataFrame, path=None, models: dict | None = None) -> pd.DataFrame:
+    """Per-pair results of every reward model, computed through the cached model layer (a re-run
+    under any run name makes no model call, and a changed prompt, pair or parser always takes
+    effect). With `path`, what each model said per pair (judge replies, log-probabilities,
+    scores) is written there as JSON lines, for `reparse`. `models` maps a spec to the model
+    objects to use ({'model': ..., 'ref_model': ...}) instead of loading them."""
     for spec in reward_models:
         parse_rm_spec(spec)  # a bad spec fails before any model runs
-    if path and Path(path).exists():
-        saved = pd.read_csv(path, dtype={"id": str})
-        have = set(zip(saved["spec"], saved["id"])) if "spec" in saved else set()
-        if all((s, i) in have for s in reward_models for i in pairs["id"]):
-            keep = saved["spec"].isin(list(reward_models)) & saved["id"].isin(set(pairs["id"]))
-            return saved[keep].reset_index(drop=True)
-    results = registry.evaluate(reward_models, pairs)
+    rms = [registry.get_reward_model(s, **(models or {}).get(s, {})) for s in reward_models]
+    records = registry.raw_records(rms, pairs)
     if path:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        results.to_csv(path, index=False)
-    return results
+        write_raw(records, path)
+    return registry.results_from_raw(records)
+
+
+def write_raw(records: list[dict], path) -> Path:
+    """Raw per-pair records as JSON lines (one per reward model and pair)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def reparse(path) -> pd.DataFrame:
+    """Per-pair results rebuilt from a raw JSON-lines file (notebook 13's `rewardbench_raw.jsonl`)
+    with today's parser: no model call."""
+    records = read_records(path)
+    if not isinstance(records, list) or not records:
+        raise DataError(f"{path}: no raw reward-model records (expected notebook 13's JSON lines).")
+    for i, rec in enumerate(records, 1):
+        missing = {"rm", "kind", "spec", "id"} - set(rec)
+        if missing:
+            raise DataError(f"{path}, line {i}: missing field(s) {sorted(missing)}.")
+    return registry.results_from_raw(records)
+
+
+def study_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Notebook 13's tables from per-pair results: long accuracies, Table 2, judge biases and the
+    self-preference split (the same whether results are fresh or re-parsed)."""
+    long = metrics.accuracy_table(results)
+    specs = list(dict.fromkeys(results["spec"]))
+    return {"rewardbench_accuracy_long": long, "rewardbench_table2": metrics.paper_table(long),
+            "rewardbench_judges": metrics.judge_table(results),
+            "rewardbench_self_preference": self_preference_table(results, rm_families(specs))}
+
+
+def main(argv=None) -> int:
+    """python -m lib.rewardbench.study reparse <run name>: rewrite notebook 13's tables of that run
+    from its raw replies, without model calls."""
+    import argparse
+
+    from lib.outputs import RunOutputs
+
+    ap = argparse.ArgumentParser(prog="python -m lib.rewardbench.study", description=main.__doc__)
+    ap.add_argument("command", choices=["reparse"])
+    ap.add_argument("run_name")
+    args = ap.parse_args(argv)
+    out = RunOutputs(args.run_name, "13_rewardbench")
+    results = reparse(out.path(RAW_FILE))
+    for name, table in study_tables(results).items():
+        out.table(table, name, float_format="%.1f" if name == "rewardbench_table2" else "%.3f")
+    print(study_tables(results)["rewardbench_table2"].to_string())
+    print(f"re-parsed {len(results)} (reward model, pair) rows of {out.path(RAW_FILE)}; tables in {out.table_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -193,7 +193,7 @@ def test_demo_file_is_up_to_date_with_the_demo_items(tmp_path):
 
 
 def test_study_pairs_rebuild_with_the_runs_passage_bank(tmp_path):
-    from lib.data import BANK_COLUMNS, load_bank, save_bank
+    from lib.self_preference.bank import BANK_COLUMNS, load_bank, save_bank
     from lib.rewardbench import study
     if not dp.DEMO_PAIRS.exists():
         pytest.skip("demo data not present")

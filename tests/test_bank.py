@@ -168,3 +168,19 @@ def test_ppl_tests_pair_each_item_once_even_if_listed_twice():
     res = passage_stats.ppl_tests(doubled, paired=True).set_index("author")
     assert res.loc["gpt", "n_human"] == 4
     assert res.loc["gpt", "t"] == pytest.approx(passage_stats.ppl_tests(df, paired=True).set_index("author").loc["gpt", "t"])
+
+
+def test_our_false_answer_is_the_counted_fallback_only_where_the_model_failed():
+    items = _items()
+    items["false_answer_ours"] = ["Mark Twain", "Sydney", "Gauguin"][: len(items)]
+    cfg = pb.BankConfig(k=1, styles=())
+    bank = pb.build_bank(items, {"toy": ScriptedModel(_reply)}, cfg)
+    p, rep = bank.passages, bank.report.set_index(["author", "kind"])
+    moby = p[(p["item_id"] == "nq-001") & (p["factuality"] == "false")]
+    assert set(moby["false_by"]) == {"ours"} and set(moby["false_answer"]) == {"Mark Twain"}
+    assert set(moby["author"]) == {"human", "toy"}
+    assert rep.loc[("toy", "false answer (ours, fallback)"), "n"] == 1
+    # items whose model false answer parsed keep the model's (the paper's method)
+    assert set(p[(p["item_id"] == "nq-002") & (p["factuality"] == "false")]["false_by"]) == {"toy"}
+    off = pb.build_bank(items, {"toy": ScriptedModel(_reply)}, pb.BankConfig(k=1, styles=(), own_false_answers=False))
+    assert off.passages[(off.passages["item_id"] == "nq-001") & (off.passages["factuality"] == "false")].empty

@@ -9,12 +9,18 @@ from lib.records import DataError, read_records
 
 SOURCES = ("nq", "marco", "triviaqa")
 ITEM_COLUMNS = ["id", "source", "question", "answer", "aliases", "title", "human_passage",
-                "query_type", "negatives"]
+                "query_type", "negatives", "false_answer_ours"]
+# Only our demo items carry `false_answer_ours` (a false answer we wrote, the passage bank's fallback
+# where the model's own false answer is unusable); for every other source it is "".
+OPTIONAL_COLUMNS = {"false_answer_ours": ""}
 
 
 def items_frame(rows: list[dict]) -> pd.DataFrame:
-    """Item rows as a DataFrame with exactly ITEM_COLUMNS."""
-    return pd.DataFrame(rows, columns=ITEM_COLUMNS)
+    """Item rows as a DataFrame with exactly ITEM_COLUMNS (optional columns filled with their default)."""
+    frame = pd.DataFrame(rows, columns=ITEM_COLUMNS)
+    for col, default in OPTIONAL_COLUMNS.items():
+        frame[col] = frame[col].fillna(default).astype(str)
+    return frame
 
 
 def load_hf(spec: str):

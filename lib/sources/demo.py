@@ -25,7 +25,9 @@ def parse_demo(path) -> pd.DataFrame:
     rows = []
     for i, rec in enumerate(recs, 1):
         where = f"line {i} ({rec.get('id', '?') if isinstance(rec, dict) else '?'})"
-        row = {c: field(rec, c, path, where) for c in ITEM_COLUMNS if c not in ("query_type", "title")}
+        row = {c: field(rec, c, path, where) for c in ITEM_COLUMNS
+               if c not in ("query_type", "title", "false_answer_ours")}
+        row["false_answer_ours"] = rec.get("false_answer_ours", "") or ""
         row["title"] = rec.get("title", "")
         row["query_type"] = rec.get("query_type", "") or ""
         if not isinstance(row["aliases"], list) or not isinstance(row["negatives"], list):

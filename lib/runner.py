@@ -24,6 +24,7 @@ from pathlib import Path
 
 import yaml
 
+from . import findings
 from .config import NOTEBOOKS, ROOT, cache_dir, figure_dir, run_dir
 from .specs import SpecError, parse_spec, require_api_key
 
@@ -303,6 +304,9 @@ def _finish_manifest(manifest: dict, name: str) -> None:
             for k, v in json.loads(f.read_text()).items():
                 totals[k] = totals.get(k, 0) + v
     manifest["cache"] = totals
+    if (out_dir / "findings").is_dir():  # notebooks that state headline quantities wrote rows there
+        for path in findings.summarize(out_dir, name):
+            print(f"[run {name}] findings: {display_path(path)}")
     files = []
     for base in (out_dir, fig_dir):
         for p in sorted(base.rglob("*")):

@@ -4,13 +4,12 @@ import math
 import pandas as pd
 import pytest
 
-from lib import config, findings
+from lib import findings, runner
 
 
 @pytest.fixture
-def runs(tmp_path, monkeypatch):
-    monkeypatch.setattr(config, "RUNS", tmp_path / "runs")
-    return tmp_path / "runs"
+def runs(tmp_runs):
+    return tmp_runs
 
 
 def test_finding_checks_its_fields():
@@ -44,3 +43,14 @@ def test_summary_of_a_run_without_findings_is_an_empty_table(runs):
     (runs / "empty").mkdir(parents=True)
     csv_path, _ = findings.summarize(runs / "empty")
     assert pd.read_csv(csv_path).empty
+
+
+def test_runner_gathers_findings_when_it_finishes_a_run(runs, capsys):
+    findings.record("r2", "03", [findings.finding("self-preference", "03", "PPL human minus model", "m",
+                                                 100, 2.0, 1.0, 3.0, p=0.01)])
+    manifest = {"run": "r2", "status": "ok", "seconds": 1.0, "notebooks": [{"notebook": "03_perplexity.ipynb"}]}
+    runner._finish_manifest(manifest, "r2")
+    assert pd.read_csv(runs / "r2" / "findings.csv")["n"].tolist() == [100]
+    listed = {f["path"] for f in manifest["files"]}
+    assert str(runs / "r2" / "findings.csv") in listed and str(runs / "r2" / "README.md") in listed
+    assert "findings:" in capsys.readouterr().out

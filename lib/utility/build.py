@@ -47,3 +47,30 @@ def composition(rows: list[Candidates]) -> pd.DataFrame:
     out = df.groupby("source").mean().round(2)
     out.insert(0, "#queries", df.groupby("source").size())
     return out.reset_index()
+
+
+def seeded_sample(items: pd.DataFrame, n: int, seed: int = 0) -> pd.DataFrame:
+    """Up to n items in a seeded random choice, kept in file order (0: all)."""
+    if not n or n >= len(items):
+        return items.reset_index(drop=True)
+    return items.sample(n=n, random_state=seed).sort_index().reset_index(drop=True)
+
+
+def gather_items(datasets: list[str], n_items: int, seed: int, loaders: dict,
+                 run_items: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Questions and retrieval corpus per dataset: questions from the run's items (notebook 01) when
+    it holds the dataset, else from the loaded dataset; the corpus is the whole loaded dataset.
+    `loaders[d]()` returns all items of dataset d. Returns (items, corpus items, provenance)."""
+    chosen, pools, prov = [], [], []
+    for d in datasets:
+        if d not in loaders:
+            raise ValueError(f"No loader for dataset {d!r}; datasets: {sorted(loaders)}.")
+        pool = loaders[d]()
+        mine = run_items[run_items["source"] == d] if run_items is not None and "source" in run_items else None
+        origin = "run items (notebook 01)" if mine is not None and len(mine) else "dataset"
+        picked = seeded_sample(mine if origin != "dataset" else pool, n_items, seed)
+        chosen.append(picked)
+        pools.append(pool)
+        prov.append({"dataset": d, "questions from": origin, "questions": len(picked),
+                     "corpus items": len(pool)})
+    return (pd.concat(chosen, ignore_index=True), pd.concat(pools, ignore_index=True), pd.DataFrame(prov))

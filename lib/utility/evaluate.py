@@ -19,7 +19,7 @@ from lib.utility.metrics import rank_metrics, set_prf
 SET_METRICS = ["P", "R", "F1"]
 SET_EXTRA = "F1 per question"
 RANK_METRICS = ["NDCG@1", "NDCG@5", "MRR@5"]
-HEADLINE = {"pointwise": "F1", "listwise-set": "F1", "pairwise": "NDCG@1", "listwise-rank": "NDCG@1"}
+HEADLINE = {"pointwise": SET_EXTRA, "listwise-set": SET_EXTRA, "pairwise": "NDCG@1", "listwise-rank": "NDCG@1"}
 
 
 def judgment_rows(rows: list[Candidates], judgments: list[Judgment], **tags) -> pd.DataFrame:
@@ -81,7 +81,8 @@ def summarize(df: pd.DataFrame, by: list[str], metrics: list[str], n_boot: int =
         rec["failure rate"], rec["failure lo"], rec["failure hi"] = (
             scale * rec["n_failed_questions"] / max(rec["n"], 1), scale * lo, scale * hi)
         use = g if failures == "zero" else g[~failed]
-        for m in [m for m in metrics if m != "F1"] + ([SET_EXTRA] if "F1" in metrics else []):
+        set_f1 = "F1" in metrics and "P" in df and "R" in df
+        for m in [m for m in metrics if not (set_f1 and m == "F1")] + ([SET_EXTRA] if set_f1 else []):
             if m not in g:
                 continue
             vals = use[m].fillna(0.0) if failures == "zero" else use[m].dropna()
@@ -90,7 +91,7 @@ def summarize(df: pd.DataFrame, by: list[str], metrics: list[str], n_boot: int =
                 continue
             lo, hi = _interval(vals, n_boot, seed)
             rec[m], rec[f"{m} lo"], rec[f"{m} hi"] = scale * float(vals.mean()), scale * lo, scale * hi
-        if "F1" in metrics and "P" in g and "R" in g:
+        if set_f1:
             pr = use[["P", "R"]].fillna(0.0) if failures == "zero" else use[["P", "R"]].dropna()
             if len(pr):
                 p, r = pr["P"].to_numpy(float), pr["R"].to_numpy(float)

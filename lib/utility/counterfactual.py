@@ -101,8 +101,9 @@ def answer_entities(answer: str) -> list[str]:
     return _SPAN.findall(answer or "")
 
 
-def false_claim(item: dict, corpus: dict[str, list[str]], rng: random.Random) -> str | None:
-    """MS MARCO claim (2.2.4 step i): the answer with one entity not in the question swapped."""
+def false_claim(item: dict, corpus: dict[str, list[str]], rng: random.Random) -> tuple[str, str] | None:
+    """MS MARCO claim (2.2.4 step i): the answer with one entity not in the question swapped; returns
+    (claim, the swapped-out true entity)."""
     answer, question = item["answer"], item["question"].lower()
     spans = [s for s in answer_entities(answer) if s.lower() not in question]
     if not spans:
@@ -113,7 +114,8 @@ def false_claim(item: dict, corpus: dict[str, list[str]], rng: random.Random) ->
         return None
     swapped = substitute(answer, [target], subs[0][0])
     # OUR wording for short (entity-only) answers, so the claim is a statement.
-    return swapped if len(answer.split()) >= 4 else f"The answer to '{item['question']}' is {swapped}."
+    claim = swapped if len(answer.split()) >= 4 else f"The answer to '{item['question']}' is {swapped}."
+    return claim, target
 
 
 def generated_passages(model, items: list[dict], corpora: dict[str, dict], n: int, seed: int = 0,
@@ -128,16 +130,17 @@ def generated_passages(model, items: list[dict], corpora: dict[str, dict], n: in
         claims = list(dict.fromkeys(c for c in (false_claim(it, corpus, rng) for _ in range(3 * n)) if c))
         no_claim += not claims
         jobs += [(k, c) for c in claims[:n]]
-    replies = ask(model, [counterfactual_evidence_prompt(c) for _, c in jobs], EVIDENCE_TOKENS,
+    replies = ask(model, [counterfactual_evidence_prompt(c) for _, (c, _) in jobs], EVIDENCE_TOKENS,
                   temperature=0.7, desc="counterfactual evidence", ledger=ledger, key=key)
     out: list[list[str]] = [[] for _ in items]
     kept_answer = 0
-    for (k, _), text in zip(jobs, replies):
+    for (k, (_, target)), text in zip(jobs, replies):
         text = " ".join((text or "").split())
         it = items[k]
         if not text:
             continue
-        if matches(text, it["answer"], rule="whole_word", aliases=list(it.get("aliases") or [])):
+        # "Still carries the true answer": the answer itself, an alias, or the entity the claim replaced.
+        if matches(text, it["answer"], rule="whole_word", aliases=[*(it.get("aliases") or []), target]):
             kept_answer += 1
             continue
         out[k].append(text)

@@ -52,3 +52,22 @@ def test_ranking_marker_repairs_and_failure():
 def test_status_counts():
     parsed = [P.parse_set("My selection: [Passage-1]", 3), P.parse_set("Passage-1", 3), P.parse_set("x", 3)]
     assert P.status_counts(parsed) == {"ok": 1, "repaired": 1, "failed": 1}
+
+
+def test_echoed_labels_are_not_judgments():
+    """SmolLM2 often copies the input ('[0]: text...'): reading [0] and appending the rest would hand
+    the failure the input order again."""
+    echo = "[0]: The blue whale is a marine mammal. [1]: The fin whale is large."
+    assert P.parse_ranking(echo, n=3).status == P.FAILED
+    assert P.parse_set("The passage is:\nPassage-1: The blue whale is a mammal", n=3).status == P.FAILED
+    assert P.parse_ranking("My rank: [1]>[0]>[2]", n=3).value == [1, 0, 2]
+    assert P.parse_set("My selection: [Passage-2]", n=3).value == [2]
+
+
+def test_bare_numbers_only_after_a_marker_or_alone():
+    assert P.parse_set("2, 3", n=5).value == [2, 3]
+    assert P.parse_set("My selection: 1 and 4", n=5).value == [1, 4]
+    assert P.parse_ranking("2 > 0 > 1", n=3).value == [2, 0, 1]
+    # numbers inside prose are years and counts, not passages
+    assert P.parse_set("It was completed in 1801 and has 3 movements.", n=5).status == P.FAILED
+    assert P.parse_ranking("1. Magellan sailed in 1519.\n2. Shakespeare wrote plays.", n=5).status == P.FAILED

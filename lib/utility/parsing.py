@@ -11,6 +11,8 @@ first passage, else the second. Their listwise formats: 'My selection: [<passage
 a pairwise reply naming neither passage is FAILED by default (the authors' script would read it as
 Passage-1: `authors_default=True` does that); listwise ids found without the marker, bare numbers,
 ids out of range dropped, repeats dropped, and passages a ranking leaves out appended in input order.
+An echoed passage label ("[0]: ...", "Passage-1: ...", the input's own layout) is never read as a
+judgment: a reply that only echoes the passages is a failure.
 """
 from __future__ import annotations
 
@@ -21,7 +23,13 @@ from typing import Any
 OK, REPAIRED, FAILED = "ok", "repaired", "failed"
 _ID = re.compile(r"\[\s*(?:passage[\s\-_]*)?(\d+)\s*\]|<\s*passage[\s\-_]*(\d+)\s*>|passage[\s\-_#]*(\d+)",
                  re.I)
+# A label followed by a colon ("[0]: text", "Passage-1: text") is the model echoing the input, not a
+# judgment: such labels are removed before ids are read.
+_ECHO = re.compile(r"(?:\[\s*\d+\s*\]|passage[\s\-_#]*\d+)\s*:", re.I)
 _BARE_NUM = re.compile(r"\b(\d+)\b")
+# Bare numbers are read only after a marker or in a reply made of numbers alone ("2, 5", "2 > 0 > 1"):
+# elsewhere they are years and counts from echoed passages.
+_NUMBERS_ONLY = re.compile(r"[\s\d,;>.\-\[\]]*(?:and[\s\d,;>.\-\[\]]*)*", re.I)
 _MARKERS = {"pointwise": re.compile(r"my judgment\s*:", re.I),
             "pairwise": re.compile(r"my choice\s*:", re.I),
             "listwise-set": re.compile(r"my selection\s*:", re.I),
@@ -45,12 +53,16 @@ def after_marker(text: str, form: str) -> str | None:
     return text[marks[-1].end():] if marks else None
 
 
-def _ids(text: str) -> tuple[list[int], bool]:
-    """Passage numbers in mention order; second item says whether bare numbers had to be used."""
+def _ids(text: str, marked: bool = False) -> tuple[list[int], bool]:
+    """Passage numbers in mention order; second item says whether bare numbers had to be used
+    (allowed only after a marker, `marked`, or in a reply of numbers alone)."""
+    text = _ECHO.sub(" ", text or "")
     found = [int(a or b or c) for a, b, c in _ID.findall(text)]
     if found:
         return found, False
-    return [int(n) for n in _BARE_NUM.findall(text)], True
+    if marked or _NUMBERS_ONLY.fullmatch(text.strip()):
+        return [int(n) for n in _BARE_NUM.findall(text)], True
+    return [], False
 
 
 def parse_yes_no(text: str) -> Parsed:
@@ -73,7 +85,8 @@ def parse_pair(text: str, authors_default: bool = False) -> Parsed:
         return Parsed(0, OK)
     if "passage-1" in low:
         return Parsed(1, OK)
-    ids, bare = _ids(after_marker(text, "pairwise") or text or "")
+    part = after_marker(text, "pairwise")
+    ids, bare = _ids(text or "" if part is None else part, marked=part is not None)
     choices = [i for i in ids if i in (0, 1)]
     if choices:
         return Parsed(choices[0], REPAIRED, "bare number" if bare else "passage named without '-'")
@@ -98,8 +111,9 @@ def parse_set(text: str, n: int) -> Parsed:
     """Listwise-set reply -> sorted 0-based passage indices; None when nothing is readable."""
     part = after_marker(text, "listwise-set")
     notes = [] if part is not None else ["no 'My selection:' marker"]
+    marked = part is not None
     part = text or "" if part is None else part
-    ids, bare = _ids(part)
+    ids, bare = _ids(part, marked)
     if not ids:
         if _NONE.search(part):
             return Parsed([], OK if not notes else REPAIRED, "; ".join(notes + ["empty selection"]))
@@ -116,7 +130,7 @@ def parse_ranking(text: str, n: int) -> Parsed:
     (an unreadable ranking never inherits the input order)."""
     part = after_marker(text, "listwise-rank")
     notes = [] if part is not None else ["no 'My rank:' marker"]
-    ids, bare = _ids(text or "" if part is None else part)
+    ids, bare = _ids(text or "" if part is None else part, marked=part is not None)
     order, more = _clean_ids(ids, n)
     notes += more
     if not order:

@@ -127,3 +127,21 @@ def test_vote_modal_size_and_curve():
     runs = [[J([0])], [J([1])], [J([1])]]
     assert k_sampling_selection(runs, 1) == [[0]]
     assert k_sampling_selection(runs, 3) == [[1]]
+
+
+class Flaky(Scripted):
+    """Junk on the first, greedy ask; the right answer when asked again (sample >= 1)."""
+
+    def generate(self, requests, desc=""):
+        good = super().generate(requests, desc)
+        return [o if r.sample else Out("hmm") for r, o in zip(requests, good)]
+
+
+def test_asking_again_is_optional_counted_and_costed():
+    once = judge(Flaky(), [row(2)], "listwise-set")
+    assert once[0].failed and once[0].counts["asked_again"] == 0
+    ledger = Ledger()
+    again = judge(Flaky(), [row(2)], "listwise-set", k_retries=2, ledger=ledger, key=("m", "set"))
+    assert again[0].selected == [2] and again[0].counts["asked_again"] == 1
+    assert ledger.rows[("m", "set")]["requests"] == 2
+    assert judgment_rows([row(2)], again)["n_asked_again"].iloc[0] == 1

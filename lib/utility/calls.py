@@ -38,18 +38,45 @@ def _misses() -> int:
     return int(cache_stats().get("misses", 0))
 
 
-def make_request(model, content, max_tokens: int, temperature: float = 0.0, sample: int = 0):
+def make_request(model, content, max_tokens: int, temperature: float = 0.0, sample: int = 0, **extra):
     """A Request for a prompt string or a message list; base LMs get the messages as one text."""
     from lib.prompts.utility import as_text
     chat = getattr(model, "is_chat", True)
     if isinstance(content, list) and not chat:
         content = as_text(content)
+    params = dict(max_tokens=max_tokens, temperature=temperature, sample=sample, **extra)
     if hasattr(model, "request"):
-        return model.request(content, max_tokens=max_tokens, temperature=temperature, sample=sample)
+        return model.request(content, **params)
     from lib.llm import Request, user_request
     if isinstance(content, list):
-        return Request(messages=content, max_tokens=max_tokens, temperature=temperature, sample=sample)
-    return user_request(content, True, max_tokens=max_tokens, temperature=temperature, sample=sample)
+        return Request(messages=content, **params)
+    return user_request(content, True, **params)
+
+
+class Metered:
+    """A model wrapper that books every generate() batch in the ledger under one key (so loops such
+    as lib.asking.ask_until_parsed are costed too)."""
+
+    def __init__(self, model, ledger: Ledger | None, key: tuple):
+        self.model, self.ledger, self.key = model, ledger, key
+
+    def request(self, content, chat=None, **params):
+        """The wrapped model's request (messages become text for base LMs)."""
+        return make_request(self.model, content, **params)
+
+    def generate(self, requests, desc=None):
+        """Generate and book the batch."""
+        before = _misses()
+        outs = self.model.generate(requests, desc=desc or None)
+        if self.ledger is not None:
+            self.ledger.add(self.key, len(requests), sum(getattr(o, "tokens_in", 0) or 0 for o in outs),
+                            sum(getattr(o, "tokens_out", 0) or 0 for o in outs), _misses() - before)
+        return outs
+
+
+def default_key(model, desc: str) -> tuple:
+    """(model name, desc) when the caller gives no ledger key."""
+    return (str(getattr(getattr(model, "spec", None), "key", "model")), desc or "calls")
 
 
 def ask(model, prompts: list, max_tokens: int, temperature: float = 0.0,
@@ -61,10 +88,5 @@ def ask(model, prompts: list, max_tokens: int, temperature: float = 0.0,
         return []
     samples = samples or [0] * len(prompts)
     requests = [make_request(model, p, max_tokens, temperature, s) for p, s in zip(prompts, samples)]
-    before = _misses()
-    outs = model.generate(requests, desc=desc or None)
-    if ledger is not None:
-        key = key or (str(getattr(getattr(model, "spec", None), "key", "model")), desc or "calls")
-        ledger.add(key, len(requests), sum(getattr(o, "tokens_in", 0) or 0 for o in outs),
-                   sum(getattr(o, "tokens_out", 0) or 0 for o in outs), _misses() - before)
+    outs = Metered(model, ledger, key or default_key(model, desc)).generate(requests, desc=desc or None)
     return [getattr(o, "text", o) or "" for o in outs]

@@ -28,7 +28,8 @@ def judgment_rows(rows: list[Candidates], judgments: list[Judgment], **tags) -> 
     for r, j in zip(rows, judgments):
         rec = {"id": r.id, "source": r.source, "form": j.form, "judgment": j.judgment, **tags,
                "n_ok": j.counts.get("ok", 0), "n_repaired": j.counts.get("repaired", 0),
-               "n_failed": j.counts.get("failed", 0), "failed": j.failed,
+               "n_failed": j.counts.get("failed", 0), "n_asked_again": j.counts.get("asked_again", 0),
+               "failed": j.failed,
                "notes": " | ".join(j.notes)}
         if j.form in ("pointwise", "listwise-set"):
             prf = set_prf(j.selected, r.ground_truth_label) if j.selected is not None else \
@@ -98,7 +99,7 @@ def summarize(df: pd.DataFrame, by: list[str], metrics: list[str], n_boot: int =
                 lo, hi = _f1_interval(p, r, n_boot, seed)
                 rec["F1"] = scale * harmonic_f1(p.mean(), r.mean())
                 rec["F1 lo"], rec["F1 hi"] = scale * lo, scale * hi
-        for c in ("n_ok", "n_repaired", "n_failed"):
+        for c in ("n_ok", "n_repaired", "n_failed", "n_asked_again"):
             if c in g:
                 rec[c] = int(g[c].sum())
         out.append(rec)
@@ -139,7 +140,8 @@ def failure_table(per_q: pd.DataFrame, by: list[str]) -> pd.DataFrame:
         recs.append({**dict(zip(by, keys)), "questions": n, "failed questions": k,
                      "failure rate": 100 * k / n, "lo": 100 * lo, "hi": 100 * hi,
                      "replies ok": int(g["n_ok"].sum()), "replies repaired": int(g["n_repaired"].sum()),
-                     "replies failed": int(g["n_failed"].sum())})
+                     "replies failed": int(g["n_failed"].sum()),
+                     "asked again": int(g["n_asked_again"].sum()) if "n_asked_again" in g else 0})
     return pd.DataFrame(recs)
 
 

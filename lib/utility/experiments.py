@@ -35,7 +35,7 @@ class Condition:
 
 def sweep(models, rows: list[Candidates], conditions: list[Condition], seed: int = 0,
           ledger: Ledger | None = None, replies_path=None, pair_rows: list[Candidates] | None = None,
-          get_model=None) -> pd.DataFrame:
+          get_model=None, k_retries: int = 0) -> pd.DataFrame:
     """Judge `rows` under every condition with every model: one row per (model, question, condition),
     with a `headline` column (F1 for sets, NDCG@1 for rankings). Pairwise uses `pair_rows` when given
     (it costs n(n-1)/2 requests per question). Raw replies go to `replies_path` (JSONL) for reparse."""
@@ -47,7 +47,7 @@ def sweep(models, rows: list[Candidates], conditions: list[Condition], seed: int
         for c in conditions:
             use = pair_rows if (c.form == "pairwise" and pair_rows is not None) else rows
             js = judge(model, use, c.form, c.judgment, seed=seed, ledger=ledger, key=(name, c.method),
-                       desc=f"{name} {c.method}", **c.options)
+                       desc=f"{name} {c.method}", **{"k_retries": k_retries, **c.options})
             tags = dict(model=name, factor=c.factor, level=c.level)
             if replies_path:
                 save_replies(js, replies_path, **tags)
@@ -65,7 +65,7 @@ def questions_per_method(per_q: pd.DataFrame) -> dict[tuple, int]:
 
 def answering(models, rows: list[Candidates], relevance_forms: list[str], utility_forms: list[str],
               k_values: list[int], k_curve: bool = False, seed: int = 0, ledger: Ledger | None = None,
-              replies_path=None, get_model=None) -> tuple[pd.DataFrame, dict]:
+              replies_path=None, get_model=None, k_retries: int = 0) -> tuple[pd.DataFrame, dict]:
     """Table 4: answers from every evidence condition; returns (answers, parts) where parts maps
     (model, condition) to the ledger methods its cost is made of, with a share for shared runs."""
     if get_model is None:
@@ -90,7 +90,8 @@ def answering(models, rows: list[Candidates], relevance_forms: list[str], utilit
             judged = {}
             for form in dict.fromkeys((["listwise-set"] if need_set else []) + wanted):
                 judged[form] = judge(model, rows, form, judgment, seed=seed, ledger=ledger,
-                                     key=(name, f"{judgment} {form}"), desc=f"{name} {judgment} {form}")
+                                     key=(name, f"{judgment} {form}"), desc=f"{name} {judgment} {form}",
+                                     k_retries=k_retries)
                 if replies_path:
                     save_replies(judged[form], replies_path, model=name, factor="answering", level="gtu")
             sizes = ([None if j.selected is None else len(j.selected) for j in judged["listwise-set"]]

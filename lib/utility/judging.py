@@ -14,7 +14,8 @@ from itertools import combinations
 from lib.prompts.utility import judgment_messages
 from lib.utility import parsing
 from lib.utility.benchmark import Candidates, item_seed
-from lib.utility.calls import Ledger, ask
+from lib.asking import ask_until_parsed
+from lib.utility.calls import Ledger, Metered, ask, default_key
 
 FORMS = ("pointwise", "pairwise", "listwise-set", "listwise-rank")
 # The authors' prompts ask for a reason or an answer before the judgment: room for both.
@@ -123,8 +124,10 @@ def judge(model, rows: list[Candidates], form: str, judgment: str = "utility",
           order: str = "question-first", requirement: str = "none", seed: int = 0,
           gt_position: int | None = None, shuffle_key: str = "", ledger: Ledger | None = None,
           key: tuple | None = None, desc: str = "", max_tokens: int | None = None,
-          authors_default: bool = False) -> list[Judgment]:
-    """Judge every candidate set in one input form; returns one Judgment per row, in row order."""
+          authors_default: bool = False, k_retries: int = 0) -> list[Judgment]:
+    """Judge every candidate set in one input form; returns one Judgment per row, in row order.
+    `k_retries` > 0 (beyond the paper, which asks once) asks an unreadable reply again at temperature
+    0.7 with a new sample index; the last reply is kept and the re-asks are counted."""
     if form not in FORMS:
         raise ValueError(f"form={form!r}: choose one of {FORMS}.")
     orders = [presentation_order(r, seed, gt_position, shuffle_key) for r in rows]
@@ -133,10 +136,37 @@ def judge(model, rows: list[Candidates], form: str, judgment: str = "utility",
     prompts = [judgment_messages(rows[k].question, [rows[k].passage[orders[k][i]] for i in shown], **kwargs)
                for k, shown in jobs]
     n_max = max((len(o) for o in orders), default=1)
-    replies = ask(model, prompts, max_tokens or max_tokens_for(form, requirement, n_max),
-                  desc=desc or f"{judgment}-{form}", ledger=ledger, key=key)
+    tokens, label = max_tokens or max_tokens_for(form, requirement, n_max), desc or f"{judgment}-{form}"
+    asked_again = [0] * len(jobs)
+    if k_retries:
+        def readable(i, text):
+            """The job's parse value, or None to ask again."""
+            k, shown = jobs[i]
+            return _parse_one(form, text, len(shown), authors_default)
+        got = ask_until_parsed(Metered(model, ledger, key or default_key(model, label)), prompts, readable,
+                               k_retries=k_retries, max_tokens=tokens, desc=label)
+        replies = [g["responses"][-1] for g in got]
+        asked_again = [g["attempts"] - 1 for g in got]
+    else:
+        replies = ask(model, prompts, tokens, desc=label, ledger=ledger, key=key)
     by_row: dict[int, list[str]] = {k: [] for k in range(len(rows))}
-    for (k, _), text in zip(jobs, replies):
+    again: dict[int, int] = {k: 0 for k in range(len(rows))}
+    for (k, _), text, extra in zip(jobs, replies, asked_again):
         by_row[k].append(text)
-    return [from_replies(r.id, form, judgment, o, by_row[k], authors_default)
-            for k, (r, o) in enumerate(zip(rows, orders))]
+        again[k] += extra
+    out = [from_replies(r.id, form, judgment, o, by_row[k], authors_default)
+           for k, (r, o) in enumerate(zip(rows, orders))]
+    for k, j in enumerate(out):
+        j.counts["asked_again"] = again[k]
+    return out
+
+
+def _parse_one(form: str, text: str, n: int, authors_default: bool = False):
+    """Value of one reply of a form (None: unreadable), for the ask-again loop."""
+    if form == "listwise-set":
+        return parsing.parse_set(text, n).value
+    if form == "listwise-rank":
+        return parsing.parse_ranking(text, n).value
+    if form == "pointwise":
+        return parsing.parse_yes_no(text).value
+    return parsing.parse_pair(text, authors_default).value

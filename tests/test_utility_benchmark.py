@@ -131,3 +131,29 @@ def test_clip_keeps_the_answer_window():
                        ground_truth_passages=[text])
     cut = B.clipped(row, 20)
     assert "Mars" in cut.passage[0] and cut.passage[1] == "a b" and "Mars" in cut.ground_truth_passages[0]
+
+
+def test_gather_items_prefers_the_run_items_and_keeps_the_whole_corpus():
+    import pandas as pd
+
+    from lib.utility.build import gather_items
+    its = pd.DataFrame(items())
+    run = its.iloc[:1]
+    loaders = {"nq": lambda: its[its.source == "nq"], "marco": lambda: its[its.source == "marco"]}
+    chosen, pool, prov = gather_items(["nq", "marco"], 5, 0, loaders, run_items=run)
+    assert list(chosen[chosen.source == run.iloc[0]["source"]]["id"]) == [run.iloc[0]["id"]]
+    assert len(pool) == len(its[its.source.isin(["nq", "marco"])])
+    assert set(prov["questions from"]) <= {"run items (notebook 01)", "dataset"}
+    with pytest.raises(ValueError, match="No loader"):
+        gather_items(["hotpotqa"], 1, 0, loaders)
+
+
+def test_recall_at_k_counts_every_ground_truth_passage():
+    from lib.utility.retrieval import recall_at_k
+    its = items()
+    hop = dict(its[0], id="hp-1", source="hotpotqa",
+               supporting_passages=[its[0]["human_passage"], "Nothing about the question at all here."])
+    corpus = B.pooled_corpus(its + [hop])
+    r = recall_at_k(["bm25"], [hop], corpus, [1, len(corpus)])
+    assert r.set_index("k").loc[len(corpus), "recall"] == 1.0
+    assert r.set_index("k").loc[1, "recall"] <= 0.5 and (r["n"] == 1).all()

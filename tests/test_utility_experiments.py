@@ -68,3 +68,8 @@ def test_answering_table_costs_keyed_by_model_and_method():
     nq = summary[(summary.source == "nq") & (summary.condition == "none")].iloc[0]
     assert nq["EM"] == 100.0
     assert "BLEU-4" in summary and summary[summary.source == "marco"]["BLEU-1"].notna().all()
+
+
+def test_sweep_without_conditions_is_an_empty_table():
+    df = sweep(["openai:scripted"], ROWS, [], get_model=lambda spec: Scripted())
+    assert df.empty and {"headline", "failed", "form"} <= set(df.columns)

@@ -52,6 +52,9 @@ def sweep(models, rows: list[Candidates], conditions: list[Condition], seed: int
             if replies_path:
                 save_replies(js, replies_path, **tags)
             frames.append(judgment_rows(use, js, **tags))
+    if not frames:  # no condition asked for (e.g. only the default order): an empty table
+        return pd.DataFrame(columns=["id", "source", "form", "judgment", "model", "factor", "level", "n_ok",
+                                     "n_repaired", "n_failed", "n_asked_again", "failed", "notes", "headline"])
     out = pd.concat(frames, ignore_index=True)
     out["headline"] = [row.get(HEADLINE[f]) for f, (_, row) in zip(out["form"], out.iterrows())]
     return out

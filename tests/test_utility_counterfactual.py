@@ -1,9 +1,11 @@
-"""Counterfactual passages: false answers (bank parser), substitution, marco evidence, bank reuse."""
+"""Counterfactual passages by dataset: entity substitution (nq / hotpotqa / triviaqa) inside
+lib/utility, and the 2.2.4 generation prompt for MS MARCO with answer-carrying passages dropped."""
 import json
+import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from lib.utility.counterfactual import counterfactuals, false_answers
+from lib.utility import counterfactual as C
 
 FIX = Path(__file__).parent / "fixtures" / "utility"
 ITEMS = [json.loads(line) for line in (FIX / "items.jsonl").read_text().splitlines() if line]
@@ -15,50 +17,62 @@ class Out:
 
 
 class Scripted:
-    """False answers cycle through a list (with the true answer and junk mixed in); evidence echoes."""
-
-    spec = "scripted"
+    """Evidence prompts get a canned reply (a list cycled); records what it was asked."""
 
     def __init__(self, replies):
-        self.replies, self.calls = replies, 0
+        self.replies, self.asked = replies, []
 
     def generate(self, requests, desc=""):
         outs = []
         for r in requests:
-            prompt = r.messages[0]["content"]
-            if prompt.startswith("Given a claim"):
-                outs.append(Out("Fake evidence: " + prompt.split("Claim: ")[1]))
-            else:
-                outs.append(Out(self.replies[self.calls % len(self.replies)]))
-                self.calls += 1
+            self.asked.append(r.messages[0]["content"])
+            outs.append(Out(self.replies[(len(self.asked) - 1) % len(self.replies)]))
         return outs
 
 
-def test_false_answers_skip_true_answer_and_repeats():
-    model = Scripted(["Answer: Raphael", "Michelangelo", "Raphael", "Titian", "", "Giotto"])
-    got, rejected = false_answers(model, [ITEMS[0]], 2)
-    assert got == [["Raphael", "Titian"]]
-    assert rejected == 2  # the true answer and the repeat were refused, and counted
+def test_entity_types_and_corpus():
+    assert C.entity_type("1989") == "date" and C.entity_type("9 November") == "date"
+    assert C.entity_type("42 km") == "numeric" and C.entity_type("Lucca") == "other"
+    corpus = C.entity_corpus(["Lucca", "1989", "yes", "Lucca", "Rome"])
+    assert corpus == {"other": ["Lucca", "Rome"], "date": ["1989"]}
 
 
-def test_substitution_for_factoid_and_generation_for_marco():
-    model = Scripted(["Raphael", "Titian", "Venus", "Jupiter", "It trains dogs", "It sells cars"])
-    items = [ITEMS[0], ITEMS[3]]
-    out, report = counterfactuals(model, items, 2)
-    assert all("Michelangelo" not in p for p in out[0]) and len(out[0]) == 2
-    assert any("Raphael" in p for p in out[0])
-    assert len(out[1]) >= 1 and all(p.startswith("Fake evidence:") for p in out[1])
-    assert report["from_bank"] == 0
+def test_substitute_every_occurrence_case_insensitive_whole_words():
+    text = "Mars is red. MARS has two moons; Marshall is a name. mars!"
+    assert C.substitute(text, ["Mars"], "Venus") == "Venus is red. Venus has two moons; Marshall is a name. Venus!"
+    # aliases too, longest first
+    assert C.substitute("Leonardo da Vinci, or da Vinci", ["da Vinci", "Leonardo da Vinci"], "Titian") == "Titian, or Titian"
 
 
-def test_bank_false_passages_are_reused_first(tmp_path):
-    from lib.data import BANK_COLUMNS
-    it = ITEMS[1]
-    rows = [dict(zip(BANK_COLUMNS, [it["id"], "nq", it["question"], it["answer"], "Mount Kenya", "human",
-                                    "false", "normal", "BANK PASSAGE about Mount Kenya", "smollm2"]))]
-    bank = tmp_path / "passage_bank.jsonl"
-    bank.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    model = Scripted(["Aconcagua", "Denali"])
-    out, report = counterfactuals(model, [it], 2, bank_path=bank)
-    assert out[0][0] == "BANK PASSAGE about Mount Kenya" and len(out[0]) == 2
-    assert report["from_bank"] == 1
+def test_replacements_alternate_corpus_and_type_swap_and_skip_the_answer():
+    corpus = {"other": ["Lucca", "Rome", "Pisa"], "date": ["1989", "1066"]}
+    got = C.replacements("Lucca", ["lucca city"], corpus, 4, random.Random(0))
+    assert [k for _, k in got] == ["corpus", "type-swap", "corpus", "type-swap"]
+    assert "Lucca" not in [s for s, _ in got]
+
+
+def test_substituted_passages_seeded_and_answer_free():
+    item = {"id": "h1", "answer": "Lucca", "aliases": [], "human_passage": "Tosca passage",
+            "supporting_passages": ["Tosca is by Puccini.", "Puccini was born in Lucca; lucca is in Tuscany."]}
+    corpus = {"other": ["Lucca", "Rome", "Pisa", "Siena"]}
+    a, dropped = C.substituted_passages(item, corpus, 2, seed=1)
+    b, _ = C.substituted_passages(item, corpus, 2, seed=1)
+    assert a == b and len(a) == 2 and dropped == 0
+    assert all("lucca" not in p.lower() and p.startswith("Puccini was born in ") for p in a)
+    assert C.substituted_passages({**item, "answer": "yes"}, corpus, 2) == ([], 0)   # no entity to swap
+
+
+def test_marco_uses_the_generation_prompt_and_drops_answer_carriers():
+    items = [{"id": "m1", "source": "marco", "question": "who painted the night watch",
+              "answer": "Rembrandt painted it in 1642", "aliases": []},
+             {"id": "n1", "source": "nq", "question": "q", "answer": "Mars", "aliases": [],
+              "human_passage": "Mars is red."}]
+    pool = items + [{"id": "m2", "source": "marco", "answer": "Vermeer painted it in Delft"},
+                    {"id": "n2", "source": "nq", "answer": "Venus"}]
+    model = Scripted(["A fake report says Vermeer did it.", "Rembrandt painted it after all."])
+    cps, report = C.counterfactuals(model, items, 2, seed=0, corpus_items=pool)
+    assert all(a.startswith("Given a claim, please write a short piece of evidence") for a in model.asked)
+    assert len(model.asked) == 2                      # only the MS MARCO item was sent to the model
+    assert cps[0] == ["A fake report says Vermeer did it."]
+    assert report["generated_with_true_answer_dropped"] == 1
+    assert cps[1] == ["Venus is red."]                # nq: substitution, no model

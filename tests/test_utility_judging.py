@@ -1,10 +1,12 @@
-"""Judging bookkeeping with a scripted stand-in model (order mapping, counts, votes)."""
+"""Judging bookkeeping with a scripted stand-in model (order mapping, counts, failures, votes, reparse)."""
 import re
 from dataclasses import dataclass
 
 from lib.utility.benchmark import Candidates
 from lib.utility.calls import Ledger
-from lib.utility.judging import judge, presentation_order, wins_ranking
+from lib.utility.evaluate import judgment_rows
+from lib.utility.judging import from_replies, judge, presentation_order, wins_ranking
+from lib.utility.replies import reparse, save_replies
 from lib.utility.sampling import k_sampling_selection, vote
 
 
@@ -16,9 +18,7 @@ class Out:
 
 
 class Scripted:
-    """Answers by reading the prompt: always points at the passage containing 'GOLD'."""
-
-    spec = "scripted"
+    """Reads the authors' prompts and points at the passage containing 'GOLD' (or replies junk)."""
 
     def __init__(self, broken=False):
         self.broken = broken
@@ -27,20 +27,20 @@ class Scripted:
     def generate(self, requests, desc=""):
         outs = []
         for r in requests:
-            text = r.messages[0]["content"]
-            self.seen.append(text)
-            ids = re.findall(r"^\[(\d+)\] (.*)$", text, flags=re.M)
-            gold = [i for i, t in ids if "GOLD" in t]
+            system, user = r.messages[0]["content"], r.messages[1]["content"]
+            self.seen.append(user)
+            labels = re.findall(r"^(?:Passage-(\d+)|\[(\d+)\]): (.*?)(?: \n)?$", user, flags=re.M)
+            gold = [a or b for a, b, t in labels if "GOLD" in t]
             if self.broken:
-                outs.append(Out("???"))
-            elif "one word: yes or no" in text:
-                outs.append(Out("yes" if gold else "no"))
-            elif "[1] or [2]" in text:
-                outs.append(Out(f"[{gold[0]}]" if gold else "[1]"))
-            elif "ranking only" in text:
-                outs.append(Out(" > ".join(f"[{i}]" for i in gold) + " > [99]"))
+                outs.append(Out("I cannot tell."))
+            elif "My judgment" in system:
+                outs.append(Out("Reasoning. My judgment: " + ("yes" if "GOLD" in user else "no")))
+            elif "My choice" in system:
+                outs.append(Out(f"My choice: Passage-{gold[0] if gold else 1}"))
+            elif "My rank" in user:
+                outs.append(Out("Answer. My rank: " + ">".join(f"[{i}]" for i in gold) + ">[99]"))
             else:
-                outs.append(Out(", ".join(f"[{i}]" for i in gold) + ", [42]"))
+                outs.append(Out("Answer. My selection: [" + ", ".join(f"Passage-{i}" for i in gold) + ", Passage-42]"))
         return outs
 
 
@@ -56,17 +56,15 @@ def test_presentation_order_fixes_gt_position():
         order = presentation_order(r, seed=0, gt_position=pos)
         assert order[pos - 1] == 4 and sorted(order) == list(range(6))
     assert presentation_order(r, seed=0) == presentation_order(r, seed=0)
-    shuffles = {tuple(presentation_order(r, seed=0, shuffle_key=f"/k{i}")) for i in range(5)}
-    assert len(shuffles) > 1
+    assert len({tuple(presentation_order(r, seed=0, shuffle_key=f"/k{i}")) for i in range(5)}) > 1
 
 
 def test_listwise_set_maps_back_and_counts_repair():
-    rows = [row(1), row(5)]
     ledger = Ledger()
-    js = judge(Scripted(), rows, "listwise-set", ledger=ledger)
+    js = judge(Scripted(), [row(1), row(5)], "listwise-set", ledger=ledger, key=("m", "set"))
     assert [j.selected for j in js] == [[1], [5]]
-    assert all(j.counts["repaired"] == 1 for j in js)  # the [42] was dropped, and counted
-    assert ledger.rows["utility-listwise-set"]["requests"] == 2
+    assert all(j.counts["repaired"] == 1 for j in js)  # Passage-42 was dropped, and counted
+    assert ledger.rows[("m", "set")]["requests"] == 2
 
 
 def test_listwise_rank_puts_gold_first_and_stays_a_permutation():
@@ -74,30 +72,53 @@ def test_listwise_rank_puts_gold_first_and_stays_a_permutation():
     assert js[0].ranking[0] == 2 and sorted(js[0].ranking) == list(range(6))
 
 
-def test_pointwise_and_failures_are_counted_not_dropped():
+def test_unreadable_ranking_is_a_failure_not_the_input_order():
+    """Figure 5's trap: with the ground truth at position 1, the input order would score NDCG@1 = 1."""
+    r = row(0)
+    js = judge(Scripted(broken=True), [r], "listwise-rank", gt_position=1)
+    assert js[0].ranking is None and js[0].failed
+    df = judgment_rows([r], js)
+    assert df["NDCG@1"].isna().all() and df["failed"].all()
+    sets = judge(Scripted(broken=True), [r], "listwise-set")
+    assert sets[0].selected is None and sets[0].failed
+
+
+def test_pointwise_and_failures_are_counted():
     js = judge(Scripted(), [row(0)], "pointwise")
     assert js[0].selected == [0] and js[0].counts["ok"] == 6
     bad = judge(Scripted(broken=True), [row(0)], "pointwise")
-    assert bad[0].selected == [] and bad[0].counts["failed"] == 6 and bad[0].failed
+    assert bad[0].selected is None and bad[0].counts["failed"] == 6 and bad[0].failed
 
 
-def test_pairwise_ranking_and_both_orders():
+def test_pairwise_every_pair_once_as_the_authors_do():
     model = Scripted()
     js = judge(model, [row(3, n=4)], "pairwise")
-    assert len(model.seen) == 4 * 3
+    assert len(model.seen) == 4 * 3 // 2
     assert js[0].ranking[0] == 3
+    assert judge(Scripted(broken=True), [row(3, n=4)], "pairwise")[0].failed
 
 
 def test_wins_ranking_ignores_unreadable():
     assert wins_ranking(3, [(0, 1, 1), (1, 2, 1), (0, 2, None)]) == [1, 0, 2]
+    assert wins_ranking(2, [(0, 1, None)]) is None
+
+
+def test_reparse_rebuilds_rows_without_a_model(tmp_path):
+    rows = [row(1), row(4)]
+    js = judge(Scripted(), rows, "listwise-set")
+    path = save_replies(js, tmp_path / "r.jsonl", model="m", factor="f", level=1)
+    again = reparse(path, rows)
+    first = judgment_rows(rows, js, model="m", factor="f", level=1)
+    assert again["P"].tolist() == first["P"].tolist() and again["model"].tolist() == ["m", "m"]
+    j = from_replies("x", "listwise-rank", "utility", [2, 0, 1], ["My rank: [1]>[0]>[2]"])
+    assert j.ranking == [0, 2, 1]
 
 
 def test_vote_modal_size_and_curve():
-    # modal size 2; passage 2 has 3 votes, the 1-vote tie goes to the better retrieval rank
     assert vote([[1, 2], [2, 3], [2]]) == [1, 2]
     assert vote([[3, 2], [2, 3], [2, 5]]) == [2, 3]
     assert vote([[4], [4], [0, 1]]) == [4]
-    assert vote([[0, 1], [1], [2]]) == [1]
+    assert vote([[0, 1], [1], [2], None, None]) == [1]   # failed runs cast no vote
     assert vote([]) == []
 
     class J:
@@ -106,3 +127,21 @@ def test_vote_modal_size_and_curve():
     runs = [[J([0])], [J([1])], [J([1])]]
     assert k_sampling_selection(runs, 1) == [[0]]
     assert k_sampling_selection(runs, 3) == [[1]]
+
+
+class Flaky(Scripted):
+    """Junk on the first, greedy ask; the right answer when asked again (sample >= 1)."""
+
+    def generate(self, requests, desc=""):
+        good = super().generate(requests, desc)
+        return [o if r.sample else Out("hmm") for r, o in zip(requests, good)]
+
+
+def test_asking_again_is_optional_counted_and_costed():
+    once = judge(Flaky(), [row(2)], "listwise-set")
+    assert once[0].failed and once[0].counts["asked_again"] == 0
+    ledger = Ledger()
+    again = judge(Flaky(), [row(2)], "listwise-set", k_retries=2, ledger=ledger, key=("m", "set"))
+    assert again[0].selected == [2] and again[0].counts["asked_again"] == 1
+    assert ledger.rows[("m", "set")]["requests"] == 2
+    assert judgment_rows([row(2)], again)["n_asked_again"].iloc[0] == 1

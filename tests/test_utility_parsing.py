@@ -1,65 +1,73 @@
-"""Reading judgments out of replies: repairs follow the listwise rules and are counted."""
+"""Reading judgments out of replies: the authors' rules are the strict parse, our repairs are counted
+as repairs, and nothing readable is a failure (value None), never a default."""
 from lib.utility import parsing as P
 
 
-def test_set_drops_out_of_range_and_repeats():
-    p = P.parse_set("[3], [14], [3], [1]", n=10)
-    assert p.value == [0, 2]
-    assert p.status == P.REPAIRED
-    assert "14" in p.note and "repeats" in p.note
+def test_pointwise_authors_rule():
+    assert (P.parse_yes_no("Reasoning... My judgment: yes").value, P.parse_yes_no("My judgment: yes").status) == (True, P.OK)
+    assert P.parse_yes_no("The answer is yes").value is True
+    assert P.parse_yes_no("My judgment: no").value is False
+    lead = P.parse_yes_no("Yes, it helps")        # no space before yes: the authors' rule reads "no"
+    assert (lead.value, lead.status) == (True, P.REPAIRED)
+    assert (P.parse_yes_no("maybe").value, P.parse_yes_no("maybe").status) == (None, P.FAILED)
 
 
-def test_set_clean_reply_is_ok_and_zero_based():
-    p = P.parse_set("[2], [5]", n=10)
-    assert (p.value, p.status) == ([1, 4], P.OK)
+def test_pairwise_authors_rule_and_default_option():
+    assert P.parse_pair("My choice: Passage-0").value == 0
+    assert P.parse_pair("My choice: passage-1 since...").value == 1
+    both = P.parse_pair("Passage-1 is longer but Passage-0 has it")   # the authors look for passage-0 first
+    assert (both.value, both.status) == (0, P.OK)
+    rep = P.parse_pair("My choice: [1]")
+    assert (rep.value, rep.status) == (1, P.REPAIRED)
+    assert P.parse_pair("no idea").status == P.FAILED
+    assert P.parse_pair("no idea", authors_default=True).value == 1
 
 
-def test_set_none_and_garbage():
-    assert P.parse_set("None of them.", n=5).status == P.OK
-    bad = P.parse_set("I like turtles", n=5)
-    assert (bad.value, bad.status) == ([], P.FAILED)
-    only_out_of_range = P.parse_set("[11] [12]", n=10)
-    assert only_out_of_range.status == P.FAILED
+def test_set_marker_zero_based_and_repairs():
+    ok = P.parse_set("The answer is X.\nMy selection: [Passage-0, Passage-3]", n=5)
+    assert (ok.value, ok.status) == ([0, 3], P.OK)
+    rep = P.parse_set("My selection: [<passage-2>, Passage-9, Passage-2]", n=5)
+    assert rep.value == [2] and rep.status == P.REPAIRED and "9" in rep.note and "repeats" in rep.note
+    nomark = P.parse_set("Passage-1 and Passage-4 help", n=5)
+    assert nomark.value == [1, 4] and nomark.status == P.REPAIRED and "marker" in nomark.note
+    assert P.parse_set("My selection: []", n=5).value == []
+    assert P.parse_set("I like turtles", n=5).value is None
+    assert P.parse_set("My selection: [Passage-11]", n=5).status == P.FAILED
 
 
-def test_set_passage_words_and_bare_numbers():
-    assert P.parse_set("Passage 2 and passage-4", n=5).value == [1, 3]
-    bare = P.parse_set("2, 3", n=5)
-    assert bare.value == [1, 2] and bare.status == P.REPAIRED
+def test_set_reads_after_the_last_marker_only():
+    text = "Passage-1 mentions the answer but Passage-3 is wrong.\nMy selection: [Passage-1]"
+    assert P.parse_set(text, n=4).value == [1]
 
 
-def test_ranking_repairs_repeats_and_missing():
-    p = P.parse_ranking("[2] > [2] > [4] > [9]", n=4)
-    assert p.value == [1, 3, 0, 2]
-    assert p.status == P.REPAIRED
-    assert sorted(p.value) == list(range(4))
-
-
-def test_ranking_failure_keeps_input_order():
-    p = P.parse_ranking("cannot decide", n=3)
-    assert (p.value, p.status) == ([0, 1, 2], P.FAILED)
-
-
-def test_output_marker_reads_after_reasoning():
-    text = "Passage [1] mentions the answer but [3] is wrong.\nOutput: [1]"
-    assert P.parse_set(text, n=3).value == [0]
-    assert P.judgment_part("a\nOUTPUT: b\nOutput: c").strip() == "c"
-
-
-def test_yes_no_and_pair():
-    assert P.parse_yes_no("Yes.").value is True
-    assert P.parse_yes_no("no").status == P.OK
-    inside = P.parse_yes_no("I think yes")
-    assert inside.value is True and inside.status == P.REPAIRED
-    assert P.parse_yes_no("maybe").status == P.FAILED
-    negated = P.parse_yes_no("The passage does not")
-    assert negated.value is False and negated.status == P.REPAIRED
-    assert P.parse_pair("[2]").value == 2
-    both = P.parse_pair("[1] is better than [2]")
-    assert both.value == 1 and both.status == P.REPAIRED
-    assert P.parse_pair("Passage 3").status == P.FAILED
+def test_ranking_marker_repairs_and_failure():
+    ok = P.parse_ranking("Answer: X. My rank: [2]>[0]>[1]", n=3)
+    assert (ok.value, ok.status) == ([2, 0, 1], P.OK)
+    rep = P.parse_ranking("My rank: [1]>[1]>[3]>[9]", n=4)
+    assert rep.value == [1, 3, 0, 2] and rep.status == P.REPAIRED and sorted(rep.value) == list(range(4))
+    bad = P.parse_ranking("cannot decide", n=3)
+    assert (bad.value, bad.status) == (None, P.FAILED)    # never the input order
 
 
 def test_status_counts():
-    parsed = [P.parse_set("[1]", 3), P.parse_set("[7]", 3), P.parse_set("1", 3)]
+    parsed = [P.parse_set("My selection: [Passage-1]", 3), P.parse_set("Passage-1", 3), P.parse_set("x", 3)]
     assert P.status_counts(parsed) == {"ok": 1, "repaired": 1, "failed": 1}
+
+
+def test_echoed_labels_are_not_judgments():
+    """SmolLM2 often copies the input ('[0]: text...'): reading [0] and appending the rest would hand
+    the failure the input order again."""
+    echo = "[0]: The blue whale is a marine mammal. [1]: The fin whale is large."
+    assert P.parse_ranking(echo, n=3).status == P.FAILED
+    assert P.parse_set("The passage is:\nPassage-1: The blue whale is a mammal", n=3).status == P.FAILED
+    assert P.parse_ranking("My rank: [1]>[0]>[2]", n=3).value == [1, 0, 2]
+    assert P.parse_set("My selection: [Passage-2]", n=3).value == [2]
+
+
+def test_bare_numbers_only_after_a_marker_or_alone():
+    assert P.parse_set("2, 3", n=5).value == [2, 3]
+    assert P.parse_set("My selection: 1 and 4", n=5).value == [1, 4]
+    assert P.parse_ranking("2 > 0 > 1", n=3).value == [2, 0, 1]
+    # numbers inside prose are years and counts, not passages
+    assert P.parse_set("It was completed in 1801 and has 3 movements.", n=5).status == P.FAILED
+    assert P.parse_ranking("1. Magellan sailed in 1519.\n2. Shakespeare wrote plays.", n=5).status == P.FAILED

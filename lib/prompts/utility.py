@@ -1,20 +1,28 @@
 """Prompts of the utility-judgment study (`utility-judgments.txt`).
 
-Only one prompt of that paper survives in its text: the counterfactual-evidence generation prompt of
-section 2.2.4 (generation-based method), kept verbatim below. Figure 2, which held the utility,
-relevance and QA prompts, did not survive the text extraction. The prompts after it are therefore
-OURS, written to the paper's description and grouped by the section they follow:
-- 2.3.2 utility prompts: pointwise (the model states a yes / no judgment), pairwise (the model names
-  the passage with more utility), listwise-set (the model returns the passages with utility) and
-  listwise-rank (the model returns an ordering by utility);
-- 2.3.3 relevance prompts: the listwise ones with "relevant" in place of "has utility";
-- 2.3.4 QA prompts: one for factoid QA (nq, triviaqa styles), one for non-factoid QA (marco style);
-- section 4 extra requirements: chain-of-thought uses the paper's quoted words "Let's think step by
-  step"; reasoning and answer-first follow the paper's paraphrases.
-The question comes first (the paper's default order, section 4); `PASSAGES_FIRST` is the swap
-studied in Figure 4. Placeholders: {question}, {passages}, {num}, {claim}.
+The paper's Figure 2 (the judgment and QA prompts) is lost from its text. The judgment prompts below
+are the AUTHORS' templates, copied character for character from their published scripts as recorded
+in `shared/papers/authors-code-notes.md` (a test compares them with that file). Each form has a
+system part and a user part; `exp` / `exp_useful` are the slot where the requirement factor goes
+(empty by default, as published). Passage labels as published: `Passage-0`, `Passage-1`, ... (from 0)
+for pointwise / pairwise / listwise-set, `[0]`, `[1]`, ... for listwise-rank.
+
+OUR choices, marked where they are made:
+- relevance prompts (2.3.3): the authors' templates with "relevance" for "utility" (the repository
+  has none);
+- passages-first layout (section 4, Figure 4): the same sentences with the passages moved before the
+  question;
+- the section 4 extra requirements COT ("Let's think step by step", quoted by the paper), reasoning
+  and answer-first (the paper's paraphrases) fill the `exp` slot; the requirement level
+  "requirement" is the authors' requirement sentence;
+- QA prompts (2.3.4), factoid and non-factoid, written to the paper's description.
+The counterfactual-evidence prompt of section 2.2.4 is verbatim from the paper.
 """
 from __future__ import annotations
+
+import re
+
+_SLOT = re.compile(r"\{(question|number|pair|paras)\}")
 
 # --- 2.2.4 generation-based counterfactual passages: verbatim ----------------------------------
 # The paper's quotation ends in "Evidence:." where the final period closes the sentence of the
@@ -25,63 +33,134 @@ S224_GENERATE_COUNTERFACTUAL_EVIDENCE = (
     "possible. Claim: {claim} Evidence:"
 )
 
-# --- 2.3.2 utility prompts (ours; Figure 2 (a)-(d) lost) ---------------------------------------
-S232_UTILITY_POINTWISE_TASK = (
-    "You are given a question and one passage. Decide whether the passage has utility for "
-    "answering the question, meaning it gives information you would actually use to write a "
-    "correct answer."
+# --- 2.3.2 utility prompts: the authors' scripts, verbatim -------------------------------------
+AUTHORS_POINTWISE_INSTRUCT = (
+    "Please first provide a brief reasoning you used to judge whether the passage has utility in "
+    "answering the above question or not and tell me your overall judgment, like 'My judgment: yes/no'."
 )
-S232_UTILITY_POINTWISE_FORMAT = (
-    "Does the passage have utility for answering the question? Reply with one word: yes or no."
+AUTHORS_PAIRWISE_INSTRUCT = (
+    "Please tell me which passage would contribute more utility to answering the above question, "
+    "like 'My choice: Passage-0 or Passage-1'."
 )
-S232_UTILITY_PAIRWISE_TASK = (
-    "You are given a question and two passages, [1] and [2]. Decide which of the two passages has "
-    "more utility for answering the question, meaning it gives more of the information you would "
-    "actually use to write a correct answer."
+AUTHORS_LISTWISE_SET_INSTRUCT = (
+    "Please first provide the answer to the question based on the passage(s) with utility in "
+    "answering the question that you have selected and then write 'My selection: [<passage-i>, ...]' "
+    "in the last line."
 )
-S232_UTILITY_PAIRWISE_FORMAT = (
-    "Which passage has more utility for answering the question? Reply with only its identifier: "
-    "[1] or [2]."
+AUTHORS_LISTWISE_RANK_INSTRUCT = (
+    "Please first provide the answer based on the passages that you have ranked in utility and then  "
+    "write the ranked passages in descending order of utility in answering the question, like "
+    "'My rank: [i]>[j]>...>[k]'."
 )
-S232_UTILITY_LISTWISE_SET_TASK = (
-    "You are given a question and {num} passages, each marked with an identifier such as [1]. "
-    "Select every passage that has utility for answering the question, meaning it gives "
-    "information you would actually use to write a correct answer."
-)
-S232_UTILITY_LISTWISE_SET_FORMAT = (
-    "List the identifiers of the passages that have utility, separated by commas, for example: "
-    "[2], [5]. If no passage has utility, reply: none."
-)
-S232_UTILITY_LISTWISE_RANK_TASK = (
-    "You are given a question and {num} passages, each marked with an identifier such as [1]. "
-    "Rank all passages by their utility for answering the question, from the most useful to the "
-    "least useful."
-)
-S232_UTILITY_LISTWISE_RANK_FORMAT = (
-    "Reply with the ranking only, as identifiers in descending order of utility, for example: "
-    "[2] > [1] > [3]. Name every passage exactly once."
-)
+AUTHORS_POINTWISE_SYSTEM = ("Given a question and passage, please judge whether the passage has "
+                            "utility in answering the question.")
+AUTHORS_PAIRWISE_SYSTEM = ("Given a question and two passages, please help me determine which passage "
+                           "would contribute more utility to answering the above question.")
+AUTHORS_LISTWISE_SET_SYSTEM = ("Given a question and select the passage(s) with utility in answering "
+                               "the question from the given passages.\n")
+AUTHORS_LISTWISE_RANK_SYSTEM = ("Given a question and rank all following passages in descending order "
+                                "based on their utility in answering the question.\n")
+AUTHORS_POINTWISE_USER = "Given a question: {question}, a passage: {pair} \n"
+AUTHORS_PAIRWISE_USER = "Given a question: {question}, two passages: {pair} \n"
+AUTHORS_LISTWISE_SET_USER = ("Given a question: {question}. Please select the passage(s) with utility "
+                             "in answering the question from the following {number} passages: "
+                             "\n{paras} \n")
+# Two spaces after "all", as published.
+AUTHORS_LISTWISE_RANK_USER = ("Given a question: {question}. Please rank all  following {number} "
+                              "passages based on their utility in answering the question: \n{paras} \n")
+# The published scripts' commented-out requirement sentence (the "requirement" level of the factor).
+AUTHORS_REQUIREMENT = ("Requirement for utility: \n Utility denotes that employing the passage can help "
+                       "in answering the question.\n")
 
-# --- 2.3.3 relevance prompts (ours; Figure 2 (e)-(f) lost): "relevant" for "has utility" -------
-S233_RELEVANCE_LISTWISE_SET_TASK = (
-    "You are given a question and {num} passages, each marked with an identifier such as [1]. "
-    "Select every passage that is relevant to the question."
-)
-S233_RELEVANCE_LISTWISE_SET_FORMAT = (
-    "List the identifiers of the passages that are relevant, separated by commas, for example: "
-    "[2], [5]. If no passage is relevant, reply: none."
-)
-S233_RELEVANCE_LISTWISE_RANK_TASK = (
-    "You are given a question and {num} passages, each marked with an identifier such as [1]. "
-    "Rank all passages by their relevance to the question, from the most relevant to the least "
-    "relevant."
-)
-S233_RELEVANCE_LISTWISE_RANK_FORMAT = (
-    "Reply with the ranking only, as identifiers in descending order of relevance, for example: "
-    "[2] > [1] > [3]. Name every passage exactly once."
-)
+# --- passages-first layout (OURS, section 4 / Figure 4): the same parts, passages before question ---
+OURS_PASSAGES_FIRST_USER = {
+    "pointwise": "A passage: {pair} \nGiven a question: {question} \n",
+    "pairwise": "Two passages: {pair} \nGiven a question: {question} \n",
+    "listwise-set": ("The following {number} passages: \n{paras} \nGiven a question: {question}. Please "
+                     "select the passage(s) with utility in answering the question from the above "
+                     "{number} passages. \n"),
+    "listwise-rank": ("The following {number} passages: \n{paras} \nGiven a question: {question}. Please "
+                      "rank all above {number} passages based on their utility in answering the "
+                      "question. \n"),
+}
 
-# --- 2.3.4 QA prompts (ours; Figure 2 (g)-(h) lost) --------------------------------------------
+# --- section 4 extra requirements, in the exp slot (COT quoted by the paper; others paraphrased) --
+S4_REQUIREMENTS = {
+    "none": "",
+    "requirement": AUTHORS_REQUIREMENT,
+    "cot": "Let's think step by step.",
+    "reasoning": "Provide a brief reasoning before giving the output.",
+    "answer": "Provide the answer to the question before giving the output.",
+}
+
+FORMS = ("pointwise", "pairwise", "listwise-set", "listwise-rank")
+JUDGMENTS = ("utility", "relevance")
+
+
+def passage_label(form: str, index: int) -> str:
+    """The published label of passage `index` (0-based) in a form."""
+    return f"[{index}]: " if form == "listwise-rank" else f"Passage-{index}: "
+
+
+def format_paras(passages: list[str], form: str) -> str:
+    """Passages with the published labels, joined as the scripts join them."""
+    if form == "pairwise":
+        return "\n" + "Passage-0: " + passages[0] + "\n" + "Passage-1: " + passages[1]
+    if form == "pointwise":
+        return passages[0]
+    return "\n".join(passage_label(form, i) + p for i, p in enumerate(passages))
+
+
+def _templates(form: str, requirement: str) -> tuple[str, str, str]:
+    """(system, user template, instruct) of a form with the requirement text in the exp slot."""
+    exp = S4_REQUIREMENTS[requirement]
+    if form == "pointwise":
+        return (AUTHORS_POINTWISE_SYSTEM + exp + "\n" + AUTHORS_POINTWISE_INSTRUCT,
+                AUTHORS_POINTWISE_USER + exp + "\n", AUTHORS_POINTWISE_INSTRUCT)
+    if form == "pairwise":
+        # The published pairwise script has no exp slot; the requirement goes where the others put it.
+        return (AUTHORS_PAIRWISE_SYSTEM + exp + "\n" + AUTHORS_PAIRWISE_INSTRUCT,
+                AUTHORS_PAIRWISE_USER + exp + "\n", AUTHORS_PAIRWISE_INSTRUCT)
+    if form == "listwise-set":
+        return (AUTHORS_LISTWISE_SET_SYSTEM + exp + "\n" + AUTHORS_LISTWISE_SET_INSTRUCT,
+                AUTHORS_LISTWISE_SET_USER + exp + "\n", AUTHORS_LISTWISE_SET_INSTRUCT)
+    # The published rank system prompt has no exp and no instruct.
+    return (AUTHORS_LISTWISE_RANK_SYSTEM, AUTHORS_LISTWISE_RANK_USER + exp + "\n",
+            AUTHORS_LISTWISE_RANK_INSTRUCT)
+
+
+def judgment_messages(question: str, passages: list[str], judgment: str = "utility",
+                      form: str = "listwise-set", order: str = "question-first",
+                      requirement: str = "none") -> list[dict]:
+    """System + user messages of one judgment (one passage for pointwise, two for pairwise)."""
+    if form not in FORMS or judgment not in JUDGMENTS:
+        raise ValueError(f"form={form!r}, judgment={judgment!r}: forms {FORMS}, judgments {JUDGMENTS}.")
+    if order not in ("question-first", "passages-first"):
+        raise ValueError(f"order={order!r}: use 'question-first' or 'passages-first'.")
+    if requirement not in S4_REQUIREMENTS:
+        raise ValueError(f"requirement={requirement!r}: choose one of {list(S4_REQUIREMENTS)}.")
+    system, user, instruct = _templates(form, requirement)
+    if order == "passages-first":
+        user = OURS_PASSAGES_FIRST_USER[form] + S4_REQUIREMENTS[requirement] + "\n"
+    user = user + instruct
+    if judgment == "relevance":
+        # OUR relevance variant: the templates' words with "relevance" for "utility" (before filling,
+        # so a question or passage that says "utility" stays as it is).
+        system, user = (t.replace("utility", "relevance").replace("Utility", "Relevance")
+                        for t in (system, user))
+    fill = {"question": question, "number": len(passages), "pair": format_paras(passages, form),
+            "paras": format_paras(passages, form)}
+    # One pass over the named slots (str.format would choke on braces inside passages).
+    user = _SLOT.sub(lambda m: str(fill[m.group(1)]), user)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def as_text(messages: list[dict]) -> str:
+    """One string for base LMs without a chat template: system, blank line, user."""
+    return "\n\n".join(m["content"] for m in messages)
+
+
+# --- 2.3.4 QA prompts (OURS; Figure 2 (g)-(h) lost) --------------------------------------------
 S234_QA_FACTOID = (
     "Answer the question using the passages below. Reply with the short answer only, a few words "
     "at most.\n\nQuestion: {question}\n\n{passages}\n\nAnswer:"
@@ -98,56 +177,6 @@ S234_QA_NON_FACTOID_NO_EVIDENCE = (
     "Answer the question. Reply with one complete sentence.\n\nQuestion: {question}\n\nAnswer:"
 )
 
-# --- section 4 extra requirements (COT words quoted by the paper; the others paraphrased) -------
-S4_REQUIREMENTS = {
-    "none": "",
-    "cot": "Let's think step by step.",
-    "reasoning": "Provide a brief reasoning before giving the output.",
-    "answer": "Provide the answer to the question before giving the output.",
-}
-# With a requirement the reply holds free text first; this line says where the judgment is.
-S4_OUTPUT_MARKER = "Then write the output on a last line that starts with 'Output:'."
-
-# --- layouts: where question and passages go (section 4, Figure 4) -----------------------------
-QUESTION_FIRST = "{task}\n\nQuestion: {question}\n\n{passages}\n\n{format}"
-PASSAGES_FIRST = "{task}\n\n{passages}\n\nQuestion: {question}\n\n{format}"
-PASSAGE_LINE = "[{index}] {text}"
-
-TASKS = {
-    ("utility", "pointwise"): (S232_UTILITY_POINTWISE_TASK, S232_UTILITY_POINTWISE_FORMAT),
-    ("utility", "pairwise"): (S232_UTILITY_PAIRWISE_TASK, S232_UTILITY_PAIRWISE_FORMAT),
-    ("utility", "listwise-set"): (S232_UTILITY_LISTWISE_SET_TASK, S232_UTILITY_LISTWISE_SET_FORMAT),
-    ("utility", "listwise-rank"): (S232_UTILITY_LISTWISE_RANK_TASK, S232_UTILITY_LISTWISE_RANK_FORMAT),
-    ("relevance", "listwise-set"): (S233_RELEVANCE_LISTWISE_SET_TASK,
-                                    S233_RELEVANCE_LISTWISE_SET_FORMAT),
-    ("relevance", "listwise-rank"): (S233_RELEVANCE_LISTWISE_RANK_TASK,
-                                     S233_RELEVANCE_LISTWISE_RANK_FORMAT),
-}
-
-
-def format_passages(passages: list[str]) -> str:
-    """Number passages [1]..[n], one per paragraph."""
-    return "\n\n".join(PASSAGE_LINE.format(index=i + 1, text=p) for i, p in enumerate(passages))
-
-
-def judgment_prompt(question: str, passages: list[str], judgment: str = "utility",
-                    form: str = "listwise-set", order: str = "question-first",
-                    requirement: str = "none") -> str:
-    """Fill the judgment prompt for one question and its passages (one passage for pointwise)."""
-    if (judgment, form) not in TASKS:
-        raise ValueError(f"No prompt for judgment={judgment!r} with form={form!r}; choose one of "
-                         f"{sorted(TASKS)} (the paper has relevance prompts for listwise forms only).")
-    if order not in ("question-first", "passages-first"):
-        raise ValueError(f"order={order!r}: use 'question-first' or 'passages-first'.")
-    if requirement not in S4_REQUIREMENTS:
-        raise ValueError(f"requirement={requirement!r}: choose one of {list(S4_REQUIREMENTS)}.")
-    task, fmt = TASKS[(judgment, form)]
-    if requirement != "none":
-        fmt = f"{S4_REQUIREMENTS[requirement]} {S4_OUTPUT_MARKER}\n{fmt}"
-    layout = QUESTION_FIRST if order == "question-first" else PASSAGES_FIRST
-    return layout.format(task=task.format(num=len(passages)), question=question,
-                         passages=format_passages(passages), format=fmt)
-
 
 def qa_prompt(question: str, passages: list[str], factoid: bool = True) -> str:
     """Fill the QA prompt (factoid or non-factoid), without evidence when passages is empty."""
@@ -155,7 +184,8 @@ def qa_prompt(question: str, passages: list[str], factoid: bool = True) -> str:
         template = S234_QA_FACTOID_NO_EVIDENCE if factoid else S234_QA_NON_FACTOID_NO_EVIDENCE
         return template.format(question=question)
     template = S234_QA_FACTOID if factoid else S234_QA_NON_FACTOID
-    return template.format(question=question, passages=format_passages(passages))
+    return template.format(question=question, passages="\n".join(
+        passage_label("listwise-set", i) + p for i, p in enumerate(passages)))
 
 
 def counterfactual_evidence_prompt(claim: str) -> str:

@@ -1,8 +1,11 @@
 """Utility-judgment study (`utility-judgments.txt`): GTI / GTU benchmarks, retrieval, judgments in
-four input forms, metrics, answer generation and k-sampling. Modules:
-benchmark (file layout, GTI / GTU construction), retrieval (dense / BM25), counterfactual (CP passages),
-build (notebook 09 pipeline), calls (model access + cost ledger), parsing (replies -> judgments, with
-repair counts), judging (pointwise / pairwise / listwise-set / listwise-rank), sampling (k-sampling
-vote), metrics (P / R / F1, NDCG, MRR), answer_metrics (EM / F1, ROUGE-L, BLEU), answering (QA from
-selected evidence), evaluate (per-question rows and summaries with intervals).
+four input forms with the authors' prompts, metrics, answer generation and k-sampling. Modules:
+benchmark (file layout, GTI / GTU construction), retrieval (dense / BM25, recall@k), counterfactual (CP
+by dataset: entity substitution or the 2.2.4 generation prompt), build (notebook 09 pipeline), calls
+(model access + cost ledger keyed by (model, method)), parsing (the authors' rules, repairs counted,
+failures kept), judging (pointwise / pairwise / listwise-set / listwise-rank), replies (raw replies on
+disk, reparse), sampling (k-sampling vote), metrics (P / R / F1, NDCG, MRR), evaluate (per-question rows,
+the paper's set F1, failure tables), answer_metrics (EM / F1; MS MARCO ROUGE-L beta 1.2, corpus BLEU),
+answering (QA from selected evidence), experiments (the sweeps of notebooks 10-12), published (the
+paper's set-F1 cells for the paper check).
 """

@@ -1,60 +1,57 @@
-"""Answer quality (section 2.4, GTU): EM and F1 with SQuAD normalization for factoid styles,
-ROUGE-L (rouge-score) and BLEU-1..4 (sacrebleu) for the non-factoid marco style."""
+"""Answer quality (section 2.4, GTU).
+
+Factoid (NQ, HotpotQA, TriviaQA): EM and F1 with SQuAD normalization (`lib.textmatch`, rule "squad"),
+best over the answer and its aliases, averaged over questions.
+Non-factoid (MS MARCO), as the MS MARCO evaluation computes them: ROUGE-L with beta = 1.2
+(F = (1 + b^2) P R / (R + b^2 P) from the LCS precision and recall, best P and best R over the
+references) averaged over questions, and BLEU-1..4 at corpus level (sacrebleu, lower-cased). Where we
+differ from the official script: tokens come from rouge-score / sacrebleu's tokenizers, not spaCy, and
+sacrebleu's BLEU, not pycocoevalcap's (brevity penalty from the closest reference length in both, but
+smoothing differs on tiny corpora). Labelled extras: "ROUGE-L F1 (sentence)" and
+"BLEU-n (sentence mean)" (sentence-level BLEU with effective order, averaged).
+"""
 from __future__ import annotations
 
 import re
-import string
-from collections import Counter
 
+import pandas as pd
 from rouge_score import rouge_scorer
 from sacrebleu.metrics import BLEU
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = set(string.punctuation)
+from lib.textmatch import squad_em, squad_f1
+
+ROUGE_BETA = 1.2
 _ROUGE = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+FACTOID_METRICS = ["EM", "F1"]
+MARCO_METRICS = ["ROUGE-L", "BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4"]
+MARCO_EXTRAS = ["ROUGE-L F1 (sentence)"] + [f"BLEU-{n} (sentence mean)" for n in range(1, 5)]
 
 
-def normalize(text: str) -> str:
-    """SQuAD normalization: lower case, drop punctuation and articles, squeeze white space."""
-    text = "".join(ch for ch in (text or "").lower() if ch not in _PUNCT)
-    return " ".join(_ARTICLES.sub(" ", text).split())
+def rouge_l_beta(prediction: str, references: list[str], beta: float = ROUGE_BETA) -> float:
+    """MS MARCO ROUGE-L: LCS precision and recall, each the best over references, combined with beta."""
+    precs, recs = [], []
+    for ref in references or [""]:
+        s = _ROUGE.score(ref or "", prediction or "")["rougeL"]
+        precs.append(s.precision)
+        recs.append(s.recall)
+    p, r = max(precs), max(recs)
+    return (1 + beta ** 2) * p * r / (r + beta ** 2 * p) if p and r else 0.0
 
 
-def exact_match(prediction: str, golds: list[str]) -> float:
-    """1.0 when the normalized prediction equals any normalized gold answer."""
-    pred = normalize(prediction)
-    return float(any(pred == normalize(g) for g in golds))
-
-
-def token_f1(prediction: str, golds: list[str]) -> float:
-    """Best token-overlap F1 over the gold answers (SQuAD style)."""
-    pred = normalize(prediction).split()
-    best = 0.0
-    for gold in golds:
-        ref = normalize(gold).split()
-        common = sum((Counter(pred) & Counter(ref)).values())
-        if not pred or not ref:
-            best = max(best, float(pred == ref))
-        elif common:
-            p, r = common / len(pred), common / len(ref)
-            best = max(best, 2 * p * r / (p + r))
-    return best
-
-
-def rouge_l(prediction: str, reference: str) -> float:
-    """ROUGE-L F-measure of one answer (rouge-score)."""
+def rouge_l_f1(prediction: str, reference: str) -> float:
+    """Sentence ROUGE-L F1 (rouge-score), the labelled extra."""
     return _ROUGE.score(reference or "", prediction or "")["rougeL"].fmeasure
 
 
 def bleu_n(prediction: str, reference: str, n: int) -> float:
-    """Sentence BLEU-n (cumulative up to n-grams, sacrebleu, effective order), on a 0-1 scale."""
-    metric = BLEU(max_ngram_order=n, effective_order=True)
+    """Sentence BLEU-n (cumulative up to n-grams, effective order), 0-1 scale: the labelled extra."""
+    metric = BLEU(max_ngram_order=n, effective_order=True, lowercase=True)
     return metric.sentence_score(prediction or "", [reference or ""]).score / 100.0
 
 
 def corpus_bleu_n(predictions: list[str], references: list[str], n: int) -> float:
-    """Corpus BLEU-n (sacrebleu) over all answers, on a 0-1 scale."""
-    metric = BLEU(max_ngram_order=n)
+    """Corpus BLEU-n (sacrebleu, lower-cased) over all answers of a group, 0-1 scale."""
+    metric = BLEU(max_ngram_order=n, lowercase=True)
     return metric.corpus_score([p or "" for p in predictions], [[r or "" for r in references]]).score / 100
 
 
@@ -68,10 +65,20 @@ def clean_answer(text: str) -> str:
 
 
 def score_answer(prediction: str, answer: str, aliases: list[str], factoid: bool) -> dict[str, float]:
-    """Per-question answer scores: EM and F1 (factoid) or ROUGE-L and BLEU-1..4 (non-factoid)."""
+    """Per-question scores: EM / F1 (factoid, rule "squad") or ROUGE-L (beta 1.2) and the extras."""
+    golds = [answer] + list(aliases or [])
     if factoid:
-        golds = [answer] + list(aliases or [])
-        return {"EM": exact_match(prediction, golds), "F1": token_f1(prediction, golds)}
-    scores = {"ROUGE-L": rouge_l(prediction, answer)}
-    scores.update({f"BLEU-{n}": bleu_n(prediction, answer, n) for n in range(1, 5)})
+        return {"EM": squad_em(prediction, golds), "F1": squad_f1(prediction, golds)}
+    scores = {"ROUGE-L": rouge_l_beta(prediction, golds), "ROUGE-L F1 (sentence)": rouge_l_f1(prediction, answer)}
+    scores.update({f"BLEU-{n} (sentence mean)": bleu_n(prediction, answer, n) for n in range(1, 5)})
     return scores
+
+
+def corpus_scores(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Corpus BLEU-1..4 (x100) per group of non-factoid answers (columns prediction, answer)."""
+    recs = []
+    for keys, g in df.groupby(by, sort=False):
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        recs.append({**dict(zip(by, keys)), **{f"BLEU-{n}": 100 * corpus_bleu_n(
+            g["prediction"].tolist(), g["answer"].tolist(), n) for n in range(1, 5)}})
+    return pd.DataFrame(recs, columns=by + [f"BLEU-{n}" for n in range(1, 5)])

@@ -1,4 +1,4 @@
-"""Notebook 09's pipeline: demo items -> pooled corpus -> retrieval -> GTI and GTU candidate sets."""
+"""Notebook 09's pipeline: items -> pooled corpus -> retrieval -> GTI and GTU candidate sets."""
 from __future__ import annotations
 
 import pandas as pd
@@ -6,32 +6,27 @@ import pandas as pd
 from lib.utility.benchmark import Candidates, build_gti, build_gtu, clipped, pooled_corpus
 from lib.utility.calls import Ledger
 from lib.utility.counterfactual import counterfactuals
-from lib.utility.retrieval import Retriever, get_retriever
+from lib.utility.retrieval import get_retriever, rankings
 
 
 def items_as_dicts(items: pd.DataFrame | list[dict]) -> list[dict]:
-    """Demo items as plain dicts (lib.data returns a DataFrame)."""
+    """Items as plain dicts (the loaders return DataFrames)."""
     if isinstance(items, pd.DataFrame):
         return items.to_dict(orient="records")
     return list(items)
 
 
-def rankings(retriever: Retriever, items: list[dict], depth: int = 100) -> list[list[str]]:
-    """Top-`depth` corpus passages for each item's question, best first."""
-    return [[retriever.corpus[i] for i, _ in retriever.search(it["question"], depth)] for it in items]
-
-
 def build_benchmarks(model, items, corpus_items=None, retriever: str = "dense", n: int = 10,
-                     n_counterfactual: int = 3, bank_path=None, seed: int = 0,
-                     ledger: Ledger | None = None, max_words: int = 0
-                     ) -> tuple[list[Candidates], list[Candidates], dict]:
+                     n_counterfactual: int = 3, seed: int = 0, ledger: Ledger | None = None,
+                     max_words: int = 0) -> tuple[list[Candidates], list[Candidates], dict]:
     """GTI and GTU sets for `items`, retrieving from the pooled corpus of `corpus_items` (default:
     the items themselves), passages clipped to `max_words` (0: whole); returns (gti, gtu, report)."""
     items = items_as_dicts(items)
-    corpus = pooled_corpus(items_as_dicts(corpus_items) if corpus_items is not None else items)
+    pool = items_as_dicts(corpus_items) if corpus_items is not None else items
+    corpus = pooled_corpus(pool)
     ret = get_retriever(retriever, corpus)
-    ranked = rankings(ret, items)
-    cps, report = counterfactuals(model, items, n_counterfactual, bank_path, ledger)
+    ranked = rankings(ret, [it["question"] for it in items])
+    cps, report = counterfactuals(model, items, n_counterfactual, seed, ledger, corpus_items=pool)
     gti = [clipped(build_gti(it, cp, rk, n=n, seed=seed), max_words)
            for it, cp, rk in zip(items, cps, ranked)]
     gtu = [clipped(build_gtu(it, rk, n=n), max_words) for it, rk in zip(items, ranked)]
@@ -52,3 +47,30 @@ def composition(rows: list[Candidates]) -> pd.DataFrame:
     out = df.groupby("source").mean().round(2)
     out.insert(0, "#queries", df.groupby("source").size())
     return out.reset_index()
+
+
+def seeded_sample(items: pd.DataFrame, n: int, seed: int = 0) -> pd.DataFrame:
+    """Up to n items in a seeded random choice, kept in file order (0: all)."""
+    if not n or n >= len(items):
+        return items.reset_index(drop=True)
+    return items.sample(n=n, random_state=seed).sort_index().reset_index(drop=True)
+
+
+def gather_items(datasets: list[str], n_items: int, seed: int, loaders: dict,
+                 run_items: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Questions and retrieval corpus per dataset: questions from the run's items (notebook 01) when
+    it holds the dataset, else from the loaded dataset; the corpus is the whole loaded dataset.
+    `loaders[d]()` returns all items of dataset d. Returns (items, corpus items, provenance)."""
+    chosen, pools, prov = [], [], []
+    for d in datasets:
+        if d not in loaders:
+            raise ValueError(f"No loader for dataset {d!r}; datasets: {sorted(loaders)}.")
+        pool = loaders[d]()
+        mine = run_items[run_items["source"] == d] if run_items is not None and "source" in run_items else None
+        origin = "run items (notebook 01)" if mine is not None and len(mine) else "dataset"
+        picked = seeded_sample(mine if origin != "dataset" else pool, n_items, seed)
+        chosen.append(picked)
+        pools.append(pool)
+        prov.append({"dataset": d, "questions from": origin, "questions": len(picked),
+                     "corpus items": len(pool)})
+    return (pd.concat(chosen, ignore_index=True), pd.concat(pools, ignore_index=True), pd.DataFrame(prov))

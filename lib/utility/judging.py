@@ -1,29 +1,31 @@
 """Utility and relevance judgments in the four input forms of section 2.3.2.
 
 Each judge takes candidate sets, presents their passages in a seeded order (shuffled, or with the
-ground-truth evidence fixed at one position), asks the model, parses, and maps the answer back to the
-stored passage indices. One row per question comes back, with the raw replies and parse counts.
+ground-truth evidence fixed at one position), asks the model with the authors' prompts, and parses
+(`lib.utility.parsing`). Replies are kept, so `from_replies` re-reads them without a model call
+(`reparse` in `lib.utility.replies`). An unreadable set or ranking stays a failure (value None).
 """
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from itertools import permutations
+from itertools import combinations
 
-from lib.prompts.utility import judgment_prompt
+from lib.prompts.utility import judgment_messages
 from lib.utility import parsing
 from lib.utility.benchmark import Candidates, item_seed
-from lib.utility.calls import Ledger, ask
+from lib.asking import ask_until_parsed
+from lib.utility.calls import Ledger, Metered, ask, default_key
 
 FORMS = ("pointwise", "pairwise", "listwise-set", "listwise-rank")
-# Replies are short ids; tight limits keep small local models from echoing whole passages.
-MAX_TOKENS = {"pointwise": 3, "pairwise": 6, "listwise-set": 16}
-REQUIREMENT_TOKENS = 160
+# The authors' prompts ask for a reason or an answer before the judgment: room for both.
+MAX_TOKENS = {"pointwise": 48, "pairwise": 24, "listwise-set": 64}
+REQUIREMENT_TOKENS = 96
 
 
 @dataclass
 class Judgment:
-    """One question's judgment: selected set and/or ranking, in stored passage indices."""
+    """One question's judgment: selected set and/or ranking in stored passage indices (None: failed)."""
 
     id: str
     form: str
@@ -37,14 +39,13 @@ class Judgment:
 
     @property
     def failed(self) -> bool:
-        """True when no judgment of this question could be read at all."""
-        return self.counts.get(parsing.FAILED, 0) > 0 and not (
-            self.counts.get(parsing.OK, 0) + self.counts.get(parsing.REPAIRED, 0))
+        """True when nothing of this question's judgment could be read."""
+        return self.selected is None and self.ranking is None
 
 
 def presentation_order(row: Candidates, seed: int = 0, gt_position: int | None = None,
                        shuffle_key: str = "") -> list[int]:
-    """Stored indices in the order shown to the model: seeded shuffle, ground truth at 1-based
+    """Stored indices in the order shown to the model: seeded shuffle, first ground truth at 1-based
     `gt_position` when given (other passages keep their shuffled order)."""
     order = list(range(len(row.passage)))
     random.Random(item_seed(seed, row.id + shuffle_key)).shuffle(order)
@@ -58,85 +59,114 @@ def presentation_order(row: Candidates, seed: int = 0, gt_position: int | None =
     return order
 
 
-def _shown(row: Candidates, order: list[int]) -> list[str]:
-    return [row.passage[i] for i in order]
-
-
-def _tokens(form: str, requirement: str, n: int = 10) -> int:
-    # A ranking of n ids such as "[10] > " takes about 4 tokens per passage.
-    base = 4 * n + 4 if form == "listwise-rank" else MAX_TOKENS[form]
+def max_tokens_for(form: str, requirement: str = "none", n: int = 10) -> int:
+    """Reply budget of a form; a ranking of n ids such as "[9]>" takes about 4 tokens per passage."""
+    base = 4 * n + 48 if form == "listwise-rank" else MAX_TOKENS[form]
     return base + (REQUIREMENT_TOKENS if requirement != "none" else 0)
 
 
-def wins_ranking(n: int, outcomes: list[tuple[int, int, int | None]]) -> list[int]:
+def wins_ranking(n: int, outcomes: list[tuple[int, int, int | None]]) -> list[int] | None:
     """Ranking from pairwise outcomes (a, b, winner or None): most wins first, ties by position.
-    Unreadable comparisons give no win to either side (they are counted, not scored 0.5)."""
+    Unreadable comparisons give no win to either side; all unreadable -> None (a failure)."""
+    if outcomes and all(w is None for _, _, w in outcomes):
+        return None
     wins = [0] * n
-    for a, b, winner in outcomes:
+    for _, _, winner in outcomes:
         if winner is not None:
             wins[winner] += 1
     return sorted(range(n), key=lambda i: (-wins[i], i))
 
 
+def jobs_for(form: str, order: list[int]) -> list[tuple[int, ...]]:
+    """The shown positions each request of a question covers: all (listwise), one, or a pair i < j
+    (every pair once, as the authors' script does)."""
+    if form in ("listwise-set", "listwise-rank"):
+        return [tuple(range(len(order)))]
+    if form == "pointwise":
+        return [(i,) for i in range(len(order))]
+    return list(combinations(range(len(order)), 2))
+
+
+def from_replies(row_id: str, form: str, judgment: str, order: list[int], replies: list[str],
+                 authors_default: bool = False) -> Judgment:
+    """Parse one question's replies (in `jobs_for` order) into a Judgment: no model call."""
+    j = Judgment(row_id, form, judgment, list(order), raw=list(replies))
+    n = len(order)
+    if form in ("listwise-set", "listwise-rank"):
+        p = (parsing.parse_set if form == "listwise-set" else parsing.parse_ranking)(replies[0], n)
+        if p.value is not None:
+            shown = [order[i] for i in p.value]
+            if form == "listwise-set":
+                j.selected = sorted(shown)
+            else:
+                j.ranking = shown
+        parsed = [p]
+        j.notes = [p.note] if p.note else []
+    elif form == "pointwise":
+        parsed = [parsing.parse_yes_no(t) for t in replies]
+        # An unreadable reply does not select its passage (the authors read it as "no"); it is counted.
+        if any(p.value is not None for p in parsed):
+            j.selected = sorted(order[i] for (i,), p in zip(jobs_for(form, order), parsed) if p.value)
+        j.notes = [f"passage {order[i]}: {p.note}" for (i,), p in zip(jobs_for(form, order), parsed)
+                   if p.note]
+    else:
+        parsed = [parsing.parse_pair(t, authors_default) for t in replies]
+        outcomes = [(a, b, None if p.value is None else (a, b)[p.value])
+                    for (a, b), p in zip(jobs_for(form, order), parsed)]
+        shown_rank = wins_ranking(n, outcomes)
+        j.ranking = None if shown_rank is None else [order[i] for i in shown_rank]
+        j.notes = [p.note for p in parsed if p.note]
+    j.counts = parsing.status_counts(parsed)
+    return j
+
+
 def judge(model, rows: list[Candidates], form: str, judgment: str = "utility",
           order: str = "question-first", requirement: str = "none", seed: int = 0,
           gt_position: int | None = None, shuffle_key: str = "", ledger: Ledger | None = None,
-          desc: str = "") -> list[Judgment]:
-    """Judge every candidate set in one input form; returns one Judgment per row, in row order."""
+          key: tuple | None = None, desc: str = "", max_tokens: int | None = None,
+          authors_default: bool = False, k_retries: int = 0) -> list[Judgment]:
+    """Judge every candidate set in one input form; returns one Judgment per row, in row order.
+    `k_retries` > 0 (beyond the paper, which asks once) asks an unreadable reply again at temperature
+    0.7 with a new sample index; the last reply is kept and the re-asks are counted."""
     if form not in FORMS:
         raise ValueError(f"form={form!r}: choose one of {FORMS}.")
     orders = [presentation_order(r, seed, gt_position, shuffle_key) for r in rows]
-    label = desc or f"{judgment}-{form}"
     kwargs = dict(judgment=judgment, form=form, order=order, requirement=requirement)
-    if form in ("listwise-set", "listwise-rank"):
-        prompts = [judgment_prompt(r.question, _shown(r, o), **kwargs) for r, o in zip(rows, orders)]
-        n_max = max((len(o) for o in orders), default=1)
-        replies = ask(model, prompts, _tokens(form, requirement, n_max), desc=label, ledger=ledger)
-        out = []
-        for r, o, text in zip(rows, orders, replies):
-            if form == "listwise-set":
-                p = parsing.parse_set(text, len(o))
-                j = Judgment(r.id, form, judgment, o, selected=sorted(o[i] for i in p.value))
-            else:
-                p = parsing.parse_ranking(text, len(o))
-                j = Judgment(r.id, form, judgment, o, ranking=[o[i] for i in p.value])
-            j.counts, j.notes, j.raw = parsing.status_counts([p]), [p.note] if p.note else [], [text]
-            out.append(j)
-        return out
-    if form == "pointwise":
-        jobs = [(k, i) for k, o in enumerate(orders) for i in o]
-        prompts = [judgment_prompt(rows[k].question, [rows[k].passage[i]], **kwargs) for k, i in jobs]
-        replies = ask(model, prompts, _tokens(form, requirement), desc=label, ledger=ledger)
-        out = [Judgment(r.id, form, judgment, o, selected=[]) for r, o in zip(rows, orders)]
-        parsed_by_row: dict[int, list] = {k: [] for k in range(len(rows))}
-        for (k, i), text in zip(jobs, replies):
-            p = parsing.parse_yes_no(text)
-            parsed_by_row[k].append(p)
-            out[k].raw.append(text)
-            if p.value:
-                out[k].selected.append(i)
-            if p.note:
-                out[k].notes.append(f"passage {i}: {p.note}")
-        for k, j in enumerate(out):
-            j.selected.sort()
-            j.counts = parsing.status_counts(parsed_by_row[k])
-        return out
-    # pairwise: every ordered pair, so each passage is shown first and second equally often.
-    jobs = [(k, a, b) for k, o in enumerate(orders) for a, b in permutations(range(len(o)), 2)]
-    prompts = [judgment_prompt(rows[k].question, [rows[k].passage[orders[k][a]],
-                                                  rows[k].passage[orders[k][b]]], **kwargs)
-               for k, a, b in jobs]
-    replies = ask(model, prompts, _tokens(form, requirement), desc=label, ledger=ledger)
-    outcomes: dict[int, list] = {k: [] for k in range(len(rows))}
-    parsed_by_row = {k: [] for k in range(len(rows))}
-    out = [Judgment(r.id, form, judgment, o) for r, o in zip(rows, orders)]
-    for (k, a, b), text in zip(jobs, replies):
-        p = parsing.parse_pair(text)
-        parsed_by_row[k].append(p)
-        out[k].raw.append(text)
-        outcomes[k].append((a, b, None if p.value is None else (a if p.value == 1 else b)))
+    jobs = [(k, shown) for k, o in enumerate(orders) for shown in jobs_for(form, o)]
+    prompts = [judgment_messages(rows[k].question, [rows[k].passage[orders[k][i]] for i in shown], **kwargs)
+               for k, shown in jobs]
+    n_max = max((len(o) for o in orders), default=1)
+    tokens, label = max_tokens or max_tokens_for(form, requirement, n_max), desc or f"{judgment}-{form}"
+    asked_again = [0] * len(jobs)
+    if k_retries:
+        def readable(i, text):
+            """The job's parse value, or None to ask again."""
+            k, shown = jobs[i]
+            return _parse_one(form, text, len(shown), authors_default)
+        got = ask_until_parsed(Metered(model, ledger, key or default_key(model, label)), prompts, readable,
+                               k_retries=k_retries, max_tokens=tokens, desc=label)
+        replies = [g["responses"][-1] for g in got]
+        asked_again = [g["attempts"] - 1 for g in got]
+    else:
+        replies = ask(model, prompts, tokens, desc=label, ledger=ledger, key=key)
+    by_row: dict[int, list[str]] = {k: [] for k in range(len(rows))}
+    again: dict[int, int] = {k: 0 for k in range(len(rows))}
+    for (k, _), text, extra in zip(jobs, replies, asked_again):
+        by_row[k].append(text)
+        again[k] += extra
+    out = [from_replies(r.id, form, judgment, o, by_row[k], authors_default)
+           for k, (r, o) in enumerate(zip(rows, orders))]
     for k, j in enumerate(out):
-        shown_rank = wins_ranking(len(j.order), outcomes[k])
-        j.ranking = [j.order[i] for i in shown_rank]
-        j.counts = parsing.status_counts(parsed_by_row[k])
+        j.counts["asked_again"] = again[k]
     return out
+
+
+def _parse_one(form: str, text: str, n: int, authors_default: bool = False):
+    """Value of one reply of a form (None: unreadable), for the ask-again loop."""
+    if form == "listwise-set":
+        return parsing.parse_set(text, n).value
+    if form == "listwise-rank":
+        return parsing.parse_ranking(text, n).value
+    if form == "pointwise":
+        return parsing.parse_yes_no(text).value
+    return parsing.parse_pair(text, authors_default).value

@@ -1,7 +1,8 @@
 """Per-question metrics of section 2.4: P / R / F1 for sets, NDCG@k and MRR@k for rankings.
 
-Labels are binary (1 = ground-truth evidence). Each function scores one question; the notebooks
-average them (and bootstrap intervals) so that every question, failed judgments included, counts.
+Labels are binary (1 = ground-truth evidence; HotpotQA has two or more). Each function scores one
+readable judgment; `lib.utility.evaluate` averages them, computes the paper's set F1 from the averaged
+P and R, and counts failed judgments beside the metrics.
 """
 from __future__ import annotations
 

@@ -1,10 +1,18 @@
-"""Read judgments out of model replies, repairing what the paper's rules allow and saying so.
+"""Read judgments out of model replies: the authors' rules first, our repairs counted as repairs.
 
-Every parser returns a `Parsed(value, status, note)` with status "ok", "repaired" or "failed", so
-that callers count repairs and failures instead of dropping rows (a dropped row shifts the
-denominator). Repairs follow the listwise conventions the paper builds on (RankGPT-style): ids out
-of range are dropped, repeats keep their first mention, and passages a ranking leaves out are
-appended in input order.
+Every parser returns `Parsed(value, status, note)` with status "ok" (the authors' rule or the exact
+format their prompt asks for), "repaired" (one of our repairs) or "failed" (value None: nothing
+readable). Callers count all three; a failed set or ranking is never replaced by a default.
+
+The authors' rules (authors-code-notes.md): pointwise reads "yes" when the lower-cased reply contains
+": yes", "is yes" or " yes", else "no"; pairwise reads "passage-0" in the lower-cased reply as the
+first passage, else the second. Their listwise formats: 'My selection: [<passage-i>, ...]' and
+'My rank: [i]>[j]>...>[k]', passages numbered from 0. Our repairs: a reply that starts with yes / no;
+a pairwise reply naming neither passage is FAILED by default (the authors' script would read it as
+Passage-1: `authors_default=True` does that); listwise ids found without the marker, bare numbers,
+ids out of range dropped, repeats dropped, and passages a ranking leaves out appended in input order.
+An echoed passage label ("[0]: ...", "Passage-1: ...", the input's own layout) is never read as a
+judgment: a reply that only echoes the passages is a failure.
 """
 from __future__ import annotations
 
@@ -13,14 +21,21 @@ from dataclasses import dataclass
 from typing import Any
 
 OK, REPAIRED, FAILED = "ok", "repaired", "failed"
-_ID = re.compile(r"\[\s*(\d+)\s*\]|(?:passage|evidence|doc(?:ument)?)[\s\-_#]*(\d+)", re.I)
+_ID = re.compile(r"\[\s*(?:passage[\s\-_]*)?(\d+)\s*\]|<\s*passage[\s\-_]*(\d+)\s*>|passage[\s\-_#]*(\d+)",
+                 re.I)
+# A label followed by a colon ("[0]: text", "Passage-1: text") is the model echoing the input, not a
+# judgment: such labels are removed before ids are read.
+_ECHO = re.compile(r"(?:\[\s*\d+\s*\]|passage[\s\-_#]*\d+)\s*:", re.I)
 _BARE_NUM = re.compile(r"\b(\d+)\b")
-_OUTPUT = re.compile(r"output\s*:", re.I)
+# Bare numbers are read only after a marker or in a reply made of numbers alone ("2, 5", "2 > 0 > 1"):
+# elsewhere they are years and counts from echoed passages.
+_NUMBERS_ONLY = re.compile(r"[\s\d,;>.\-\[\]]*(?:and[\s\d,;>.\-\[\]]*)*", re.I)
+_MARKERS = {"pointwise": re.compile(r"my judgment\s*:", re.I),
+            "pairwise": re.compile(r"my choice\s*:", re.I),
+            "listwise-set": re.compile(r"my selection\s*:", re.I),
+            "listwise-rank": re.compile(r"my rank\s*:", re.I)}
 _YES_NO = re.compile(r"\b(yes|no)\b", re.I)
-# Stated judgments without the word yes/no ("The passage does not ...") read as a repaired no / yes.
-_NEGATED = re.compile(r"\b(does not|doesn't|do not|not useful|no utility|not relevant|cannot)\b", re.I)
-_AFFIRMED = re.compile(r"\b(has utility|is useful|is relevant|does have)\b", re.I)
-_NONE = re.compile(r"\b(none|no passage|nothing)\b", re.I)
+_NONE = re.compile(r"\b(none|no passage|nothing)\b|\[\s*\]", re.I)
 
 
 @dataclass
@@ -32,70 +47,58 @@ class Parsed:
     note: str = ""
 
 
-def judgment_part(text: str) -> str:
-    """The part of a reply after its last 'Output:' marker (the whole reply when there is none)."""
-    text = text or ""
-    marks = list(_OUTPUT.finditer(text))
-    return text[marks[-1].end():] if marks else text
+def after_marker(text: str, form: str) -> str | None:
+    """The reply after its last 'My judgment: / My choice: / My selection: / My rank:' marker."""
+    marks = list(_MARKERS[form].finditer(text or ""))
+    return text[marks[-1].end():] if marks else None
 
 
-def _ids(text: str) -> tuple[list[int], bool]:
-    """Passage numbers in mention order; second item says whether bare numbers had to be used."""
-    found = [int(a or b) for a, b in _ID.findall(text)]
+def _ids(text: str, marked: bool = False) -> tuple[list[int], bool]:
+    """Passage numbers in mention order; second item says whether bare numbers had to be used
+    (allowed only after a marker, `marked`, or in a reply of numbers alone)."""
+    text = _ECHO.sub(" ", text or "")
+    found = [int(a or b or c) for a, b, c in _ID.findall(text)]
     if found:
         return found, False
-    return [int(n) for n in _BARE_NUM.findall(text)], True
+    if marked or _NUMBERS_ONLY.fullmatch(text.strip()):
+        return [int(n) for n in _BARE_NUM.findall(text)], True
+    return [], False
 
 
 def parse_yes_no(text: str) -> Parsed:
-    """Pointwise reply -> True (yes) / False (no); the first stated yes/no counts."""
-    part = judgment_part(text).strip()
-    match = _YES_NO.search(part)
-    if not match:
-        if _NEGATED.search(part):
-            return Parsed(False, REPAIRED, "negated statement read as no")
-        if _AFFIRMED.search(part):
-            return Parsed(True, REPAIRED, "affirmative statement read as yes")
-        return Parsed(None, FAILED, f"no yes/no in reply: {text[:60]!r}")
-    word = match.group(1).lower()
-    if part.lower().startswith(word):
-        return Parsed(word == "yes", OK)
-    return Parsed(word == "yes", REPAIRED, "yes/no found inside other text")
+    """Pointwise reply -> True (yes) / False (no) by the authors' rule; a leading yes/no is a repair."""
+    low = (text or "").lower()
+    if ": yes" in low or "is yes" in low or " yes" in low:
+        return Parsed(True, OK)
+    if ": no" in low or "is no" in low or re.search(r"\bno\b", low):
+        return Parsed(False, OK)
+    first = _YES_NO.match(low.strip())
+    if first:  # "Yes, ..." with no space before it: the authors' rule would read "no"
+        return Parsed(first.group(1) == "yes", REPAIRED, "leading yes/no")
+    return Parsed(None, FAILED, f"no yes/no in reply: {text[:60]!r}")
 
 
-def parse_pair(text: str) -> Parsed:
-    """Pairwise reply -> 1 or 2 (the passage said to have more utility)."""
-    ids, bare = _ids(judgment_part(text))
-    choices = [i for i in ids if i in (1, 2)]
-    if not choices:
-        return Parsed(None, FAILED, f"no [1] or [2] in reply: {text[:60]!r}")
-    if len(set(choices)) > 1:
-        # Both named: the first mention is the stated choice, the second usually a comparison.
-        return Parsed(choices[0], REPAIRED, "both passages named; first mention taken")
-    return Parsed(choices[0], REPAIRED if bare or len(ids) != len(choices) else OK,
-                  "bare number" if bare else "")
-
-
-def parse_set(text: str, n: int) -> Parsed:
-    """Listwise-set reply -> sorted list of 0-based passage indices with utility/relevance."""
-    part = judgment_part(text)
-    ids, bare = _ids(part)
-    if not ids:
-        if _NONE.search(part):
-            return Parsed([], OK, "model said none")
-        return Parsed([], FAILED, f"no passage ids in reply: {text[:60]!r}")
-    unique, notes = _clean_ids(ids, n)
-    if bare:
-        notes.append("bare numbers")
-    if not unique:
-        return Parsed([], FAILED, "; ".join(notes))
-    return Parsed(sorted(i - 1 for i in unique), REPAIRED if notes else OK, "; ".join(notes))
+def parse_pair(text: str, authors_default: bool = False) -> Parsed:
+    """Pairwise reply -> 0 or 1 (the passage said to contribute more utility)."""
+    low = (text or "").lower()
+    if "passage-0" in low:
+        return Parsed(0, OK)
+    if "passage-1" in low:
+        return Parsed(1, OK)
+    part = after_marker(text, "pairwise")
+    ids, bare = _ids(text or "" if part is None else part, marked=part is not None)
+    choices = [i for i in ids if i in (0, 1)]
+    if choices:
+        return Parsed(choices[0], REPAIRED, "bare number" if bare else "passage named without '-'")
+    if authors_default:
+        return Parsed(1, REPAIRED, "no passage named: authors' default (Passage-1)")
+    return Parsed(None, FAILED, f"no Passage-0 / Passage-1 in reply: {text[:60]!r}")
 
 
 def _clean_ids(ids: list[int], n: int) -> tuple[list[int], list[str]]:
-    """Keep ids in 1..n, first occurrence only, with notes on what was dropped."""
+    """Keep ids in 0..n-1, first occurrence only, with notes on what was dropped."""
     notes = []
-    kept = [i for i in ids if 1 <= i <= n]
+    kept = [i for i in ids if 0 <= i < n]
     if len(kept) < len(ids):
         notes.append(f"dropped out-of-range ids {sorted(set(ids) - set(kept))}")
     unique = list(dict.fromkeys(kept))
@@ -104,19 +107,40 @@ def _clean_ids(ids: list[int], n: int) -> tuple[list[int], list[str]]:
     return unique, notes
 
 
+def parse_set(text: str, n: int) -> Parsed:
+    """Listwise-set reply -> sorted 0-based passage indices; None when nothing is readable."""
+    part = after_marker(text, "listwise-set")
+    notes = [] if part is not None else ["no 'My selection:' marker"]
+    marked = part is not None
+    part = text or "" if part is None else part
+    ids, bare = _ids(part, marked)
+    if not ids:
+        if _NONE.search(part):
+            return Parsed([], OK if not notes else REPAIRED, "; ".join(notes + ["empty selection"]))
+        return Parsed(None, FAILED, f"no passage ids in reply: {text[:60]!r}")
+    unique, more = _clean_ids(ids, n)
+    notes += more + (["bare numbers"] if bare else [])
+    if not unique:
+        return Parsed(None, FAILED, "; ".join(notes))
+    return Parsed(sorted(unique), REPAIRED if notes else OK, "; ".join(notes))
+
+
 def parse_ranking(text: str, n: int) -> Parsed:
-    """Listwise-rank reply -> full permutation of 0..n-1 (most to least useful)."""
-    ids, bare = _ids(judgment_part(text))
-    order, notes = _clean_ids(ids, n)
+    """Listwise-rank reply -> full permutation of 0..n-1 (most to least useful); None when unreadable
+    (an unreadable ranking never inherits the input order)."""
+    part = after_marker(text, "listwise-rank")
+    notes = [] if part is not None else ["no 'My rank:' marker"]
+    ids, bare = _ids(text or "" if part is None else part, marked=part is not None)
+    order, more = _clean_ids(ids, n)
+    notes += more
     if not order:
-        return Parsed(list(range(n)), FAILED, f"no usable ranking in reply: {text[:60]!r}; "
-                                              "input order kept")
-    missing = [i for i in range(1, n + 1) if i not in order]
+        return Parsed(None, FAILED, f"no usable ranking in reply: {text[:60]!r}")
+    missing = [i for i in range(n) if i not in order]
     if missing:
         notes.append(f"appended missing {missing}")
     if bare:
         notes.append("bare numbers")
-    return Parsed([i - 1 for i in order + missing], REPAIRED if notes else OK, "; ".join(notes))
+    return Parsed(order + missing, REPAIRED if notes else OK, "; ".join(notes))
 
 
 def status_counts(parsed: list[Parsed]) -> dict[str, int]:

@@ -136,3 +136,27 @@ def get_retriever(name: str, corpus: list[str]) -> Retriever:
         return _BUILT[key]
     raise ValueError(f"Unknown retriever {name!r}: use 'dense', 'dense:<sentence-transformers "
                      "model or folder>' or 'bm25'.")
+
+
+def rankings(retriever: Retriever, questions: list[str], depth: int = 100) -> list[list[str]]:
+    """Top-`depth` corpus passages for each question, best first."""
+    return [[retriever.corpus[i] for i, _ in retriever.search(q, depth)] for q in questions]
+
+
+def recall_at_k(retrievers: list[str], items: list[dict], corpus: list[str], depths: list[int]):
+    """Beyond the paper: share of an item's ground-truth passages in each retriever's top k, one row
+    per (retriever, source, k) with its n (items)."""
+    import pandas as pd
+
+    from lib.utility.benchmark import ground_truths
+    recs = []
+    for name in retrievers:
+        ranked = rankings(get_retriever(name, corpus), [it["question"] for it in items], max(depths))
+        for it, rk in zip(items, ranked):
+            truths = ground_truths(it)
+            for k in depths:
+                recs.append({"retriever": name, "source": it["source"], "k": k,
+                             "recall": sum(t in rk[:k] for t in truths) / len(truths)})
+    df = pd.DataFrame(recs)
+    return df.groupby(["retriever", "source", "k"], as_index=False).agg(recall=("recall", "mean"),
+                                                                         n=("recall", "size"))

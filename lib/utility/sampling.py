@@ -2,7 +2,8 @@
 
 The paper: the evidence used is the passages with the highest vote counts, and how many of them is the
 size of the most frequent listwise-set result across the k runs. Size ties go to the smaller size and
-vote ties to the better retrieval rank (lower stored index), so the vote is deterministic.
+vote ties to the better retrieval rank (lower stored index), so the vote is deterministic. A failed
+(unreadable) run casts no vote and its set size does not count.
 """
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from lib.utility.calls import Ledger
 from lib.utility.judging import Judgment, judge
 
 
-def vote(selections: list[list[int]]) -> list[int]:
+def vote(selections: list[list[int] | None]) -> list[int]:
     """Aggregate k selected sets into one: top-m passages by votes, m = modal set size."""
+    selections = [s for s in selections if s is not None]
     if not selections:
         return []
     sizes = Counter(len(s) for s in selections)
@@ -26,10 +28,11 @@ def vote(selections: list[list[int]]) -> list[int]:
 
 
 def k_sampling_runs(model, rows: list[Candidates], k: int, judgment: str = "utility", seed: int = 0,
-                    ledger: Ledger | None = None, desc: str = "") -> list[list[Judgment]]:
+                    ledger: Ledger | None = None, key: tuple | None = None, desc: str = ""
+                    ) -> list[list[Judgment]]:
     """k listwise-set judgments per row, each on its own seeded shuffle; runs[r][row]."""
     return [judge(model, rows, "listwise-set", judgment, seed=seed, shuffle_key=f"/k{r}",
-                  ledger=ledger, desc=desc or f"{judgment}-k-sampling") for r in range(k)]
+                  ledger=ledger, key=key, desc=desc or f"{judgment}-k-sampling") for r in range(k)]
 
 
 def k_sampling_selection(runs: list[list[Judgment]], k: int) -> list[list[int]]:

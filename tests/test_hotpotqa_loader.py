@@ -11,8 +11,10 @@ FIX = Path(__file__).parent / "fixtures" / "hotpotqa"
 
 
 def test_item_columns_match_the_shared_loaders():
-    data = pytest.importorskip("lib.data")
-    assert ITEM_COLUMNS == data.ITEM_COLUMNS and COLUMNS == ITEM_COLUMNS + ["supporting_passages"]
+    from lib import sources
+    assert ITEM_COLUMNS == sources.ITEM_COLUMNS and COLUMNS == ITEM_COLUMNS + ["supporting_passages"]
+    demo = sources.load_source("hotpotqa")
+    assert list(demo.columns) == COLUMNS and len(demo) >= 30 and set(demo["false_answer_ours"]) == {""}
 
 
 def test_distractor_setting_supporting_paragraphs_are_the_ground_truth():

@@ -7,7 +7,8 @@ import pandas as pd
 
 from lib.records import DataError, read_records
 
-SOURCES = ("nq", "marco", "triviaqa")
+SOURCES = ("nq", "marco", "triviaqa")  # the self-preference study's datasets
+ALL_SOURCES = SOURCES + ("hotpotqa",)  # plus the utility study's multi-hop set (lib.sources.hotpotqa)
 ITEM_COLUMNS = ["id", "source", "question", "answer", "aliases", "title", "human_passage",
                 "query_type", "negatives", "false_answer_ours"]
 # Only our demo items carry `false_answer_ours` (a false answer we wrote, the passage bank's fallback

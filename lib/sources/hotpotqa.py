@@ -21,13 +21,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from lib import config
 from lib.records import DataError, as_list, field, read_records
 
+from .common import ITEM_COLUMNS, OPTIONAL_COLUMNS
+
 SOURCE = "hotpotqa"
-ITEM_COLUMNS = ["id", "source", "question", "answer", "aliases", "title", "human_passage",
-                "query_type", "negatives"]
 COLUMNS = ITEM_COLUMNS + ["supporting_passages"]
-DEMO_PATH = Path(__file__).resolve().parents[2] / "data" / "demo" / "hotpotqa.jsonl"
+DEMO_PATH = config.DEMO / "hotpotqa.jsonl"
 MIN_SUPPORTING = 2
 
 
@@ -136,7 +137,10 @@ def parse_hotpotqa(path, pages_path=None) -> pd.DataFrame:
             raise DataError(f"{path}, item {where}: unknown HotpotQA layout (fields {sorted(rec)}); expected "
                             "the distractor setting (_id, question, answer, supporting_facts, context), "
                             "KILT (id, input, output) or the demo layout.")
-    return pd.DataFrame(rows, columns=COLUMNS)
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    for col, default in OPTIONAL_COLUMNS.items():
+        frame[col] = frame[col].fillna(default).astype(str)
+    return frame
 
 
 def load_hotpotqa(path="", n: int | None = None, seed: int = 0, pages_path=None) -> pd.DataFrame:

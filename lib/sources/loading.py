@@ -7,8 +7,9 @@ import pandas as pd
 
 from lib.records import DataError, read_records
 
-from .common import SOURCES
+from .common import ALL_SOURCES
 from .demo import demo_path, parse_demo
+from .hotpotqa import load_hotpotqa
 from .marco import MARCO_V1_QUERY_TYPES, parse_marco
 from .nq import parse_nq
 from .triviaqa import parse_triviaqa
@@ -17,9 +18,11 @@ from .triviaqa import parse_triviaqa
 def load_source(source: str, path: str = "", query_types=MARCO_V1_QUERY_TYPES,
                 window_words: int = 200) -> pd.DataFrame:
     """All items of one source: the demo file when `path` is empty, else a downloaded file, an
-    'hf:<id>[:<config>[:<split>]]' spec, or a demo-layout JSONL."""
-    if source not in SOURCES:
-        raise DataError(f"Unknown source {source!r}; choose one of {SOURCES}.")
+    'hf:<id>[:<config>[:<split>]]' spec, or a demo-layout JSONL (hotpotqa: see lib.sources.hotpotqa)."""
+    if source not in ALL_SOURCES:
+        raise DataError(f"Unknown source {source!r}; choose one of {ALL_SOURCES}.")
+    if source == "hotpotqa":  # multi-hop: items carry their supporting passages
+        return load_hotpotqa(path)
     if not path:
         return parse_demo(demo_path(source))
     if str(path).endswith(".jsonl") and not str(path).startswith("hf:"):

@@ -5,6 +5,10 @@ import pytest
 
 from lib import cache, config
 
+# One torch thread per process in tests: notebook kernels and model tests may run side by side, and two
+# threads per process on 2 shared cores collapse (measured 8x slower); kernels inherit this variable.
+os.environ.setdefault("RAGBIAS_THREADS", "1")
+
 
 @pytest.fixture(autouse=True)
 def fresh_cache(tmp_path, monkeypatch):

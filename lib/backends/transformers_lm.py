@@ -23,11 +23,16 @@ def threads() -> int:
 
 
 def quantize_int8(model):
-    """Dynamic int8 quantization of every Linear layer (weights int8, activations quantized per batch)."""
+    """Dynamic int8 quantization of every Linear layer: weights int8 per output channel, activations
+    quantized per batch. Faster, but it changes results a lot on the embedded models (README)."""
+    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+
     with warnings.catch_warnings():
         # torch marks its quantized tensor types deprecated but they still work; keep notebooks quiet
         warnings.simplefilter("ignore")
-        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+        # per-channel weights: measured less damage (mean |delta log-prob| 1.40 vs 1.68 per token) and
+        # no slower than per-tensor on SmolLM2
+        return quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig})
 
 
 def load(spec: ModelSpec):

@@ -157,15 +157,15 @@ def perplexity_before_after(n_texts: int, repeats: int, batch_size: int = 8) -> 
     diff = max(abs(a - b) / (len(s) - 1) for a, b, s in
                zip(score(span_logprobs), score(full_vocab_span_logprobs), seqs))
     vocab = model.config.vocab_size
-    width = max(map(len, seqs))
+    width, rows = max(map(len, seqs)), min(batch_size, len(seqs))
     return {"texts": len(seqs), "tokens scored": n_tok, "batch_size": batch_size,
             "before_tok_s": round(n_tok / t_before, 1), "after_tok_s": round(n_tok / t_after, 1),
             "speed-up (after/before)": round(t_before / t_after, 2),
             "max |delta mean log-prob per token|": float(f"{diff:.2e}"),
             "peak RSS growth MB, after / before": [round(m1 - m0), round(m2 - m1)],
             "largest float32 tensor MB, after / before (logits + log-softmax)": [
-                round(min(HEAD_CHUNK, batch_size * width) * vocab * 4 / 2**20),
-                round(2 * batch_size * width * vocab * 4 / 2**20)]}
+                round(min(HEAD_CHUNK, rows * width) * vocab * 4 / 2**20),
+                round(2 * rows * width * vocab * 4 / 2**20)]}
 
 
 def likelihood_vs_generate(n: int, repeats: int, max_tokens: int = 16) -> dict:

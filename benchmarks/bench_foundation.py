@@ -2,9 +2,11 @@
 
 1. warm re-run of the quickstart notebook vs cold (fresh results cache): model calls and time;
 2. local batched generation vs one prompt at a time (same prompts, same model, greedy);
-3. concurrency against a local OpenAI-compatible endpoint that answers after a fixed delay.
+3. concurrency against a local OpenAI-compatible endpoint that answers after a fixed delay;
+4. the local-model benchmarks of benchmarks/bench_models.py (prefill / decode vs plain transformers and
+   the GEMM rate, perplexity before / after, likelihood vs generate-and-parse judgments).
 
-    .venv/bin/python benchmarks/bench_foundation.py [--skip-notebook] [--prompts 16] [--workers 8]
+    .venv/bin/python benchmarks/bench_foundation.py [--skip-notebook] [--skip-models] [--prompts 16]
 """
 from __future__ import annotations
 
@@ -103,6 +105,7 @@ def main() -> None:
     ap.add_argument("--skip-notebook", action="store_true")
     ap.add_argument("--only-notebook", action="store_true", help="only the quickstart warm-vs-cold runs")
     ap.add_argument("--fresh-models", action="store_true", help="cold run also converts the GGUF models")
+    ap.add_argument("--skip-models", action="store_true", help="skip benchmarks/bench_models.py")
     ap.add_argument("--prompts", type=int, default=16)
     ap.add_argument("--max-tokens", type=int, default=32)
     ap.add_argument("--workers", type=int, default=8)
@@ -114,6 +117,10 @@ def main() -> None:
         print(json.dumps(report, indent=1), flush=True)
         report["local_batched_vs_single"] = local_batched_vs_single(args.prompts, args.max_tokens)
         print(json.dumps(report["local_batched_vs_single"], indent=1), flush=True)
+    if not args.only_notebook and not args.skip_models:
+        from benchmarks.bench_models import run_all
+
+        report["models"] = run_all()
     if not args.skip_notebook:
         report["quickstart_warm_vs_cold"] = quickstart_warm_vs_cold(args.fresh_models)
     print(json.dumps(report, indent=1))

@@ -8,8 +8,12 @@ from tqdm.auto import tqdm
 from . import cache
 from .cache import cache_stats, reset_stats  # noqa: F401  (re-exported for notebooks)
 from .cache_keys import make_key
-from .llm_types import LogLik, Request, Response  # noqa: F401
+from .llm_types import LogLik, OptionScores, Request, Response  # noqa: F401
 from .specs import ModelSpec, SpecError, parse_spec, require_api_key  # noqa: F401
+
+
+class LikelihoodUnavailable(NotImplementedError):
+    """The model's server returns no prompt log-probabilities, so likelihood scoring cannot run."""
 
 _models: dict[str, "CachedModel"] = {}
 CHAT_EMBEDDED = {"smollm2"}  # embedded models with a chat template; gemma3 is a base LM
@@ -147,3 +151,43 @@ class CachedModel:
         out = self._run("score", items, items, lambda *a: self.backend.score(*a),
                         lambda d, c: float(d["score"]), desc)
         return [r if isinstance(r, float) else float(r.score) for r in out]
+
+    @property
+    def scores_options(self) -> bool:
+        """Whether option_logprobs can run here (hf: and local: models; servers only if they echo
+        prompt log-probabilities, which is known only when asked)."""
+        return hasattr(self.backend, "option_logprobs") or hasattr(self.backend, "loglikelihood")
+
+    def option_logprobs(self, items: list[tuple], desc: str | None = None) -> list[list[float]]:
+        """log P(option | context, assistant prefix) per option, for (context, prefix, options) items.
+
+        `context` is raw text or chat messages (then the options continue the assistant turn, after
+        `prefix`, e.g. "###" or the start of a reply); one list of floats per item, in option order.
+        Cached per item. Single-token options cost one forward pass per item (next-token
+        distribution); longer ones are summed continuation log-probabilities.
+        """
+        items = [(list(c) if isinstance(c, (list, tuple)) else c, p or "", list(o)) for c, p, o in items]
+        payloads = [{"context": c, "prefix": p, "options": o} for c, p, o in items]
+        call = getattr(self.backend, "option_logprobs", None) or self._options_by_loglikelihood
+        out = self._run("option_logprobs", items, payloads, lambda *a: call(*a),
+                        lambda d, c: OptionScores(**d, cached=c), desc)
+        return [list(o.logprobs) for o in out]
+
+    def _options_by_loglikelihood(self, items, on_result, progress=None):
+        # Backends with only loglikelihood (an OpenAI-compatible server that echoes prompt
+        # log-probabilities): log P(prefix + option) - log P(prefix), raw-text contexts only.
+        if not hasattr(self.backend, "loglikelihood"):
+            raise LikelihoodUnavailable(f"{self.spec.key}: likelihood scoring is unavailable for this server "
+                                        "(it returns no prompt log-probabilities); use an hf: or local: model.")
+        for j, (ctx, prefix, options) in enumerate(items):
+            got = {}
+            pairs = [(ctx, prefix + o) for o in options] + ([(ctx, prefix)] if prefix else [])
+            try:
+                self.backend.loglikelihood(pairs, lambda i, ll: got.__setitem__(i, ll))
+            except Exception as e:  # the server's own error says why; keep it, under one type
+                raise LikelihoodUnavailable(f"{self.spec.key}: likelihood scoring is unavailable ({e})") from e
+            base = got[len(options)] if prefix else LogLik(0.0, 0)
+            on_result(j, OptionScores([got[i].logprob - base.logprob for i in range(len(options))],
+                                      [got[i].n_tokens - base.n_tokens for i in range(len(options))]))
+            if progress is not None:
+                progress.update(1)

@@ -65,3 +65,19 @@ class LogLik:
     def mean(self) -> float:
         """Length-normalized log-probability (per token)."""
         return self.logprob / max(self.n_tokens, 1)
+
+
+@dataclass
+class OptionScores:
+    """log P(option | context) for each option of one judgment, and each option's token count."""
+
+    logprobs: list
+    option_tokens: list
+    tokens_in: int = 0
+    cached: bool = False
+
+    def to_json(self) -> dict:
+        """What the cache stores (everything but the `cached` flag)."""
+        d = asdict(self)
+        d.pop("cached")
+        return d

@@ -46,9 +46,8 @@ def perplexity(texts: list[str], model: str = DEFAULT_MODEL, stride: int = 512, 
     cache.count(hits=len(texts) - len(missing))
     if not missing:
         return results
-    import torch  # imported here so a fully cached (warm) run never pays for it
-
-    from .backends.transformers_lm import load
+    # imported here so a fully cached (warm) run never pays for torch
+    from .backends.transformers_lm import load, span_logprobs
 
     lm, tok = load(spec)
     ctx = max_length or min(getattr(lm.config, "max_position_embeddings", 1024) or 1024, 1024)
@@ -68,21 +67,11 @@ def perplexity(texts: list[str], model: str = DEFAULT_MODEL, stride: int = 512, 
     with tqdm(total=len(jobs), desc=desc, leave=False) as bar:
         for start in range(0, len(jobs), batch_size):
             chunk = jobs[start:start + batch_size]
-            width = max(len(j[1]) for j in chunk)
-            ids = torch.full((len(chunk), width), pad, dtype=torch.long)
-            mask = torch.zeros_like(ids)
-            for r, (_, w, _) in enumerate(chunk):
-                ids[r, :len(w)] = torch.tensor(w)
-                mask[r, :len(w)] = 1
-            with torch.inference_mode():
-                logp = torch.log_softmax(lm(input_ids=ids, attention_mask=mask).logits.float(), dim=-1)
-            for r, (i, w, skip) in enumerate(chunk):
-                # positions 0..len-2 predict tokens 1..len-1; the first `skip` targets were scored before
-                first = max(skip, 1)
-                targets = ids[r, first:len(w)]
-                lp = logp[r, first - 1:len(w) - 1].gather(-1, targets[:, None])
-                nll[i] -= float(lp.sum())
-                n_tok[i] += len(targets)
+            # positions 0..len-2 predict tokens 1..len-1; the first `skip` targets were scored before
+            sums = span_logprobs(lm, [w for _, w, _ in chunk], [max(skip, 1) for _, _, skip in chunk], pad)
+            for (i, w, skip), lp in zip(chunk, sums):
+                nll[i] -= lp
+                n_tok[i] += len(w) - max(skip, 1)
             bar.update(len(chunk))
     for i in missing:
         results[i] = math.exp(nll[i] / n_tok[i])

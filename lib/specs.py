@@ -12,8 +12,10 @@ BACKENDS = ("openai", "hf", "local")
 SPEC_HELP = (
     "Model specs look like 'openai:gpt-4o-mini', 'openai:<model>@http://host:port/v1' for any "
     "OpenAI-compatible server, 'hf:<hub id or local folder>' for transformers, or "
-    "'local:smollm2' / 'local:gemma3' for the embedded models."
+    "'local:smollm2' / 'local:gemma3' for the embedded models; append ';int8' to an hf: or local: spec "
+    "for dynamic int8 quantization of its Linear layers (e.g. 'local:smollm2;int8')."
 )
+QUANT = ("int8",)
 
 
 class SpecError(ValueError):
@@ -27,11 +29,13 @@ class ModelSpec:
     backend: str
     model: str
     base_url: str | None = None
+    quant: str | None = None  # 'int8': a different model for the cache, so part of the key
 
     @property
     def key(self) -> str:
         """Canonical spec string (never contains an API key)."""
-        return f"{self.backend}:{self.model}" + (f"@{self.base_url}" if self.base_url else "")
+        return (f"{self.backend}:{self.model}" + (f"@{self.base_url}" if self.base_url else "")
+                + (f";{self.quant}" if self.quant else ""))
 
 
 def parse_spec(spec: str) -> ModelSpec:
@@ -50,10 +54,13 @@ def parse_spec(spec: str) -> ModelSpec:
         if base_url and not base_url.startswith(("http://", "https://")):
             raise SpecError(f"Model spec {spec!r}: the server after '@' must start with http:// or https://.")
         return ModelSpec("openai", model, base_url.rstrip("/") or None)
+    rest, _, quant = (part.strip() for part in rest.partition(";"))
+    if quant and quant not in QUANT:
+        raise SpecError(f"Unknown option {quant!r} in {spec!r}; the only option is ';int8'. {SPEC_HELP}")
     if backend == "local" and rest not in EMBEDDED:
         raise SpecError(f"Unknown embedded model {rest!r} in {spec!r}; choose one of: "
                         + ", ".join(f"local:{k} ({v})" for k, v in EMBEDDED.items()))
-    return ModelSpec(backend, rest)
+    return ModelSpec(backend, rest, quant=quant or None)
 
 
 def short_name(spec: str) -> str:

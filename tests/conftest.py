@@ -15,6 +15,10 @@ from lib.specs import parse_spec
 CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
           "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
 
+# One torch thread per process in tests: notebook kernels and model tests may run side by side, and two
+# threads per process on 2 shared cores collapse (measured 8x slower); kernels inherit this variable.
+os.environ.setdefault("RAGBIAS_THREADS", "1")
+
 
 @pytest.fixture(autouse=True)
 def fresh_cache(tmp_path, monkeypatch):

@@ -3,14 +3,36 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 
 import torch
+from transformers import LogitsProcessor, LogitsProcessorList
 
-from ..llm_types import LogLik, Request, Response
+from ..llm_types import LogLik, OptionScores, Request, Response
 from ..specs import ModelSpec
 
 _loaded: dict[str, tuple] = {}
 _load_lock = threading.Lock()
+HEAD_CHUNK = 128  # positions per output-head chunk: 128 x 262k vocab x 4 B = 134 MB at most (gemma3)
+
+
+def threads() -> int:
+    """Intra-op threads for this process: RAGBIAS_THREADS, else every core (the runner's kernels run
+    one at a time; the test suite sets 1 so parallel kernels do not oversubscribe the cores)."""
+    return max(1, int(os.environ.get("RAGBIAS_THREADS") or os.cpu_count() or 1))
+
+
+def quantize_int8(model):
+    """Dynamic int8 quantization of every Linear layer: weights int8 per output channel, activations
+    quantized per batch. Faster, but it changes results a lot on the embedded models (README)."""
+    from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
+
+    with warnings.catch_warnings():
+        # torch marks its quantized tensor types deprecated but they still work; keep notebooks quiet
+        warnings.simplefilter("ignore")
+        # per-channel weights: measured less damage (mean |delta log-prob| 1.40 vs 1.68 per token) and
+        # no slower than per-tensor on SmolLM2
+        return quantize_dynamic(model, {torch.nn.Linear: per_channel_dynamic_qconfig})
 
 
 def load(spec: ModelSpec):
@@ -19,9 +41,7 @@ def load(spec: ModelSpec):
         if spec.key not in _loaded:
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
-            # One thread by default: small models decode faster single-threaded, and two threads per
-            # process collapse (8x slower measured) when notebooks or tests share the 2 cores.
-            torch.set_num_threads(int(os.environ.get("RAGBIAS_THREADS", "1")))
+            torch.set_num_threads(threads())
             if spec.backend == "local":
                 from ..embedded import converted_folder
 
@@ -37,10 +57,87 @@ def load(spec: ModelSpec):
                     "Name a hub id you can download (network needed) or a local folder with config and "
                     "weights; offline, use 'local:smollm2' or 'local:gemma3'.") from e
             model.eval()
+            if getattr(spec, "quant", None) == "int8":
+                model = quantize_int8(model)
             if tok.pad_token is None:
                 tok.pad_token = tok.eos_token
             _loaded[spec.key] = (model, tok)
         return _loaded[spec.key]
+
+
+def _right_padded(seqs: list[list[int]], pad: int):
+    ids = torch.full((len(seqs), max(map(len, seqs))), pad, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    for r, s in enumerate(seqs):
+        ids[r, :len(s)] = torch.tensor(s)
+        mask[r, :len(s)] = 1
+    return ids, mask
+
+
+def hidden_states(model, seqs: list[list[int]], pad: int) -> torch.Tensor:
+    """Last hidden states (batch x positions x width) of right-padded token sequences; no logits."""
+    ids, mask = _right_padded(seqs, pad)
+    return model.base_model(input_ids=ids, attention_mask=mask).last_hidden_state
+
+
+def head_logits(model, hidden: torch.Tensor) -> torch.Tensor:
+    """float32 logits from hidden states, as the model's own forward computes them (incl. softcapping)."""
+    logits = model.get_output_embeddings()(hidden).float()
+    cap = getattr(model.config, "final_logit_softcapping", None)
+    if cap:
+        logits = torch.tanh(logits / cap) * cap
+    return logits
+
+
+@torch.inference_mode()
+def span_logprobs(model, seqs: list[list[int]], starts: list[int], pad: int) -> list[float]:
+    """Sum of log P(token t | tokens < t) over t in [start, len) of each sequence, in one forward pass.
+
+    Only the scored positions go through the output head, in chunks of HEAD_CHUNK positions, and only
+    the target token's log-probability is kept (its logit minus the logsumexp), so the batch never
+    holds a positions x vocabulary tensor: the same numbers as log_softmax + gather, less memory.
+    """
+    hidden = hidden_states(model, seqs, pad)
+    rows, pos, targets = [], [], []
+    for r, (s, start) in enumerate(zip(seqs, starts)):
+        if not 1 <= start < len(s):
+            raise ValueError(f"Span start {start} must lie in [1, {len(s)}).")
+        rows += [r] * (len(s) - start)
+        pos += range(start - 1, len(s) - 1)  # the hidden state at t-1 predicts token t
+        targets += s[start:]
+    rows, pos, targets = map(torch.tensor, (rows, pos, targets))
+    lp = torch.empty(len(targets))
+    for a in range(0, len(targets), HEAD_CHUNK):
+        logits = head_logits(model, hidden[rows[a:a + HEAD_CHUNK], pos[a:a + HEAD_CHUNK]])
+        lp[a:a + HEAD_CHUNK] = (logits.gather(-1, targets[a:a + HEAD_CHUNK, None]).squeeze(-1)
+                                - torch.logsumexp(logits, dim=-1))
+    return [float(x) for x in torch.zeros(len(seqs)).index_add_(0, rows, lp)]
+
+
+class _PerRequestSampler(LogitsProcessor):
+    """Samples each row with its own seeded generator (temperature, nucleus) and leaves only that token,
+    so greedy selection takes it: a request's sample never depends on its batch-mates."""
+
+    def __init__(self, seeds: list[int], temperature: float, top_p: float):
+        self.generators = [torch.Generator().manual_seed(s) for s in seeds]
+        self.temperature, self.top_p = temperature, top_p
+
+    def __call__(self, input_ids, scores):
+        probs = torch.softmax(scores.float() / self.temperature, dim=-1)
+        if self.top_p < 1.0:
+            sorted_p, order = probs.sort(dim=-1, descending=True)
+            # keep the smallest prefix whose mass reaches top_p (the most likely token always stays)
+            drop = (sorted_p.cumsum(-1) - sorted_p) >= self.top_p
+            probs = probs.scatter(-1, order, sorted_p.masked_fill(drop, 0.0))
+        out = torch.full_like(scores, float("-inf"))
+        for r, g in enumerate(self.generators):
+            out[r, torch.multinomial(probs[r], 1, generator=g)] = 0.0
+        return out
+
+
+def request_seed(req: Request) -> int:
+    """The sampling seed of one request: its seed and sample index."""
+    return req.seed * 100003 + req.sample
 
 
 class TransformersBackend:
@@ -73,6 +170,11 @@ class TransformersBackend:
             return tok.apply_chat_template(list(req.messages), tokenize=False, add_generation_prompt=True)
         return req.prompt
 
+    def _context_ids(self, ctx) -> list[int]:
+        """Token ids of a context: raw text, or chat messages up to the assistant turn's start."""
+        text = self._prompt_text(Request(messages=ctx) if isinstance(ctx, (list, tuple)) else Request(prompt=ctx))
+        return self.tokenizer(text, add_special_tokens=True)["input_ids"]
+
     def _encode(self, texts: list[str], padding_side: str):
         tok = self.tokenizer
         tok.padding_side = padding_side
@@ -100,15 +202,14 @@ class TransformersBackend:
         tok, model = self.tokenizer, self.model
         first = reqs[0]
         enc = self._encode(texts, "left")
-        do_sample = first.temperature > 0
-        kwargs = dict(max_new_tokens=first.max_tokens, do_sample=do_sample, pad_token_id=tok.pad_token_id,
-                      return_dict_in_generate=True, output_logits=first.logprobs > 0)
-        if do_sample:
-            kwargs.update(temperature=first.temperature, top_p=first.top_p, top_k=0)
-            # Seeded per batch: the same batch of requests gives the same samples; the cache keeps them.
-            torch.manual_seed(first.seed * 100003 + first.sample)
-        else:
-            kwargs.update(temperature=None, top_p=None, top_k=None)
+        # Sampling happens in _PerRequestSampler (one seeded generator per request); generate itself
+        # then only takes the one token left, so its own sampler and global RNG are never used.
+        kwargs = dict(max_new_tokens=first.max_tokens, do_sample=False, pad_token_id=tok.pad_token_id,
+                      return_dict_in_generate=True, output_logits=first.logprobs > 0,
+                      temperature=None, top_p=None, top_k=None)
+        if first.temperature > 0:
+            kwargs["logits_processor"] = LogitsProcessorList([_PerRequestSampler(
+                [request_seed(r) for r in reqs], first.temperature, first.top_p)])
         out = model.generate(**enc, **kwargs)
         new = out.sequences[:, enc["input_ids"].shape[1]:]
         results = []
@@ -134,39 +235,65 @@ class TransformersBackend:
                                     finish_reason="stop" if stopped else finish))
         return results
 
-    @torch.inference_mode()
     def loglikelihood(self, pairs: list[tuple], on_result, progress=None) -> None:
         """Sum of log-probabilities of each continuation given its context, batched."""
-        tok, model = self.tokenizer, self.model
+        tok = self.tokenizer
         encoded = []
         for ctx, cont in pairs:
-            ctx_text = self._prompt_text(Request(messages=ctx) if isinstance(ctx, (list, tuple))
-                                         else Request(prompt=ctx))
-            ctx_ids = tok(ctx_text, add_special_tokens=True)["input_ids"]
             cont_ids = tok(cont, add_special_tokens=False)["input_ids"]
             if not cont_ids:
                 raise ValueError("loglikelihood needs a non-empty continuation.")
-            encoded.append((ctx_ids, cont_ids))
+            encoded.append((self._context_ids(ctx), cont_ids))
         order = sorted(range(len(pairs)), key=lambda i: -len(encoded[i][0]) - len(encoded[i][1]))
-        pad = tok.pad_token_id
         for start in range(0, len(order), self.batch_size):
             chunk = order[start:start + self.batch_size]
-            seqs = [encoded[i][0] + encoded[i][1] for i in chunk]
-            width = max(map(len, seqs))
-            ids = torch.full((len(seqs), width), pad, dtype=torch.long)
-            mask = torch.zeros_like(ids)
-            for r, s in enumerate(seqs):
-                ids[r, :len(s)] = torch.tensor(s)
-                mask[r, :len(s)] = 1
-            logp = torch.log_softmax(model(input_ids=ids, attention_mask=mask).logits.float(), dim=-1)
-            for r, i in enumerate(chunk):
-                n_ctx, n_cont = len(encoded[i][0]), len(encoded[i][1])
-                targets = ids[r, n_ctx:n_ctx + n_cont]
-                # the logit at position t predicts token t+1
-                lp = logp[r, n_ctx - 1:n_ctx + n_cont - 1].gather(-1, targets[:, None]).sum()
-                on_result(i, LogLik(float(lp), n_cont))
+            sums = span_logprobs(self.model, [encoded[i][0] + encoded[i][1] for i in chunk],
+                                 [len(encoded[i][0]) for i in chunk], tok.pad_token_id)
+            for i, lp in zip(chunk, sums):
+                on_result(i, LogLik(lp, len(encoded[i][1])))
                 if progress is not None:
                     progress.update(1)
+
+    def option_logprobs(self, items: list[tuple], on_result, progress=None) -> None:
+        """log P(option | context + prefix) for every option of every (context, prefix, options) item.
+
+        When every option is one token, one forward pass per item reads them all off the next-token
+        distribution; otherwise each option is scored as a continuation (one pass per option).
+        """
+        tok = self.tokenizer
+        encoded = []
+        for ctx, prefix, options in items:
+            ids = self._context_ids(ctx) + (tok(prefix, add_special_tokens=False)["input_ids"] if prefix else [])
+            opts = [tok(o, add_special_tokens=False)["input_ids"] for o in options]
+            if not options or not all(opts):
+                raise ValueError(f"option_logprobs needs non-empty options; got {list(options)!r}.")
+            encoded.append((ids, opts))
+        single = [i for i, (_, opts) in enumerate(encoded) if all(len(o) == 1 for o in opts)]
+        multi = [i for i in range(len(items)) if i not in set(single)]
+        single.sort(key=lambda i: -len(encoded[i][0]))
+        for start in range(0, len(single), self.batch_size):
+            chunk = single[start:start + self.batch_size]
+            for i, lps in zip(chunk, self._next_token_logprobs([encoded[i] for i in chunk])):
+                on_result(i, OptionScores(lps, [1] * len(lps), tokens_in=len(encoded[i][0])))
+                if progress is not None:
+                    progress.update(1)
+        for i in multi:
+            ids, opts = encoded[i]
+            lps = []
+            for a in range(0, len(opts), self.batch_size):
+                lps += span_logprobs(self.model, [ids + o for o in opts[a:a + self.batch_size]],
+                                     [len(ids)] * len(opts[a:a + self.batch_size]), tok.pad_token_id)
+            on_result(i, OptionScores(lps, [len(o) for o in opts], tokens_in=len(ids)))
+            if progress is not None:
+                progress.update(1)
+
+    @torch.inference_mode()
+    def _next_token_logprobs(self, encoded: list[tuple]) -> list[list[float]]:
+        model = self.model
+        hidden = hidden_states(model, [ids for ids, _ in encoded], self.tokenizer.pad_token_id)
+        last = hidden[torch.arange(len(encoded)), torch.tensor([len(ids) - 1 for ids, _ in encoded])]
+        logp = torch.log_softmax(head_logits(model, last), dim=-1)
+        return [[float(logp[r, o[0]]) for o in opts] for r, (_, opts) in enumerate(encoded)]
 
 
 def _eos_ids(model) -> set:

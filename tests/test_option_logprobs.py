@@ -1,0 +1,84 @@
+"""Likelihood scoring (CachedModel.option_logprobs), per-request sampling seeds and the int8 option,
+on the real embedded SmolLM2."""
+import math
+
+import pytest
+
+from lib import cache
+from lib.llm import LikelihoodUnavailable, Request, get_model
+from lib.specs import SpecError, parse_spec
+
+pytestmark = pytest.mark.model
+RATE = [{"role": "user", "content": "Rate how well this passage answers 'What is the capital of France?' "
+                                    "from 1 to 5. Passage: Paris is the capital of France. Reply as ###<n>***"}]
+DIGITS = ["1", "2", "3", "4", "5"]
+
+
+def test_single_token_options_equal_loglikelihood_and_sum_below_one():
+    m = get_model("local:smollm2")
+    raw = "Question: Is the sky blue on a clear day? Answer (yes or no):"
+    items = [(RATE, "###", DIGITS), (RATE, "", DIGITS), (raw, "", [" yes", " no"])]
+    got = m.option_logprobs(items)
+    assert [len(g) for g in got] == [5, 5, 2]
+    ref = m.loglikelihood([(RATE, "###" + d) for d in DIGITS])
+    ref_prefix = m.loglikelihood([(RATE, "###")])[0].logprob
+    # log P(d | ctx + "###") = log P("###" d | ctx) - log P("###" | ctx) when "###" and d tokenize apart
+    assert got[0] == pytest.approx([r.logprob - ref_prefix for r in ref], abs=1e-3)
+    assert got[1] == pytest.approx([r.logprob for r in m.loglikelihood([(RATE, d) for d in DIGITS])], abs=1e-4)
+    assert got[2] == pytest.approx([r.logprob for r in m.loglikelihood([(raw, " yes"), (raw, " no")])], abs=1e-4)
+    for g in got:
+        assert sum(math.exp(v) for v in g) <= 1 + 1e-6
+    # the prefix matters: after '###' digits are likelier than at the start of the reply
+    assert sum(math.exp(v) for v in got[0]) > sum(math.exp(v) for v in got[1])
+    misses = cache.cache_stats()["misses"]
+    assert m.option_logprobs(items) == got and cache.cache_stats()["misses"] == misses
+
+
+def test_multi_token_options_fall_back_to_summed_continuations():
+    m = get_model("local:smollm2")
+    ctx = "The capital of France is"
+    got = m.option_logprobs([(ctx, "", [" Paris", " Buenos Aires"])])[0]
+    ref = m.loglikelihood([(ctx, " Paris"), (ctx, " Buenos Aires")])
+    assert got == pytest.approx([r.logprob for r in ref], abs=1e-4)
+    assert got[0] > got[1]
+    with pytest.raises(ValueError, match="non-empty options"):
+        m.option_logprobs([(ctx, "", [""])])
+
+
+def test_servers_without_likelihoods_say_so():
+    class GenerateOnly:
+        def check(self):
+            pass
+
+    from lib.llm import CachedModel
+    m = CachedModel(parse_spec("openai:none@http://127.0.0.1:9/v1"), backend=GenerateOnly())
+    assert not m.scores_options
+    with pytest.raises(LikelihoodUnavailable, match="unavailable for this server"):
+        m.option_logprobs([("ctx", "", ["a", "b"])])
+
+
+def test_sampled_reply_does_not_depend_on_batch_mates():
+    m = get_model("local:smollm2")
+    ask = dict(max_tokens=16, temperature=1.0)
+    target = Request(messages=[{"role": "user", "content": "Name a fruit and say why you like it."}], **ask)
+    others = [Request(messages=[{"role": "user", "content": q}], **ask) for q in
+              ["Write a long poem about the sea and its many moods.", "Hi", "List three colours."]]
+    alone, batched = [], {}
+    m.backend.generate([target], lambda i, r: alone.append(r.text))
+    m.backend.generate(others[:2] + [target] + others[2:], lambda i, r: batched.__setitem__(i, r.text))
+    assert alone[0] == batched[2]
+    resample = []
+    m.backend.generate([Request(messages=target.messages, sample=1, **ask)], lambda i, r: resample.append(r.text))
+    assert resample[0] != alone[0]
+
+
+def test_int8_spec_is_a_different_model_for_the_cache():
+    assert parse_spec("local:smollm2;int8").key == "local:smollm2;int8"
+    assert parse_spec(" local:smollm2 ; int8 ").quant == "int8"
+    assert parse_spec("local:smollm2").key != parse_spec("local:smollm2;int8").key
+    with pytest.raises(SpecError, match="int8"):
+        parse_spec("local:smollm2;int4")
+    q = get_model("local:smollm2;int8")
+    out = q.chat("What is the capital of France?", max_tokens=8)
+    assert "paris" in out.text.lower()
+    assert "quantized.dynamic" in type(q.backend.model.get_output_embeddings()).__module__

@@ -20,7 +20,7 @@ def items_frame(rows: list[dict]) -> pd.DataFrame:
     """Item rows as a DataFrame with exactly ITEM_COLUMNS (optional columns filled with their default)."""
     frame = pd.DataFrame(rows, columns=ITEM_COLUMNS)
     for col, default in OPTIONAL_COLUMNS.items():
-        frame[col] = frame[col].fillna(default).astype(str)
+        frame[col] = [default if pd.isna(v) else str(v) for v in frame[col]]
     return frame
 
 

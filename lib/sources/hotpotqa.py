@@ -139,7 +139,7 @@ def parse_hotpotqa(path, pages_path=None) -> pd.DataFrame:
                             "KILT (id, input, output) or the demo layout.")
     frame = pd.DataFrame(rows, columns=COLUMNS)
     for col, default in OPTIONAL_COLUMNS.items():
-        frame[col] = frame[col].fillna(default).astype(str)
+        frame[col] = [default if pd.isna(v) else str(v) for v in frame[col]]
     return frame
 
 

@@ -15,7 +15,7 @@ def runs(tmp_runs):
 def test_finding_checks_its_fields():
     row = findings.finding("utility", "10", "F1", "local:smollm2", 40, 0.5, 0.4, 0.6, p=0.01)
     assert row["n"] == 40 and math.isnan(row["paper_value"])
-    with pytest.raises(ValueError, match="outside its interval"):
+    with pytest.warns(UserWarning, match="outside its interval"):
         findings.finding("utility", "10", "F1", "m", 40, 0.9, 0.4, 0.6)
     with pytest.raises(ValueError, match="Unknown study"):
         findings.finding("other", "10", "F1", "m", 40, 0.5)
@@ -54,3 +54,40 @@ def test_runner_gathers_findings_when_it_finishes_a_run(runs, capsys):
     listed = {f["path"] for f in manifest["files"]}
     assert str(runs / "r2" / "findings.csv") in listed and str(runs / "r2" / "README.md") in listed
     assert "findings:" in capsys.readouterr().out
+
+
+def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
+    from scipy import stats as sps
+
+    from lib.self_preference import passage_stats
+    rows = []
+    for ds, shift in (("nq", 5.0), ("marco", 3.0)):
+        for i in range(4):
+            rows += [{"dataset": ds, "item_id": f"{ds}{i}", "author": "human", "ppl": 30.0 + i * 2 + shift},
+                     {"dataset": ds, "item_id": f"{ds}{i}", "author": "m", "ppl": 25.0 + i * 1.5}]
+    df = pd.DataFrame(rows)
+    tests = passage_stats.ppl_tests(df, paired=True, pooled=True)
+    assert list(tests["dataset"]) == ["nq", "marco", "all"]
+    found = {r["measure"]: r for r in passage_stats.ppl_findings(tests)}
+    pooled = found["PPL human minus model (all, paired t)"]
+    human = df[df.author == "human"]["ppl"].to_numpy()
+    model = df[df.author == "m"]["ppl"].to_numpy()
+    assert pooled["n"] == 8 and pooled["estimate"] == pytest.approx((human - model).mean())
+    assert pooled["p"] == pytest.approx(sps.ttest_rel(human, model).pvalue, rel=1e-3, abs=1e-12)
+    assert pooled["ci_low"] <= pooled["estimate"] <= pooled["ci_high"]
+
+
+def test_utility_findings_use_the_papers_set_f1_and_count_unreadable_replies():
+    from lib.utility import evaluate
+    from lib.utility.findings import table2_findings
+    per_q = pd.DataFrame({
+        "source": ["nq"] * 4, "judgment": ["utility"] * 4, "form": ["listwise-set"] * 4,
+        "P": [1.0, 0.5, None, 0.0], "R": [1.0, 1.0, None, 0.0], "failed": [False, False, True, False]})
+    summary = evaluate.summarize(per_q, ["source", "judgment", "form"], evaluate.SET_METRICS, n_boot=200)
+    rows = {r["measure"]: r for r in table2_findings(summary, "local:smollm2")}
+    f1 = rows["set F1 % (nq, utility prompts)"]
+    p, r = (1.0 + 0.5 + 0.0) / 3, (1.0 + 1.0 + 0.0) / 3
+    assert f1["n"] == 3 and f1["estimate"] == pytest.approx(100 * 2 * p * r / (p + r))
+    assert f1["paper_value"] == 64.14  # ChatGPT's NQ utility cell of Table 2, for reference
+    bad = rows["unreadable replies % (utility, listwise-set)"]
+    assert bad["n"] == 4 and bad["estimate"] == pytest.approx(25.0) and bad["ci_low"] < 25 < bad["ci_high"]

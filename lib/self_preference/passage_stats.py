@@ -40,13 +40,17 @@ def author_stats(df: pd.DataFrame) -> pd.DataFrame:
     return out.round(2).reset_index()
 
 
-def ppl_tests(df: pd.DataFrame, paired: bool = True) -> pd.DataFrame:
-    """Human vs each model author, per dataset: pingouin t-test of perplexity. Paired over the
-    items both have when `paired`, else Welch over all passages of each."""
+def ppl_tests(df: pd.DataFrame, paired: bool = True, pooled: bool = False) -> pd.DataFrame:
+    """Human vs each model author, per dataset (and over all datasets as "all" when `pooled`):
+    pingouin t-test of perplexity. Paired over the items both have when `paired`, else Welch over
+    all passages of each."""
     from lib.stats import ttest_table
 
     rows = []
-    for dataset, sub in df.groupby("dataset", sort=False):
+    groups = list(df.groupby("dataset", sort=False))
+    if pooled:  # beyond the paper: every dataset at once, the largest sample
+        groups.append(("all", df))
+    for dataset, sub in groups:
         # one value per item and author, so a file read twice cannot pair an item with itself
         per_item = sub.groupby(["author", "item_id"], sort=False)["ppl"].mean()
         human = per_item.loc["human"] if "human" in per_item.index.get_level_values(0) else pd.Series(dtype=float)
@@ -63,3 +67,15 @@ def ppl_tests(df: pd.DataFrame, paired: bool = True) -> pd.DataFrame:
             rows.append({"dataset": dataset, "author": author, "n_human": len(a), "n_model": len(b),
                          "ppl_human": a.mean(), "ppl_model": b.mean(), **res})
     return pd.DataFrame(rows)
+
+
+def ppl_findings(tests: pd.DataFrame, notebook: str = "03") -> list[dict]:
+    """Findings rows (lib.findings) from `ppl_tests`: human minus model perplexity, n, CI, p."""
+    from lib.findings import finding
+
+    rows = []
+    for r in tests.itertuples(index=False):
+        low, high = (float(x) for x in r.CI95)
+        rows.append(finding("self-preference", notebook, f"PPL human minus model ({r.dataset}, {r.test})",
+                            r.author, min(r.n_human, r.n_model), r.ppl_human - r.ppl_model, low, high, p=r.p))
+    return rows

@@ -1,0 +1,35 @@
+"""The utility study's headline quantities for the run's findings table (lib.findings)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from lib.findings import finding
+from lib.stats import wilson_ci
+
+from .published import TABLE2
+
+# Our dataset names -> the row names of the paper's Table 2.
+PAPER_DATASETS = {"nq": "NQ", "hotpotqa": "HotpotQA", "marco": "MSMARCO-QA"}
+
+
+def table2_findings(summary: pd.DataFrame, model: str, notebook: str = "10") -> list[dict]:
+    """Listwise-set F1 (the paper's: harmonic mean of averaged P and R, in %) per dataset and
+    judgment over readable replies, and the share of unreadable replies per judgment and form.
+
+    `summary` is `evaluate.summarize(per_q, ["source", "judgment", "form"], ...)`. The paper's value
+    is ChatGPT's Table 2 cell: a reference point, not the same model."""
+    rows = []
+    sets = summary[summary["form"] == "listwise-set"]
+    for r in sets.to_dict("records"):
+        if pd.isna(r.get("F1", float("nan"))):
+            continue
+        paper = TABLE2.get((PAPER_DATASETS.get(r["source"], r["source"]), str(r["judgment"]).capitalize()))
+        rows.append(finding("utility", notebook, f"set F1 % ({r['source']}, {r['judgment']} prompts)", model,
+                            r["n"] - r["n_failed_questions"], r["F1"], r["F1 lo"], r["F1 hi"],
+                            paper_value=paper[2] if paper else None))
+    for (judgment, form), g in summary.groupby(["judgment", "form"], sort=False):
+        n, failed = int(g["n"].sum()), int(g["n_failed_questions"].sum())
+        lo, hi = wilson_ci(failed, n)
+        rows.append(finding("utility", notebook, f"unreadable replies % ({judgment}, {form})", model, n,
+                            100.0 * failed / max(n, 1), 100.0 * lo, 100.0 * hi))
+    return rows

@@ -88,7 +88,8 @@ def compare_chat(a: dict, b: dict) -> dict:
         "parse rate fp32 / int8": [round(sum(p is not None for p in d["parsed"]) / n, 3) for d in (a, b)],
         "mean parsed rating fp32 / int8": [_mean(d["parsed"]) for d in (a, b)],
         "likelihood rating: mean |delta log-prob| over 5 digits": round(sum(deltas) / len(deltas), 4),
-        "likelihood rating: identical argmax": round(sum(argmax(x) == argmax(y) for x, y in zip(a["lps"], b["lps"])) / n, 3),
+        "likelihood rating: identical argmax": round(
+            sum(argmax(x) == argmax(y) for x, y in zip(a["lps"], b["lps"])) / n, 3),
         "likelihood rating: mean expected rating fp32 / int8": [_mean(map(expected, d["lps"])) for d in (a, b)],
         "n generation-phase prompts": len(a["gen_replies"]),
         "identical greedy generation replies": round(sum(x == y for x, y in zip(a["gen_replies"], b["gen_replies"]))

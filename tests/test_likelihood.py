@@ -191,3 +191,11 @@ def test_real_pointwise_likelihood_rating():
     assert len(probs) == 5 and 0 < sum(probs) <= 1 + 1e-6
     assert got.loc[0, "lik_argmax"] in range(1, 6) and probs[got.loc[0, "lik_argmax"] - 1] == max(probs)
     assert 1 <= got.loc[0, "lik_expected"] <= 5
+
+
+def test_base_lm_reply_starts_on_a_new_line(scripted_model):
+    m = scripted_model(spec="local:gemma3", loglik=lambda text, cont: -1.0 if cont == "\n###" else -2.5)
+    got = lk.rate_likelihood(m, _ratings().head(1))
+    assert {c for _, c in m.backend.loglik_pairs} == {"\n###"} | {f"\n###{s}" for s in range(1, 6)}
+    assert got.loc[0, "lik_mass"] == pytest.approx(5 * math.exp(-1.5))
+    assert got.loc[0, "lik_expected"] == pytest.approx(3.0)

@@ -4,7 +4,8 @@ no parse failures.
 - Pointwise (notebook 05): after the paper's B.1 prompt and the assistant prefix `###` (the paper's
   reply format is `###<number>***`), the next-token distribution over "1".."5". Reported: the five
   probabilities, their total (`lik_mass`: how much the model wanted to answer in the format), the
-  argmax score and the expected score sum(s * p(s)) renormalized over 1..5.
+  argmax score and the expected score sum(s * p(s)) renormalized over 1..5. (Base LMs without a
+  chat template read the prompt as raw text; there the reply's prefix starts on a new line.)
 - Generation phase (notebook 06): after the B.1 prompt and the reply prefix `Answer:` (the paper's
   format is `Answer: <short answer>;`, so the answer is what follows "Answer:"; our choice), the
   summed log-probability of " <answer of passage 1>" vs " <answer of passage 2>". The likelier one is
@@ -51,17 +52,20 @@ def score_from_logprobs(logprobs) -> dict:
             "lik_expected": float((w * np.array(SCORES)).sum() / w.sum())}
 
 
-def _context(model, prompt: str, chat: bool | None):
-    """The prompt as the model reads it: chat messages, or raw text for base LMs."""
+def _item(model, prompt: str, prefix: str, options: list[str], chat: bool | None) -> tuple:
+    """An option_logprobs item: chat messages with the prefix opening the assistant turn, or raw
+    text for base LMs, where the reply starts on a new line after the prompt."""
     req = model.request(prompt, chat=chat)
-    return req.messages if req.messages is not None else req.prompt
+    if req.messages is not None:
+        return req.messages, prefix, options
+    return req.prompt, "\n" + prefix, options
 
 
 def rate_likelihood(model, ratings: pd.DataFrame, chat: bool | None = None) -> pd.DataFrame:
     """Likelihood ratings for every row of a `rate_passages` table (same prompt per row); raises
     LikelihoodUnavailable where the model gives no prompt log-probabilities."""
-    items = [(_context(model, pointwise_prompt(r["setting"], r["question"], r["text"]), chat),
-              SCORE_PREFIX, [str(s) for s in SCORES]) for r in ratings.to_dict("records")]
+    items = [_item(model, pointwise_prompt(r["setting"], r["question"], r["text"]), SCORE_PREFIX,
+                   [str(s) for s in SCORES], chat) for r in ratings.to_dict("records")]
     lps = model.option_logprobs(items, desc=f"pointwise likelihood {model.name}") if items else []
     found = pd.DataFrame([score_from_logprobs(lp) for lp in lps], columns=RATING_COLUMNS, index=ratings.index)
     return ratings.drop(columns=RATING_COLUMNS, errors="ignore").join(found)
@@ -168,9 +172,9 @@ def choose_likelihood(model, pairs: pd.DataFrame, chat: bool | None = None) -> p
     the others get no choice. Raises LikelihoodUnavailable where the server gives no log-probabilities."""
     pairs = pairs.copy()
     todo = pairs.index[(pairs["status"] == "ok") & (pairs["design"] == "answer")].tolist()
-    items = [(_context(model, sp.generation_phase_prompt(pairs.at[i, "question"], pairs.at[i, "text_1"],
-                                                         pairs.at[i, "text_2"]), chat),
-              ANSWER_PREFIX, [" " + str(pairs.at[i, "ans_1"]).strip(), " " + str(pairs.at[i, "ans_2"]).strip()])
+    items = [_item(model, sp.generation_phase_prompt(pairs.at[i, "question"], pairs.at[i, "text_1"],
+                                                     pairs.at[i, "text_2"]), ANSWER_PREFIX,
+                   [" " + str(pairs.at[i, "ans_1"]).strip(), " " + str(pairs.at[i, "ans_2"]).strip()], chat)
              for i in todo]
     lps = model.option_logprobs(items, desc=f"pairs likelihood {model.name}") if items else []
     for c in PAIR_COLUMNS:

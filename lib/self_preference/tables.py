@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats as sps
 
 from lib import stats
 
@@ -81,9 +82,10 @@ def _human_minus(g: pd.DataFrame, author: str, factuality: str, human: pd.Series
     diff = both["h"].mean() - both["s"].mean() if len(both) else np.nan
     p, ci = np.nan, (np.nan, np.nan)
     if len(both) >= 3 and (both["h"] - both["s"]).std() > 0:
-        res = stats.ttest_table(both["h"].to_numpy(), both["s"].to_numpy(), paired=True)
-        p = _first_value(res, "p", "p-val", "p_val")
-        ci = _first_value(res, "CI95%", "CI95", "ci95")
+        p = _first_value(stats.ttest_table(both["h"].to_numpy(), both["s"].to_numpy(), paired=True),
+                         "p", "p-val", "p_val")
+        d = (both["h"] - both["s"]).to_numpy()  # the same interval as the test's, unrounded
+        ci = sps.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=sps.sem(d))
     return {"cell": fmt_mean_sd(other.mean(), other.std(ddof=1)), "n": len(both), "diff": diff, "p": p,
             "ci_low": float(ci[0]), "ci_high": float(ci[1]),
             "diff_fmt": "-" if pd.isna(diff) else f"{diff:+.2f}" + (" †" if p < 0.05 else "")}

@@ -77,10 +77,10 @@ class GenerativeJudge:
         return [verdict_from_replies(a["responses"]) for a in asked]
 
     def _logprobs(self, triples, desc: str) -> list[list[float]]:
-        """[log P("Choose 1"), log P("Choose 2")] after each prompt (no generation)."""
-        lls = self.model.loglikelihood([(judge_messages(*t), o) for t in triples for o in OPTIONS],
-                                       desc=desc + " (log-prob verdicts)") if triples else []
-        return [[one.logprob, two.logprob] for one, two in zip(lls[0::2], lls[1::2])]
+        """[log P("Choose 1"), log P("Choose 2")] as the start of the reply to each prompt (no
+        generation); raises lib.llm.LikelihoodUnavailable where the server gives no log-probabilities."""
+        items = [(judge_messages(*t), "", list(OPTIONS)) for t in triples]
+        return self.model.option_logprobs(items, desc=desc + " (log-prob verdicts)") if items else []
 
     def raw(self, pairs: pd.DataFrame) -> list[dict]:
         """What the judge said about each pair, in both orders: every reply (or, with

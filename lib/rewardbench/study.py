@@ -48,8 +48,15 @@ def pair_results(reward_models, pairs: pd.DataFrame, path=None, models: dict | N
     objects to use ({'model': ..., 'ref_model': ...}) instead of loading them."""
     for spec in reward_models:
         parse_rm_spec(spec)  # a bad spec fails before any model runs
-    rms = [registry.get_reward_model(s, **(models or {}).get(s, {})) for s in reward_models]
-    records = registry.raw_records(rms, pairs)
+    from lib.llm import LikelihoodUnavailable
+
+    records = []
+    for spec in reward_models:
+        rm = registry.get_reward_model(spec, **(models or {}).get(spec, {}))
+        try:
+            records += registry.raw_records([rm], pairs)
+        except LikelihoodUnavailable as e:  # a server without prompt log-probabilities: say so, go on
+            print(f"{spec}: likelihood scoring is unavailable here ({e}); it is left out of the tables.")
     if path:
         write_raw(records, path)
     return registry.results_from_raw(records)
@@ -84,6 +91,52 @@ def study_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return {"rewardbench_accuracy_long": long, "rewardbench_table2": metrics.paper_table(long),
             "rewardbench_judges": metrics.judge_table(results),
             "rewardbench_self_preference": self_preference_table(results, rm_families(specs))}
+
+
+def judge_agreement(results: pd.DataFrame) -> pd.DataFrame:
+    """Generate-and-parse judge vs `;logprob` judge of the same model (beyond the paper): share of
+    verdicts (pair x order) that agree among those where the generated reply parsed, Wilson 95%."""
+    from lib.stats import wilson_ci
+
+    judges = results[results["kind"] == "judge"]
+    by_spec = {s: parse_rm_spec(s) for s in judges["spec"].unique()}
+    rows = []
+    for gen_spec, gen in by_spec.items():
+        if gen.options.get("decide", "generate") != "generate":
+            continue
+        for lp_spec, lp in by_spec.items():
+            if lp.options.get("decide") != "logprob" or lp.target != gen.target:
+                continue
+            a = judges[judges["spec"] == gen_spec].set_index("id")
+            b = judges[judges["spec"] == lp_spec].set_index("id").reindex(a.index)
+            k = n = 0
+            for order in ("cr", "rc"):
+                parsed = a[f"choice_{order}"].notna() & b[f"choice_{order}"].notna()
+                n += int(parsed.sum())
+                k += int((a.loc[parsed, f"choice_{order}"] == b.loc[parsed, f"choice_{order}"]).sum())
+            lo, hi = wilson_ci(k, n) if n else (float("nan"), float("nan"))
+            rows.append({"generate": a["rm"].iloc[0] if len(a) else gen_spec, "logprob": lp_spec,
+                         "pairs": len(a), "verdicts": 2 * len(a), "parsed_verdicts": n,
+                         "agree": k / n if n else float("nan"), "ci_low": lo, "ci_high": hi})
+    return pd.DataFrame(rows, columns=["generate", "logprob", "pairs", "verdicts", "parsed_verdicts",
+                                       "agree", "ci_low", "ci_high"])
+
+
+def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
+                   paper_values: dict | None = None) -> list[dict]:
+    """Headline rows (lib.findings): each judge's accuracy (orders averaged, unparsed = wrong) with
+    its bootstrap 95% interval; the model is the judge's model spec."""
+    from lib.findings import finding
+
+    rows = []
+    for r in metrics.judge_table(results).to_dict("records"):
+        spec = results.loc[results["rm"] == r["rm"], "spec"].iloc[0]
+        parsed = parse_rm_spec(spec)
+        method = "log-probability verdict" if parsed.options.get("decide") == "logprob" else "generate-and-parse"
+        lo, hi = (None if pd.isna(x) else float(x) for x in (r["ci_low"], r["ci_high"]))
+        rows.append(finding("rewardbench", notebook, f"judge accuracy ({method})", parsed.target,
+                            r["pairs"], r["accuracy"], lo, hi, None, (paper_values or {}).get(spec)))
+    return rows
 
 
 def main(argv=None) -> int:

@@ -324,6 +324,17 @@ def score_pairs(pairs: pd.DataFrame, fallback_number: bool = False, passage_rule
     pairs["choice"] = pd.array(choices, dtype="Int64")
     pairs["method"] = methods
     pairs["response"] = replies
+    pairs = derive_preferences(pairs)
+    valid = pairs["valid"]
+    pairs["passage_rule"] = passage_rule
+    pairs["mentions_true"] = [answer_correct(r, a, passage_rule) if (s == "ok" and r and v) else np.nan
+                              for r, a, s, v in zip(pairs["response"], pairs["answer"], pairs["status"], valid)]
+    return pairs
+
+
+def derive_preferences(pairs: pd.DataFrame) -> pd.DataFrame:
+    """valid / chose_first / chose_a / chose_true from the `choice` column (1, 2 or missing)."""
+    pairs = pairs.copy()
     valid = pairs["choice"].notna()
     first = pairs["choice"] == 1
     a_first = pairs["order"] == "a_first"
@@ -332,9 +343,6 @@ def score_pairs(pairs: pd.DataFrame, fallback_number: bool = False, passage_rule
     pairs["chose_a"] = (first == a_first).astype("boolean").where(valid)
     asym = pairs["a_fact"] != pairs["b_fact"]
     pairs["chose_true"] = (pairs["chose_a"] == (pairs["a_fact"] == "true")).where(valid & asym)
-    pairs["passage_rule"] = passage_rule
-    pairs["mentions_true"] = [answer_correct(r, a, passage_rule) if (s == "ok" and r and v) else np.nan
-                              for r, a, s, v in zip(pairs["response"], pairs["answer"], pairs["status"], valid)]
     return pairs
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats as sps
 
 from lib import stats
 
@@ -79,11 +80,14 @@ def _human_minus(g: pd.DataFrame, author: str, factuality: str, human: pd.Series
     other = g[(g["author"] == author) & (g["factuality"] == factuality)].groupby("item_id")["score"].mean()
     both = pd.concat([human.rename("h"), other.rename("s")], axis=1).dropna()
     diff = both["h"].mean() - both["s"].mean() if len(both) else np.nan
-    p = np.nan
+    p, ci = np.nan, (np.nan, np.nan)
     if len(both) >= 3 and (both["h"] - both["s"]).std() > 0:
         p = _first_value(stats.ttest_table(both["h"].to_numpy(), both["s"].to_numpy(), paired=True),
                          "p", "p-val", "p_val")
+        d = (both["h"] - both["s"]).to_numpy()  # the same interval as the test's, unrounded
+        ci = sps.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=sps.sem(d))
     return {"cell": fmt_mean_sd(other.mean(), other.std(ddof=1)), "n": len(both), "diff": diff, "p": p,
+            "ci_low": float(ci[0]), "ci_high": float(ci[1]),
             "diff_fmt": "-" if pd.isna(diff) else f"{diff:+.2f}" + (" †" if p < 0.05 else "")}
 
 
@@ -96,7 +100,8 @@ def human_vs_self(ratings: pd.DataFrame) -> pd.DataFrame:
     """v2 Table 2: human-true vs self-true and self-false per dataset x evaluator x setting.
 
     Diff = human minus self, paired t-test over items where both scores parsed (the paper does not
-    say paired or not; items are matched, so we pair). A missing self author gives a row with n=0.
+    say paired or not; items are matched, so we pair), with its 95% interval (beyond the paper).
+    A missing self author gives a row with n=0.
     """
     rows = []
     for (dataset, evaluator, setting), g in ratings.groupby(["dataset", "evaluator", "setting"], sort=False):
@@ -106,7 +111,8 @@ def human_vs_self(ratings: pd.DataFrame) -> pd.DataFrame:
         for fact in ("true", "false"):
             res = _human_minus(g, evaluator, fact, human)
             row.update({f"self_{fact}": res["cell"], f"n_{fact}": res["n"], f"diff_{fact}": res["diff"],
-                        f"p_{fact}": res["p"], f"diff_{fact}_fmt": res["diff_fmt"]})
+                        f"p_{fact}": res["p"], f"ci_low_{fact}": res["ci_low"], f"ci_high_{fact}": res["ci_high"],
+                        f"diff_{fact}_fmt": res["diff_fmt"]})
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -1,0 +1,277 @@
+"""Likelihood scoring beside generate-and-parse (beyond the papers): one forward pass per judgment,
+no parse failures.
+
+- Pointwise (notebook 05): after the paper's B.1 prompt and the assistant prefix `###` (the paper's
+  reply format is `###<number>***`), the next-token distribution over "1".."5". Reported: the five
+  probabilities, their total (`lik_mass`: how much the model wanted to answer in the format), the
+  argmax score and the expected score sum(s * p(s)) renormalized over 1..5. (Base LMs without a
+  chat template read the prompt as raw text; there the reply's prefix starts on a new line.)
+- Generation phase (notebook 06): after the B.1 prompt and the reply prefix `Answer:` (the paper's
+  format is `Answer: <short answer>;`, so the answer is what follows "Answer:"; our choice), the
+  summed log-probability of " <answer of passage 1>" vs " <answer of passage 2>". The likelier one is
+  the passage used. A labelled option divides each sum by the answer's word count (the model layer
+  returns no token counts with option log-probabilities). Pairs whose two passages carry the same
+  answer string cannot be told apart this way: they are counted as undecidable (status
+  'same_answer'), never guessed.
+
+Models whose server gives no prompt log-probabilities raise `lib.llm.LikelihoodUnavailable`; the
+`*_evaluators` helpers catch it per evaluator, leave that evaluator's likelihood columns empty and
+return one sentence saying so.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from lib import stats
+from lib.prompts import self_preference as sp
+
+from .pairwise import derive_preferences
+from .pointwise import SCORES, pointwise_prompt
+
+SCORE_PREFIX = "###"
+ANSWER_PREFIX = "Answer:"
+CHOICE_VARIANTS = {"sum": "lik_choice", "per_word": "lik_choice_norm"}
+RATING_COLUMNS = ["lik_probs", "lik_mass", "lik_argmax", "lik_expected"]
+PAIR_COLUMNS = ["lik_lp_1", "lik_lp_2", "lik_choice", "lik_choice_norm"]
+
+
+def score_from_logprobs(logprobs) -> dict:
+    """From log P("1".."5"): the five probabilities, their mass, the argmax score and the expected
+    score renormalized over 1..5."""
+    lp = np.asarray(logprobs, dtype=float)
+    if lp.shape != (len(SCORES),):
+        raise ValueError(f"need {len(SCORES)} log-probabilities (scores 1..5), got {list(logprobs)!r}")
+    probs = np.exp(lp)
+    w = np.exp(lp - lp.max())  # renormalized over 1..5 without underflow
+    return {"lik_probs": [float(p) for p in probs], "lik_mass": float(probs.sum()),
+            "lik_argmax": int(SCORES[int(np.argmax(lp))]),
+            "lik_expected": float((w * np.array(SCORES)).sum() / w.sum())}
+
+
+def _item(model, prompt: str, prefix: str, options: list[str], chat: bool | None) -> tuple:
+    """An option_logprobs item: chat messages with the prefix opening the assistant turn, or raw
+    text for base LMs, where the reply starts on a new line after the prompt."""
+    req = model.request(prompt, chat=chat)
+    if req.messages is not None:
+        return req.messages, prefix, options
+    return req.prompt, "\n" + prefix, options
+
+
+def rate_likelihood(model, ratings: pd.DataFrame, chat: bool | None = None) -> pd.DataFrame:
+    """Likelihood ratings for every row of a `rate_passages` table (same prompt per row); raises
+    LikelihoodUnavailable where the model gives no prompt log-probabilities."""
+    items = [_item(model, pointwise_prompt(r["setting"], r["question"], r["text"]), SCORE_PREFIX,
+                   [str(s) for s in SCORES], chat) for r in ratings.to_dict("records")]
+    lps = model.option_logprobs(items, desc=f"pointwise likelihood {model.name}") if items else []
+    found = pd.DataFrame([score_from_logprobs(lp) for lp in lps], columns=RATING_COLUMNS, index=ratings.index)
+    return ratings.drop(columns=RATING_COLUMNS, errors="ignore").join(found)
+
+
+def _for_evaluators(table: pd.DataFrame, evaluators, author_names, fn, columns):
+    """Apply fn(model, rows of that evaluator) per evaluator; an unavailable one keeps NaN columns."""
+    from lib.llm import LikelihoodUnavailable, get_model
+    from lib.specs import author_name
+
+    parts, notes = [], []
+    for spec in evaluators:
+        rows = table[table["evaluator"] == author_name(spec, author_names)]
+        try:
+            parts.append(fn(get_model(spec), rows))
+        except LikelihoodUnavailable as e:
+            notes.append(f"Likelihood scoring is unavailable for {spec} ({e}); its likelihood columns stay empty.")
+            parts.append(rows.assign(**{c: np.nan for c in columns}))
+    rest = table[~table.index.isin([i for p in parts for i in p.index])]
+    out = pd.concat(parts + [rest.assign(**{c: np.nan for c in columns})]).sort_index() if parts else \
+        table.assign(**{c: np.nan for c in columns})
+    return out, notes
+
+
+def rate_evaluators_likelihood(ratings: pd.DataFrame, evaluators, author_names=None, chat=None):
+    """(ratings with the likelihood columns, notes on evaluators where it is unavailable)."""
+    return _for_evaluators(ratings, evaluators, author_names, lambda m, r: rate_likelihood(m, r, chat),
+                           RATING_COLUMNS)
+
+
+def mean_cell(values) -> dict:
+    """n, mean and t-based 95% interval of the non-missing values."""
+    v = pd.to_numeric(pd.Series(values), errors="coerce").dropna().to_numpy(float)
+    n = len(v)
+    mean = float(v.mean()) if n else np.nan
+    if n < 2 or v.std(ddof=1) == 0:
+        return {"n": n, "mean": mean, "ci_low": mean if n >= 2 else np.nan, "ci_high": mean if n >= 2 else np.nan}
+    lo, hi = sps.t.interval(0.95, n - 1, loc=mean, scale=sps.sem(v))
+    return {"n": n, "mean": mean, "ci_low": float(lo), "ci_high": float(hi)}
+
+
+RATING_METHODS = {"paper (parsed reply)": "score", "likelihood argmax": "lik_argmax",
+                  "likelihood expected": "lik_expected"}
+METHOD_KEYS = ["dataset", "evaluator", "author", "factuality", "setting"]
+
+
+def method_table(ratings: pd.DataFrame, keys=METHOD_KEYS) -> pd.DataFrame:
+    """Paper method vs likelihood method per cell: n, mean and 95% interval of each."""
+    keys = [k for k in keys if k in ratings]
+    rows = []
+    for key, g in ratings.groupby(keys, sort=False):
+        row = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+        for label, col in RATING_METHODS.items():
+            cell = mean_cell(g[col]) if col in g else mean_cell([])
+            row.update({f"{label}: {k}": v for k, v in cell.items()})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def rating_agreement(ratings: pd.DataFrame, by=("evaluator", "setting")) -> pd.DataFrame:
+    """Agreement of the parsed score with the likelihood score on rows whose reply parsed: exact
+    match with the argmax (Wilson interval), Spearman and Pearson correlation with the expected score."""
+    by = [k for k in by if k in ratings]
+    rows = []
+    for key, g in ratings.groupby(by, sort=False):
+        both = g[["score", "lik_argmax", "lik_expected"]].apply(pd.to_numeric, errors="coerce").dropna()
+        n, k = len(both), int((both["score"] == both["lik_argmax"]).sum())
+        lo, hi = stats.wilson_ci(k, n) if n else (np.nan, np.nan)
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        row.update({"n_rows": len(g), "n_both": n, "exact_match": k / n if n else np.nan,
+                    "exact_ci_low": lo, "exact_ci_high": hi})
+        for name, fn in (("spearman", sps.spearmanr), ("pearson", sps.pearsonr)):
+            ok = n >= 3 and both["score"].nunique() > 1 and both["lik_expected"].nunique() > 1
+            r, p = fn(both["score"], both["lik_expected"]) if ok else (np.nan, np.nan)
+            row.update({f"{name}_r": float(r), f"{name}_p": float(p)})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def human_minus_self_methods(ratings: pd.DataFrame) -> pd.DataFrame:
+    """v2 Table 2's Diff (human true minus self) under the paper method and both likelihood scores."""
+    from .tables import human_vs_self
+
+    parts = [human_vs_self(ratings.assign(score=pd.to_numeric(ratings[col], errors="coerce"))).assign(method=label)
+             for label, col in RATING_METHODS.items() if col in ratings]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+# --- generation phase -------------------------------------------------------------------------
+
+def choose_from_logprobs(lp_1: float, lp_2: float, len_1: int = 1, len_2: int = 1) -> tuple:
+    """(choice by summed log-prob, choice by per-length log-prob): 1, 2 or None on an exact tie."""
+    def pick(a, b):
+        return None if (a == b or math.isnan(a) or math.isnan(b)) else (1 if a > b else 2)
+    return pick(lp_1, lp_2), pick(lp_1 / max(len_1, 1), lp_2 / max(len_2, 1))
+
+
+def _words(text: str) -> int:
+    return max(len(str(text).split()), 1)
+
+
+def choose_likelihood(model, pairs: pd.DataFrame, chat: bool | None = None) -> pd.DataFrame:
+    """Likelihood choice for every 'ok' pair with two different answer strings (design 'answer');
+    the others get no choice. Raises LikelihoodUnavailable where the server gives no log-probabilities."""
+    pairs = pairs.copy()
+    todo = pairs.index[(pairs["status"] == "ok") & (pairs["design"] == "answer")].tolist()
+    items = [_item(model, sp.generation_phase_prompt(pairs.at[i, "question"], pairs.at[i, "text_1"],
+                                                     pairs.at[i, "text_2"]), ANSWER_PREFIX,
+                   [" " + str(pairs.at[i, "ans_1"]).strip(), " " + str(pairs.at[i, "ans_2"]).strip()], chat)
+             for i in todo]
+    lps = model.option_logprobs(items, desc=f"pairs likelihood {model.name}") if items else []
+    for c in PAIR_COLUMNS:
+        pairs[c] = np.nan
+    pairs["lik_choice"] = pd.array([None] * len(pairs), dtype="Int64")
+    pairs["lik_choice_norm"] = pd.array([None] * len(pairs), dtype="Int64")
+    for i, (lp1, lp2) in zip(todo, lps):
+        both = choose_from_logprobs(lp1, lp2, _words(pairs.at[i, "ans_1"]), _words(pairs.at[i, "ans_2"]))
+        pairs.loc[i, ["lik_lp_1", "lik_lp_2"]] = [lp1, lp2]
+        pairs.at[i, "lik_choice"], pairs.at[i, "lik_choice_norm"] = both
+    return pairs
+
+
+def choose_evaluators_likelihood(scored: pd.DataFrame, evaluators, author_names=None, chat=None):
+    """(scored pairs with the likelihood columns, notes on evaluators where it is unavailable)."""
+    return _for_evaluators(scored, evaluators, author_names, lambda m, p: choose_likelihood(m, p, chat),
+                           PAIR_COLUMNS)
+
+
+def likelihood_view(pairs: pd.DataFrame, variant: str = "sum") -> pd.DataFrame:
+    """The pairs as the likelihood method decides them, in the columns `preference_table` reads:
+    same-answer 'ok' pairs become status 'same_answer' (undecidable), the choice is the likelihood's."""
+    col = CHOICE_VARIANTS[variant]
+    view = pairs.copy()
+    undecidable = (view["status"] == "ok") & (view["design"] != "answer")
+    view.loc[undecidable, "status"] = "same_answer"
+    choice = view[col] if col in view else pd.Series(pd.NA, index=view.index)
+    view["choice"] = pd.array(choice.where(view["status"] == "ok"), dtype="Int64")
+    view["method"] = np.where(view["choice"].notna(), f"likelihood_{variant}",
+                              np.where(view["status"] == "ok", "unparsed", view["status"]))
+    return derive_preferences(view)
+
+
+def choice_agreement(pairs: pd.DataFrame, by=("evaluator",), variant: str = "sum") -> pd.DataFrame:
+    """Share of pairs where the likelihood choice equals the parsed reply's choice, among pairs
+    where both decided, with a Wilson interval."""
+    col = CHOICE_VARIANTS[variant]
+    by = [k for k in by if k in pairs]
+    rows = []
+    for key, g in pairs.groupby(by, sort=False):
+        both = g[g["choice"].notna() & g[col].notna()] if col in g else g.iloc[:0]
+        n = len(both)
+        k = int((both["choice"].astype(int) == both[col].astype(int)).sum()) if n else 0
+        lo, hi = stats.wilson_ci(k, n) if n else (np.nan, np.nan)
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        row.update({"variant": variant, "n_parsed": int(g["valid"].sum()),
+                    "n_undecidable": int(((g["status"] == "ok") & (g["design"] != "answer")).sum()),
+                    "n_both": n, "agree": k / n if n else np.nan, "ci_low": lo, "ci_high": hi})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# --- headline findings (lib.findings rows) ----------------------------------------------------
+
+def _opt(x):
+    """None for a missing number (lib.findings takes None as 'no value')."""
+    return None if x is None or pd.isna(x) else float(x)
+
+
+def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_pointwise_reranking",
+                       paper_values: dict | None = None) -> list[dict]:
+    """Human-minus-self rating difference per dataset x evaluator x setting x factuality x method
+    (rows of `human_minus_self_methods`); `specs` maps author names to evaluator specs."""
+    from lib.findings import finding
+
+    rows = []
+    for r in hms.to_dict("records"):
+        for fact in ("true", "false"):
+            if not r.get(f"n_{fact}"):
+                continue
+            measure = f"human-minus-self rating ({r['dataset']}, {r['setting']}, self {fact}, {r['method']})"
+            rows.append(finding("self-preference", notebook, measure, specs.get(r["evaluator"], r["evaluator"]),
+                                r[f"n_{fact}"], r[f"diff_{fact}"], _opt(r[f"ci_low_{fact}"]),
+                                _opt(r[f"ci_high_{fact}"]), _opt(r[f"p_{fact}"]),
+                                (paper_values or {}).get(measure)))
+    return rows
+
+
+PREF_LABELS = {"chose_a": "self-preference rate", "chose_first": "first-position rate",
+               "chose_true": "factual preference rate"}
+
+
+def preference_findings(views: dict, specs: dict, notebook: str = "06_generation_phase",
+                        paper_values: dict | None = None) -> list[dict]:
+    """Self, first-position and factual preference per evaluator (pooled over authors, combos and
+    orders) under each method; `views` maps a method label to pairs in `score_pairs` columns."""
+    from lib.findings import finding
+
+    from .tables import rate_cell
+
+    rows = []
+    for method, pairs in views.items():
+        for evaluator, g in pairs.groupby("evaluator", sort=False):
+            for col, label in PREF_LABELS.items():
+                c = rate_cell(g[col])
+                measure = f"{label} ({method})"
+                rows.append(finding("self-preference", notebook, measure, specs.get(evaluator, evaluator), c["n"],
+                                    c["rate"], _opt(c["ci_low"]), _opt(c["ci_high"]), _opt(c["p"]),
+                                    (paper_values or {}).get(measure)))
+    return rows

@@ -5,11 +5,14 @@ windows of Wikipedia (v1 paper, Table 2: 100 (0) words), so ours aim at about 10
 """
 import json
 import re
-from pathlib import Path
 
 import pytest
 
-DEMO_FILE = Path(__file__).resolve().parent.parent / "data" / "demo" / "nq.jsonl"
+from tests.demo_checks import DEMO_DIR, item_ids, load
+from tests.demo_checks import answer_names as _names
+from tests.demo_checks import words as _words
+
+DEMO_FILE = DEMO_DIR / "nq.jsonl"
 FIELDS = {"id", "source", "question", "answer", "aliases", "title", "human_passage", "query_type",
           "negatives", "false_answer_ours"}
 MIN_ITEMS = 40
@@ -17,23 +20,8 @@ MIN_NEGATIVES = 3
 MIN_WORDS, MAX_WORDS = 80, 130
 
 
-def _load(path=DEMO_FILE):
-    """Items of the demo file, one dict per non-empty line."""
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-def _names(item):
-    """Answer plus aliases, lower-cased: every string the substring checks look for."""
-    return [s.lower() for s in [item["answer"], *item["aliases"]] if s.strip()]
-
-
-def _words(text):
-    return len(text.split())
-
-
-ITEMS = _load()
-IDS = [it.get("id", f"line-{i}") for i, it in enumerate(ITEMS, 1)]
+ITEMS = load(DEMO_FILE)
+IDS = item_ids(ITEMS)
 
 
 def test_enough_items_and_unique_ids():
@@ -90,7 +78,7 @@ def test_answer_check_catches_a_leak(tmp_path):
     item["negatives"] = [{"title": "t", "text": "filler " + item["answer"].upper()}]
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(item) + "\n", encoding="utf-8")
-    loaded = _load(bad)[0]
+    loaded = load(bad)[0]
     low = loaded["negatives"][0]["text"].lower()
     assert any(name in low for name in _names(loaded))
 

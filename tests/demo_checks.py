@@ -33,3 +33,13 @@ def words(text: str) -> int:
 def item_ids(items: list[dict]) -> list[str]:
     """Test ids: each item's id, or its line number."""
     return [it.get("id", f"line-{i}") for i, it in enumerate(items, 1)]
+
+
+def leak_is_caught(item: dict, folder) -> bool:
+    """Writes `item` with a negative that repeats its answer upper-cased, reads the file back, and
+    says whether the substring rule flags that negative."""
+    bad = Path(folder) / "bad.jsonl"
+    bad.write_text(json.dumps({**item, "negatives": [{"title": "t", "text": "filler " + item["answer"].upper()}]})
+                   + "\n", encoding="utf-8")
+    loaded = load(bad)[0]
+    return any(n in loaded["negatives"][0]["text"].lower() for n in answer_names(loaded))

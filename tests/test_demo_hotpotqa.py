@@ -4,12 +4,11 @@ Two-hop bridge or comparison questions written by us, each with two supporting p
 ground-truth evidence, 60-120 words each) and three or more same-topic distractors (50-130 words) that
 never contain the answer or an alias.
 """
-import json
 import re
 
 import pytest
 
-from tests.demo_checks import DEMO_DIR, item_ids, load
+from tests.demo_checks import DEMO_DIR, item_ids, leak_is_caught, load
 from tests.demo_checks import answer_names as _names
 from tests.demo_checks import words as _words
 
@@ -68,12 +67,7 @@ def test_distractors_on_topic_but_without_answer(item):
 
 
 def test_answer_check_catches_a_leak(tmp_path):
-    item = dict(ITEMS[0])
-    item["negatives"] = [{"title": "t", "text": "filler " + item["answer"].upper()}]
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps(item) + "\n", encoding="utf-8")
-    loaded = load(bad)[0]
-    assert any(n in loaded["negatives"][0]["text"].lower() for n in _names(loaded))
+    assert leak_is_caught(ITEMS[0], tmp_path)
 
 
 def test_project_loader_reads_the_file():

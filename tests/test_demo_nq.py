@@ -3,12 +3,11 @@
 Passages are checked for length in words against 80-130: NQ passages in DPR format are 100-word
 windows of Wikipedia (v1 paper, Table 2: 100 (0) words), so ours aim at about 100.
 """
-import json
 import re
 
 import pytest
 
-from tests.demo_checks import DEMO_DIR, item_ids, load
+from tests.demo_checks import DEMO_DIR, item_ids, leak_is_caught, load
 from tests.demo_checks import answer_names as _names
 from tests.demo_checks import words as _words
 
@@ -74,13 +73,7 @@ def test_negatives_on_topic_but_without_answer(item):
 
 def test_answer_check_catches_a_leak(tmp_path):
     """The substring rule must flag a negative that repeats the answer, in any case."""
-    item = dict(ITEMS[0])
-    item["negatives"] = [{"title": "t", "text": "filler " + item["answer"].upper()}]
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps(item) + "\n", encoding="utf-8")
-    loaded = load(bad)[0]
-    low = loaded["negatives"][0]["text"].lower()
-    assert any(name in low for name in _names(loaded))
+    assert leak_is_caught(ITEMS[0], tmp_path)
 
 
 def test_project_loader_reads_the_file():

@@ -204,11 +204,12 @@ def check_11(run, params):
     per (factor, form); one request per question and listwise method (nothing asked twice)."""
     rows = _benchmark_rows(run, "utility_gti.jsonl", params)
     n, n_passages = len(rows), int(rows["passage"].str.len().max())
-    levels = {"form": 1, "order": len([o for o in params["orders"] if o != "question-first"]),
-              "position": len(params["positions"]), "requirement": 1 + len(params["requirements"])}
+    n_req = int((rows["source"] == params.get("requirement_dataset", "nq")).sum()) or n
+    asks = {"form": n, "order": n * len([o for o in params["orders"] if o != "question-first"]),
+            "position": n * len(params["positions"]), "requirement": n_req * (1 + len(params["requirements"]))}
     fails = _csv(run, "11_utility_factors", "utility_rq2_failures")
     for _, r in fails.iterrows():
-        asked = n * levels[r["factor"]] if r["form"] != "pairwise" else r["questions"]
+        asked = asks[r["factor"]] if r["form"] != "pairwise" else r["questions"]
         assert r["questions"] == asked, (r["factor"], r["form"], r["questions"], asked)
         per_q = _replies_per_question(r["form"], n_passages)
         assert r[["replies ok", "replies repaired", "replies failed"]].sum() == r["questions"] * per_q

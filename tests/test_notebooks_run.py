@@ -251,14 +251,15 @@ def check_16(run, params):
     from lib.self_preference import paper_check as sp_check
     from lib.utility import published
 
-    check = pd.read_csv(run / "16_paper_check" / "paper_check.csv")
+    check = pd.read_csv(run / "paper_check.csv")
     assert list(check.columns) == paper_check.COLUMNS
     nb = json.loads((run / "notebooks" / "16_paper_check.ipynb").read_text())
     printed = "".join("".join(o.get("text", "")) for c in nb["cells"] for o in c.get("outputs", []))
     assert paper_check.summary_line(check) in printed
     differ = _csv(run, "16_paper_check", "paper_check_differences")
     assert len(differ) == int((~check["match"].astype(bool)).sum())
-    fresh = pd.concat([sp_check.check_release(sp_check.release_folder(ROOT / params["release_dir"])),
+    release = sp_check.release_folder(ROOT / params["release_dir"])
+    fresh = pd.concat([sp_check.check_release(release, params.get("fix_swapped", True)),
                        published.paper_check_rows()], ignore_index=True)
     assert len(fresh) == len(check) and int(fresh["match"].sum()) == int(check["match"].sum())
 

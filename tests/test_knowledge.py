@@ -50,7 +50,8 @@ def test_probe_asks_n_times_with_sample_index_and_scores_levels(probed):
     assert {r.temperature for r in sent} == {0.7}
     assert all(r.messages[0]["content"].endswith(P.KNOWLEDGE_PROBE_SUFFIX) for r in sent)
     # the chat template wraps the probe as one user turn
-    assert all(t.endswith(P.KNOWLEDGE_PROBE_SUFFIX + "<|im_end|>\n<|im_start|>assistant\n") for t in model.backend.texts)
+    turn_end = P.KNOWLEDGE_PROBE_SUFFIX + "<|im_end|>\n<|im_start|>assistant\n"
+    assert all(t.endswith(turn_end) for t in model.backend.texts)
     assert k.loc["nq-001", "level"] == "full" and k.loc["nq-001", "n_correct"] == 5
     assert k.loc["nq-002", "level"] == "partial" and k.loc["nq-002", "n_correct"] == 2
     assert k.loc["nq-003", "level"] == "none"

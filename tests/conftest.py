@@ -1,7 +1,9 @@
 """Shared fixtures: every test gets its own empty results cache and its own runs / figures folders
-(never the repository's data/runs); converted model weights are shared. `scripted_model` plugs a
-scripted backend into the real model layer (`CachedModel`)."""
+(never the repository's data/runs: a session guard fails the run if anything new appears there);
+converted model weights are shared. `scripted_model` plugs the one scripted backend of the suite
+into the real model layer (`CachedModel`): request building, chat templates and the cache are real."""
 import os
+from pathlib import Path
 
 import jinja2
 import pytest
@@ -18,6 +20,21 @@ CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }
 # One torch thread per process in tests: notebook kernels and model tests may run side by side, and two
 # threads per process on 2 shared cores collapse (measured 8x slower); kernels inherit this variable.
 os.environ.setdefault("RAGBIAS_THREADS", "1")
+
+
+def _listing(*folders: Path) -> set[str]:
+    return {str(p) for folder in folders if folder.exists() for p in folder.rglob("*")}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def repository_runs_untouched():
+    """Fails the session (an error at teardown) if any test wrote under the repository's data/runs
+    or figures folders instead of its temporary ones."""
+    folders = (config.RUNS, config.FIGURES)
+    before = _listing(*folders)
+    yield
+    new = sorted(_listing(*folders) - before)
+    assert not new, f"tests wrote into the repository's runs / figures folders: {new[:5]}"
 
 
 @pytest.fixture(autouse=True)
@@ -52,17 +69,27 @@ class ScriptedBackend:
     template as the transformers backend does (base LMs get none and refuse messages), and
     every result goes back through the cache.
 
-    `reply(text, request)` -> str (or a Response); `loglik(context_text, continuation)` ->
-    float or (logprob, n_tokens). `calls` counts requests that reached the backend.
+    `reply(text, request)` -> str (or a Response), where `text` is what the model reads (the
+    rendered template) and `request.sample` the repeat index; `top_logprobs` (one {token: logprob}
+    dict per token) is returned when a request asks for log-probabilities; `loglik(context_text,
+    continuation)` -> float or (logprob, n_tokens). `likelihoods=False` makes a generate-only server
+    (no `loglikelihood` at all). `requests` / `texts` record what reached the backend, `calls` counts it.
     """
 
-    def __init__(self, reply=None, loglik=None, chat: bool = True):
-        self.reply, self.loglik_fn = reply, loglik
+    def __init__(self, reply=None, loglik=None, chat: bool = True, top_logprobs=None, likelihoods: bool = True):
+        self.reply, self.loglik_fn, self.top_logprobs = reply, loglik, top_logprobs
+        self.likelihoods = likelihoods
         self.tokenizer = _Tokenizer(CHATML if chat else None)
         self.requests, self.texts, self.loglik_pairs = [], [], []
         self.calls = 0
         self.checked = False
         self.gives_logprobs = True
+
+    def __getattribute__(self, name):
+        # a generate-only server has no loglikelihood attribute at all (the model layer asks hasattr)
+        if name == "loglikelihood" and not object.__getattribute__(self, "likelihoods"):
+            raise AttributeError("this scripted server returns no likelihoods")
+        return object.__getattribute__(self, name)
 
     def check(self) -> None:
         """Nothing to load; records that the model layer asked."""
@@ -89,7 +116,8 @@ class ScriptedBackend:
                 out = str(out)
                 for s in req.stop or []:
                     out = out.split(s)[0]
-                out = Response(text=out, tokens_in=len(text.split()), tokens_out=len(out.split()),
+                lp = self.top_logprobs if (req.logprobs and self.top_logprobs) else None
+                out = Response(text=out, top_logprobs=lp, tokens_in=len(text.split()), tokens_out=len(out.split()),
                                finish_reason="stop")
             on_result(i, out)
             if progress is not None:
@@ -110,10 +138,12 @@ class ScriptedBackend:
 
 @pytest.fixture
 def scripted_model():
-    """Factory: scripted_model(reply=..., loglik=..., spec="local:smollm2") -> a real CachedModel
-    over a ScriptedBackend (spec "local:gemma3" is a base LM: no chat template)."""
-    def make(reply=None, loglik=None, spec: str = "local:smollm2"):
+    """Factory: scripted_model(reply=..., loglik=..., spec="local:smollm2", top_logprobs=...,
+    likelihoods=True) -> a real CachedModel over a ScriptedBackend (spec "local:gemma3" is a base
+    LM: no chat template). Models of one test share its cache by spec: give two scripts two specs."""
+    def make(reply=None, loglik=None, spec: str = "local:smollm2", top_logprobs=None, likelihoods: bool = True):
         parsed = parse_spec(spec)
         chat = not (parsed.backend == "local" and parsed.model == "gemma3")
-        return CachedModel(parsed, backend=ScriptedBackend(reply, loglik, chat=chat))
+        backend = ScriptedBackend(reply, loglik, chat=chat, top_logprobs=top_logprobs, likelihoods=likelihoods)
+        return CachedModel(parsed, backend=backend)
     return make

@@ -5,17 +5,16 @@ import pytest
 from lib.asking import ask_until_parsed
 from lib.llm import get_model
 from lib.self_preference.pointwise import parse_score
-from tests.scripted import scripted_model
 
 
-def test_retries_use_new_samples_keep_unparsed_and_count_attempts():
+def test_retries_use_new_samples_keep_unparsed_and_count_attempts(scripted_model):
     # Prompt 0 parses at once, prompt 1 on its second sample, prompt 2 never.
-    def reply(text, sample, request):
+    def reply(text, request):
         if "P0" in text:
             return "###4***"
         if "P1" in text:
-            return "###2***" if sample == 1 else "I think it is fine."
-        return f"no idea ({sample})"
+            return "###2***" if request.sample == 1 else "I think it is fine."
+        return f"no idea ({request.sample})"
     model = scripted_model(reply, top_logprobs=[{"4": -0.1}])
     res = ask_until_parsed(model, ["P0", "P1", "P2"], lambda i, t: parse_score(t).value,
                            k_retries=2, temperature=0.0, retry_temperature=0.7, logprobs=5)
@@ -33,16 +32,16 @@ def test_retries_use_new_samples_keep_unparsed_and_count_attempts():
     assert res[0]["top_logprobs"] == [{"4": -0.1}]
 
 
-def test_a_rerun_is_served_from_the_cache():
+def test_a_rerun_is_served_from_the_cache(scripted_model):
     calls = []
-    model = scripted_model(lambda text, sample, request: calls.append(text) or "###3***")
+    model = scripted_model(lambda text, request: calls.append(text) or "###3***")
     first = ask_until_parsed(model, ["A", "B"], lambda i, t: parse_score(t).value)
     again = ask_until_parsed(model, ["A", "B"], lambda i, t: parse_score(t).value)
     assert len(calls) == 2 and first == again
 
 
-def test_message_lists_and_raw_text_follow_the_model():
-    model = scripted_model(lambda text, sample, request: "ok")
+def test_message_lists_and_raw_text_follow_the_model(scripted_model):
+    model = scripted_model(lambda text, request: "ok")
     ask_until_parsed(model, [[{"role": "system", "content": "s"}, {"role": "user", "content": "u"}], "plain"],
                      lambda i, t: t, k_retries=0)
     chat_list, plain = model.backend.requests
@@ -50,6 +49,9 @@ def test_message_lists_and_raw_text_follow_the_model():
     assert plain.messages == [{"role": "user", "content": "plain"}]
     ask_until_parsed(model, ["raw"], lambda i, t: t, k_retries=0, chat=False)
     assert model.backend.requests[-1].prompt == "raw"
+    # what the model read: the chat template over the messages, the raw text as is
+    assert model.backend.texts[0].startswith("<|im_start|>system\ns<|im_end|>\n<|im_start|>user\nu")
+    assert model.backend.texts[-1] == "raw"
 
 
 @pytest.mark.model

@@ -11,7 +11,6 @@ from lib.prompts import self_preference as P
 from lib.self_preference import bank as pb
 from lib.self_preference import passage_stats, release
 from lib.textmatch import matches
-from tests.scripted import scripted_model
 
 FIX = Path(__file__).parent / "fixtures" / "sp1"
 
@@ -60,9 +59,10 @@ def test_false_passage_requires_a_real_swap():
     assert pb_text.false_passage("Melville, first name Herman", "Herman Melville", "Mark Twain") is None
 
 
-def ScriptedModel(reply):
-    """A CachedModel whose scripted backend replies from (prompt text, attempt)."""
-    return scripted_model(lambda text, sample, request: reply(text, sample))
+@pytest.fixture
+def toy(scripted_model):
+    """Factory: a CachedModel whose scripted backend replies from (the user's prompt text, attempt)."""
+    return lambda reply: scripted_model(lambda text, request: reply(request.messages[-1]["content"], request.sample))
 
 
 def _items():
@@ -85,9 +85,9 @@ def _reply(text, attempt):
     return "Rewritten: " + passage
 
 
-def test_build_bank_counts_retries_drops_and_substitutes():
+def test_build_bank_counts_retries_drops_and_substitutes(toy):
     items = _items()
-    model = ScriptedModel(_reply)
+    model = toy(_reply)
     cfg = pb.BankConfig(k=2, styles=("long",), style_items=2)
     bank = pb.build_bank(items, {"toy": model}, cfg)
     p, rep = bank.passages, bank.report.set_index(["author", "kind"])
@@ -110,15 +110,15 @@ def test_build_bank_counts_retries_drops_and_substitutes():
     assert set(p[p["author"] == "human"]["style"]) == {"normal"}
 
 
-def test_bank_round_trips_through_load_bank(tmp_path):
-    bank = pb.build_bank(_items(), {"toy": ScriptedModel(_reply)}, pb.BankConfig(k=1, styles=()))
+def test_bank_round_trips_through_load_bank(tmp_path, toy):
+    bank = pb.build_bank(_items(), {"toy": toy(_reply)}, pb.BankConfig(k=1, styles=()))
     path = pb.save_bank(bank.passages, tmp_path / "passage_bank.jsonl")
     back = pb.load_bank(path)
     pd.testing.assert_frame_equal(bank.passages.reset_index(drop=True), back[pb.BANK_COLUMNS])
 
 
-def test_side_by_side_one_row_per_author():
-    bank = pb.build_bank(_items(), {"toy": ScriptedModel(_reply)}, pb.BankConfig(k=1, styles=()))
+def test_side_by_side_one_row_per_author(toy):
+    bank = pb.build_bank(_items(), {"toy": toy(_reply)}, pb.BankConfig(k=1, styles=()))
     table = pb.side_by_side(bank.passages, "nq-003")
     assert table["author"].tolist() == ["human", "toy"]
     assert table["words"].iloc[0] == len(table["text"].iloc[0].split())
@@ -170,11 +170,11 @@ def test_ppl_tests_pair_each_item_once_even_if_listed_twice():
     assert res.loc["gpt", "t"] == pytest.approx(passage_stats.ppl_tests(df, paired=True).set_index("author").loc["gpt", "t"])
 
 
-def test_our_false_answer_is_the_counted_fallback_only_where_the_model_failed():
+def test_our_false_answer_is_the_counted_fallback_only_where_the_model_failed(toy):
     items = _items()
     items["false_answer_ours"] = ["Mark Twain", "Sydney", "Gauguin"][: len(items)]
     cfg = pb.BankConfig(k=1, styles=())
-    bank = pb.build_bank(items, {"toy": ScriptedModel(_reply)}, cfg)
+    bank = pb.build_bank(items, {"toy": toy(_reply)}, cfg)
     p, rep = bank.passages, bank.report.set_index(["author", "kind"])
     moby = p[(p["item_id"] == "nq-001") & (p["factuality"] == "false")]
     assert set(moby["false_by"]) == {"ours"} and set(moby["false_answer"]) == {"Mark Twain"}
@@ -182,5 +182,5 @@ def test_our_false_answer_is_the_counted_fallback_only_where_the_model_failed():
     assert rep.loc[("toy", "false answer (ours, fallback)"), "n"] == 1
     # items whose model false answer parsed keep the model's (the paper's method)
     assert set(p[(p["item_id"] == "nq-002") & (p["factuality"] == "false")]["false_by"]) == {"toy"}
-    off = pb.build_bank(items, {"toy": ScriptedModel(_reply)}, pb.BankConfig(k=1, styles=(), own_false_answers=False))
+    off = pb.build_bank(items, {"toy": toy(_reply)}, pb.BankConfig(k=1, styles=(), own_false_answers=False))
     assert off.passages[(off.passages["item_id"] == "nq-001") & (off.passages["factuality"] == "false")].empty

@@ -17,22 +17,15 @@ Not checked by program: plausibility and grammar of the substituted sentence (re
 import json
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from lib.sources.sampling import answer_in_passage
 from lib.falsify import false_passage, parse_false_answer
+from tests.demo_checks import DEMO_DIR, load
 
-DEMO_DIR = Path(__file__).resolve().parent.parent / "data" / "demo"
 SOURCES = ("nq", "marco", "triviaqa")
 FIELD = "false_answer_ours"
-
-
-def load(path: Path) -> list[dict]:
-    """Items of one demo JSONL file."""
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
 
 
 def _golds(item: dict) -> list[str]:

@@ -4,34 +4,23 @@ Two-hop bridge or comparison questions written by us, each with two supporting p
 ground-truth evidence, 60-120 words each) and three or more same-topic distractors (50-130 words) that
 never contain the answer or an alias.
 """
-import json
 import re
-from pathlib import Path
 
 import pytest
 
-DEMO_FILE = Path(__file__).resolve().parent.parent / "data" / "demo" / "hotpotqa.jsonl"
+from tests.demo_checks import DEMO_DIR, item_ids, leak_is_caught, load
+from tests.demo_checks import answer_names as _names
+from tests.demo_checks import words as _words
+
+DEMO_FILE = DEMO_DIR / "hotpotqa.jsonl"
 FIELDS = {"id", "source", "question", "answer", "aliases", "title", "human_passage", "query_type",
           "negatives", "supporting_passages"}
 MIN_ITEMS, MIN_NEGATIVES = 30, 3
 SUP_WORDS, NEG_WORDS = (60, 120), (50, 130)
 
 
-def _load(path=DEMO_FILE):
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-def _names(item):
-    return [s.lower() for s in [item["answer"], *item["aliases"]] if s.strip()]
-
-
-def _words(text):
-    return len(text.split())
-
-
-ITEMS = _load()
-IDS = [it.get("id", f"line-{i}") for i, it in enumerate(ITEMS, 1)]
+ITEMS = load(DEMO_FILE)
+IDS = item_ids(ITEMS)
 
 
 def test_enough_items_unique_and_both_kinds():
@@ -78,12 +67,7 @@ def test_distractors_on_topic_but_without_answer(item):
 
 
 def test_answer_check_catches_a_leak(tmp_path):
-    item = dict(ITEMS[0])
-    item["negatives"] = [{"title": "t", "text": "filler " + item["answer"].upper()}]
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps(item) + "\n", encoding="utf-8")
-    loaded = _load(bad)[0]
-    assert any(n in loaded["negatives"][0]["text"].lower() for n in _names(loaded))
+    assert leak_is_caught(ITEMS[0], tmp_path)
 
 
 def test_project_loader_reads_the_file():

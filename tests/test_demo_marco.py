@@ -4,13 +4,16 @@ Word range: 40-90 words for the human passage and for every negative. MS MARCO p
 self-preference study average 68.5 words (sd 25.6, v1 Table 2); 40-90 keeps the demo within about
 one sd of that, and keeps the negatives close in length to the positive so length is not a cue.
 """
-import json
 import re
 from pathlib import Path
 
 import pytest
 
-DEMO_FILE = Path(__file__).resolve().parent.parent / "data" / "demo" / "marco.jsonl"
+from tests.demo_checks import DEMO_DIR, item_ids, load
+from tests.demo_checks import answer_names as needles
+from tests.demo_checks import words as n_words
+
+DEMO_FILE = DEMO_DIR / "marco.jsonl"
 FIELDS = {"id", "source", "question", "answer", "aliases", "title", "human_passage", "query_type",
           "negatives", "false_answer_ours"}
 QUERY_TYPES = {"PERSON", "ENTITY", "LOCATION", "NUMERIC", "DESCRIPTION"}
@@ -22,13 +25,7 @@ MIN_WORDS, MAX_WORDS = 40, 90
 
 def load_items(path: Path = DEMO_FILE) -> list[dict]:
     """Every JSON object of the demo file, one per non-empty line."""
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
-def needles(item: dict) -> list[str]:
-    """The answer and all its aliases, lower-cased, blanks dropped."""
-    return [s.lower() for s in [item["answer"], *item["aliases"]] if s.strip()]
+    return load(path)
 
 
 def leaks(item: dict, text: str) -> list[str]:
@@ -37,13 +34,8 @@ def leaks(item: dict, text: str) -> list[str]:
     return [n for n in needles(item) if n in low]
 
 
-def n_words(text: str) -> int:
-    """Whitespace-separated word count."""
-    return len(text.split())
-
-
 ITEMS = load_items()
-IDS = [it.get("id", f"line-{i}") for i, it in enumerate(ITEMS, 1)]
+IDS = item_ids(ITEMS)
 
 
 def test_file_size_ids_and_query_type_mix():

@@ -3,13 +3,15 @@
 Passages are checked for length in words against 80-130: NQ passages in DPR format are 100-word
 windows of Wikipedia (v1 paper, Table 2: 100 (0) words), so ours aim at about 100.
 """
-import json
 import re
-from pathlib import Path
 
 import pytest
 
-DEMO_FILE = Path(__file__).resolve().parent.parent / "data" / "demo" / "nq.jsonl"
+from tests.demo_checks import DEMO_DIR, item_ids, leak_is_caught, load
+from tests.demo_checks import answer_names as _names
+from tests.demo_checks import words as _words
+
+DEMO_FILE = DEMO_DIR / "nq.jsonl"
 FIELDS = {"id", "source", "question", "answer", "aliases", "title", "human_passage", "query_type",
           "negatives", "false_answer_ours"}
 MIN_ITEMS = 40
@@ -17,23 +19,8 @@ MIN_NEGATIVES = 3
 MIN_WORDS, MAX_WORDS = 80, 130
 
 
-def _load(path=DEMO_FILE):
-    """Items of the demo file, one dict per non-empty line."""
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-def _names(item):
-    """Answer plus aliases, lower-cased: every string the substring checks look for."""
-    return [s.lower() for s in [item["answer"], *item["aliases"]] if s.strip()]
-
-
-def _words(text):
-    return len(text.split())
-
-
-ITEMS = _load()
-IDS = [it.get("id", f"line-{i}") for i, it in enumerate(ITEMS, 1)]
+ITEMS = load(DEMO_FILE)
+IDS = item_ids(ITEMS)
 
 
 def test_enough_items_and_unique_ids():
@@ -86,13 +73,7 @@ def test_negatives_on_topic_but_without_answer(item):
 
 def test_answer_check_catches_a_leak(tmp_path):
     """The substring rule must flag a negative that repeats the answer, in any case."""
-    item = dict(ITEMS[0])
-    item["negatives"] = [{"title": "t", "text": "filler " + item["answer"].upper()}]
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps(item) + "\n", encoding="utf-8")
-    loaded = _load(bad)[0]
-    low = loaded["negatives"][0]["text"].lower()
-    assert any(name in low for name in _names(loaded))
+    assert leak_is_caught(ITEMS[0], tmp_path)
 
 
 def test_project_loader_reads_the_file():

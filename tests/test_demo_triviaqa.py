@@ -4,38 +4,20 @@ Passage length range: TriviaQA evidence documents are long, so human passages mu
 150-250 words (the task brief) and negatives, which must look alike, 130-260 words.
 """
 import json
-from pathlib import Path
 
 import pytest
 
-DEMO_FILE = Path(__file__).resolve().parents[1] / "data" / "demo" / "triviaqa.jsonl"
+from tests.demo_checks import DEMO_DIR, load as _load
+from tests.demo_checks import answer_names as _answer_terms
+from tests.demo_checks import words as _words
+
+DEMO_FILE = DEMO_DIR / "triviaqa.jsonl"
 FIELDS = ["id", "source", "question", "answer", "aliases", "title", "human_passage",
           "query_type", "negatives", "false_answer_ours"]
 HUMAN_WORDS = (150, 250)
 NEGATIVE_WORDS = (130, 260)
 MIN_ITEMS = 40
 MIN_NEGATIVES = 3
-
-
-def _load(path):
-    rows = []
-    with open(path, encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as err:
-                raise AssertionError(f"{path.name} line {line_no}: not valid JSON ({err})") from err
-    return rows
-
-
-def _words(text):
-    return len(text.split())
-
-
-def _answer_terms(item):
-    return [t.lower() for t in [item["answer"], *item["aliases"]] if t.strip()]
 
 
 @pytest.fixture(scope="module")

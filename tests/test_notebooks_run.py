@@ -2,6 +2,7 @@
 (configs/smoke.yaml), under a temporary runs folder; then a few values of each notebook's tables
 are checked (TABLE_CHECKS: one function per notebook, reading its CSVs)."""
 import json
+import warnings
 
 import pandas as pd
 import pytest
@@ -14,6 +15,256 @@ pytestmark = pytest.mark.notebooks
 
 def _csv(run, notebook: str, name: str) -> pd.DataFrame:
     return pd.read_csv(run / notebook / f"{name}.csv")
+
+
+def _jsonl(run, name: str) -> pd.DataFrame:
+    return pd.read_json(run / name, lines=True)
+
+
+def _pairs_add_up(table: pd.DataFrame) -> None:
+    """Every pair asked is missing, same-answer, unusable or valid; for each rate of the table
+    (order: used passage 1 (k) or passage 2 (n - k); self; fact; style) k of n within the valid pairs."""
+    assert (table["n_pairs"] == table[["n_missing", "n_same_answer", "n_unparsed", "n_valid"]].sum(axis=1)).all()
+    assert (table["n_number_fallback"] <= table["n_valid"]).all()
+    prefs = [c.removesuffix("_k") for c in table.columns if c.endswith("_k")]
+    assert prefs, "a pair table without a rate"
+    for pref in prefs:
+        assert (table[f"{pref}_k"].between(0, table[f"{pref}_n"])).all()
+        assert (table[f"{pref}_n"] <= table["n_valid"]).all()
+
+
+def check_00(run, params):
+    """Quickstart: the second call is served from the cache; shuffled text is less fluent."""
+    answers = _csv(run, "00_quickstart", "quickstart_answers")
+    assert len(answers) == 4 and answers["cached"].all()
+    assert answers["tokens_out"].between(1, params["max_tokens"]).all()
+    ppl = _csv(run, "00_quickstart", "quickstart_perplexity").set_index("text")["perplexity"]
+    assert 1 < ppl["fluent"] < ppl["shuffled"]
+
+
+def check_01(run, params):
+    """Dataset: n_items kept per source; the item list and the length table count the same items."""
+    kept = _csv(run, "01_dataset", "items_kept_dropped").set_index("source")["kept"]
+    assert set(kept.index) == {"nq", "marco", "triviaqa"} and kept.eq(params["n_items"]).all()
+    items = _csv(run, "01_dataset", "items")
+    assert len(items) == kept.sum() and items["id"].is_unique
+    assert items.groupby("source").size().to_dict() == kept.to_dict()
+    lengths = _csv(run, "01_dataset", "length_stats").set_index("source")["n"]
+    assert lengths.to_dict() == kept.to_dict()
+
+
+def check_02(run, params):
+    """Passage bank: every verified item is ok first, ok after a retry, or dropped; the counts table
+    adds up to the bank file; one true human passage per item."""
+    ver = _csv(run, "02_passage_bank", "verification")
+    assert (ver[["ok_first_try", "ok_after_retry", "dropped"]].sum(axis=1) == ver["n"]).all()
+    assert (ver.loc[ver["kind"] == "rewrite", "n"] == params["n_items"] * 3).all()  # three datasets
+    bank = _jsonl(run, "passage_bank.jsonl")
+    counts = _csv(run, "02_passage_bank", "bank_counts")
+    assert counts["passages"].sum() == len(bank)
+    true = counts["factuality"].astype(str).str.lower() == "true"  # read_csv turns the word into a bool
+    human = counts[(counts["author"] == "human") & true & (counts["style"] == "normal")]
+    assert human.set_index("dataset")["passages"].eq(params["n_items"]).all() and len(human) == 3
+
+
+def check_03(run, params):
+    """Perplexity: n per (dataset, author) is the bank's count of true, normal-style passages."""
+    stats = _csv(run, "03_perplexity", "ppl_by_author")
+    bank = _jsonl(run, "passage_bank.jsonl")
+    scored = bank[(bank["factuality"] == "true") & (bank["style"] == "normal")]
+    want = scored.groupby(["dataset", "author"]).size().to_dict()
+    assert stats.set_index(["dataset", "author"])["n"].to_dict() == want
+    assert (stats["ppl_mean"] > 1).all()
+
+
+def check_04(run, params):
+    """Knowledge: n_samples replies per item, correct ones within them; level shares sum to 100 %."""
+    know = _jsonl(run, "knowledge.jsonl")
+    assert know["responses"].str.len().eq(params["n_samples"]).all()
+    assert know["n_correct"].between(0, params["n_samples"]).all()
+    levels = _csv(run, "04_knowledge_probe", "knowledge_levels")
+    assert levels[["none (%)", "partial (%)", "full (%)"]].sum(axis=1).round(6).between(99.8, 100.2).all()
+    assert levels.set_index("dataset")["n"].to_dict() == know.groupby("dataset").size().to_dict()
+
+
+def check_05(run, params):
+    """Pointwise: in every cell parsed + unparsed = asked, the score histogram counts every rating
+    once, and the cells hold every rating of the file (2 settings x the bank's normal passages)."""
+    cells = _csv(run, "05_pointwise_reranking", "05_pointwise_cells")
+    assert (cells["n_parsed"] + (cells["parse_fail_rate"] * cells["n"]).round() == cells["n"]).all()
+    keys = ["dataset", "evaluator", "setting", "factuality", "author", "false_by"]
+    dist = _csv(run, "05_pointwise_reranking", "05_score_distribution")
+    counted = dist.assign(total=dist[["1", "2", "3", "4", "5", "other", "unparsed"]].sum(axis=1))
+    both = cells.merge(counted[keys + ["total", "unparsed"]], on=keys, how="outer", validate="one_to_one")
+    assert (both["total"] == both["n"]).all() and (both["unparsed"] == both["n"] - both["n_parsed"]).all()
+    ratings = _jsonl(run, "pointwise_ratings.jsonl")
+    assert cells["n"].sum() == len(ratings) and set(ratings["setting"]) == {"normal", "rag"}
+    bank = _jsonl(run, "passage_bank.jsonl")
+    asked = bank[(bank["style"] == "normal") & bank["dataset"].isin(params["datasets"])]
+    assert len(ratings) == 2 * len(asked[asked["item_id"].isin(ratings["item_id"])])
+
+
+def check_06(run, params):
+    """Generation phase: per cell, used passage 1 + used passage 2 + unusable = pairs asked; the
+    cells cover every pair of the file once; one pair row per order of each combo asked."""
+    pairs = _jsonl(run, "generation_pairs.jsonl")
+    assert set(pairs["combo"]) <= set(params["combos"]) and set(pairs["order"]) == {"a_first", "b_first"}
+    for name in ("06_preferences", "06_self_by_combo", "06_v1_table9_front", "06_v1_table10_self_vs_order"):
+        _pairs_add_up(_csv(run, "06_generation_phase", name))
+    pref = _csv(run, "06_generation_phase", "06_preferences")
+    assert pref["n_pairs"].sum() == len(pairs)
+    assert (pref["order_n"] == pref["n_valid"]).all() and (pref["self_n"] == pref["n_valid"]).all()
+    by_combo = _csv(run, "06_generation_phase", "06_self_by_combo")
+    assert by_combo.groupby("combo")["n_pairs"].sum().to_dict() == pairs.groupby("combo").size().to_dict()
+
+
+def check_07(run, params):
+    """Knowledge-stratified: items split over the three levels; factual counts within the
+    asymmetric pairs; the extreme cases add up like every pair table."""
+    t5 = _csv(run, "07_knowledge_stratified", "07_v1_table5_knowledge")
+    levels = t5[t5["level"].isin(["none", "partial", "full"])]
+    know = _jsonl(run, "knowledge.jsonl")
+    for (dataset, _), g in levels.groupby(["dataset", "evaluator"]):
+        assert g["n_items"].sum() <= (know["dataset"] == dataset).sum() and g["n_items"].sum() >= 1
+    assert (t5["fact_k"] <= t5["fact_n"]).all() and (t5["fact_n"] <= t5["n_asym_pairs"]).all()
+    _pairs_add_up(_csv(run, "07_knowledge_stratified", "07_extreme_cases"))
+
+
+def check_08(run, params):
+    """Writing style: every style pair table adds up (pairs asked = unusable + valid + ...)."""
+    style = _csv(run, "08_writing_style", "08_style_preferences")
+    assert len(style) and set(style["kind"]) <= {"gen_by_qa", "long"}
+    _pairs_add_up(style)
+
+
+def _replies_per_question(form: str, n_passages: int) -> int:
+    """How many replies one question costs in a judging form (section 2.3.2)."""
+    return {"pointwise": n_passages, "pairwise": n_passages * (n_passages - 1) // 2}.get(form, 1)
+
+
+def _judging_adds_up(per_q: pd.DataFrame, fails: pd.DataFrame, by: list[str], n_passages: dict) -> None:
+    """Per question, ok + repaired + failed replies = replies asked for its form; per group of the
+    failure table the same over its questions, and failed questions within them."""
+    asked = [_replies_per_question(f, n_passages[i]) for f, i in zip(per_q["form"], per_q["id"])]
+    assert (per_q[["n_ok", "n_repaired", "n_failed"]].sum(axis=1) == asked).all()
+    assert (per_q["failed"] == per_q["headline"].isna()).all()
+    got = fails.set_index(by)
+    for key, g in per_q.assign(asked=asked).groupby(by):
+        row = got.loc[key]
+        assert row["questions"] == len(g) and row["failed questions"] == g["failed"].sum()
+        assert row[["replies ok", "replies repaired", "replies failed"]].sum() == g["asked"].sum()
+
+
+def check_09(run, params):
+    """Utility benchmarks: n_items questions per dataset, n_candidates passages each (the GTI
+    composition adds up to them), at most n_counterfactual counterfactuals, recall rising with k."""
+    prov = _csv(run, "09_utility_benchmarks", "utility_item_provenance").set_index("dataset")["questions"]
+    assert set(prov.index) == set(params["datasets"]) and prov.eq(params["n_items"]).all()
+    gti = _jsonl(run, "utility_gti.jsonl")
+    assert len(gti) == params["n_items"] * len(params["datasets"])
+    assert gti["passage"].str.len().eq(params["n_candidates"]).all()
+    assert (gti["passage"].str.len() == gti["ground_truth_label"].str.len()).all()
+    assert gti["ground_truth_label"].map(sum).ge(1).all()
+    t1 = _csv(run, "09_utility_benchmarks", "utility_table1_gti_composition").set_index("source")
+    kinds = t1[["weakly_relevant", "ground_truth", "counterfactual", "highly_relevant"]].sum(axis=1)
+    assert kinds.round(6).eq(params["n_candidates"]).all() and t1["#queries"].eq(params["n_items"]).all()
+    assert (t1["counterfactual"] <= params["n_counterfactual"]).all()
+    gtu = _jsonl(run, "utility_gtu.jsonl")
+    assert gtu["passage"].str.len().le(params["n_candidates"]).all() and len(gtu) == len(gti)
+    recall = _csv(run, "09_utility_benchmarks", "utility_retrieval_recall")
+    assert recall["recall"].between(0, 1).all() and recall["n"].eq(params["n_items"]).all()
+    for _, g in recall.groupby(["retriever", "source"]):
+        assert g.sort_values("k")["recall"].is_monotonic_increasing
+
+
+def check_10(run, params):
+    """Relevance vs utility: every question judged in the four (judgment, form) conditions once;
+    replies add up per question and per failure-table group; one request per question each."""
+    gti = _jsonl(run, "utility_gti.jsonl")
+    n_passages = dict(zip(gti["id"], gti["passage"].str.len()))
+    per_q = _csv(run, "10_relevance_vs_utility", "utility_rq1_per_question")
+    assert len(per_q) == 4 * len(gti) and not per_q.duplicated(["id", "judgment", "form"]).any()
+    fails = _csv(run, "10_relevance_vs_utility", "utility_rq1_failures")
+    _judging_adds_up(per_q, fails, ["source", "judgment", "form"], n_passages)
+    assert len(_jsonl(run, "utility_rq1_replies.jsonl")) == len(per_q)
+    cost = _csv(run, "10_relevance_vs_utility", "utility_rq1_cost")
+    assert len(cost) == 4 and cost["requests"].eq(len(gti)).all() and cost["requests / question"].eq(1.0).all()
+    t2 = _csv(run, "10_relevance_vs_utility", "utility_table2_relevance_vs_utility")
+    assert (t2["failed set"] <= t2["n set"]).all() and t2["n set"].sum() == len(gti) * 2
+
+
+def _benchmark_rows(run, name: str, params) -> pd.DataFrame:
+    """The questions a utility notebook judges: its datasets, the first n_items of each."""
+    rows = _jsonl(run, name)
+    rows = rows[rows["source"].isin(params["datasets"])] if params.get("datasets") else rows
+    return rows.groupby("source", sort=False).head(params["n_items"]) if params.get("n_items") else rows
+
+
+def check_11(run, params):
+    """Utility factors: each factor judged every question once per level and form; replies add up
+    per (factor, form); one request per question and listwise method (nothing asked twice)."""
+    rows = _benchmark_rows(run, "utility_gti.jsonl", params)
+    n, n_passages = len(rows), int(rows["passage"].str.len().max())
+    n_req = int((rows["source"] == params.get("requirement_dataset", "nq")).sum()) or n
+    asks = {"form": n, "order": n * len([o for o in params["orders"] if o != "question-first"]),
+            "position": n * len(params["positions"]), "requirement": n_req * (1 + len(params["requirements"]))}
+    fails = _csv(run, "11_utility_factors", "utility_rq2_failures")
+    for _, r in fails.iterrows():
+        asked = asks[r["factor"]] if r["form"] != "pairwise" else r["questions"]
+        assert r["questions"] == asked, (r["factor"], r["form"], r["questions"], asked)
+        per_q = _replies_per_question(r["form"], n_passages)
+        assert r[["replies ok", "replies repaired", "replies failed"]].sum() == r["questions"] * per_q
+        assert r["failed questions"] <= r["questions"]
+    cost = _csv(run, "11_utility_factors", "utility_rq2_cost")
+    listwise = cost[cost["method"].str.contains("listwise")]
+    assert len(listwise) and listwise["requests / question"].eq(1.0).all(), listwise[["method", "requests / question"]]
+    fig5 = _csv(run, "11_utility_factors", "utility_fig5_failures")
+    assert len(fig5) == len(params["positions"]) * len(params["position_forms"]) and fig5["questions"].eq(n).all()
+    sets = _csv(run, "11_utility_factors", "utility_table3_sets")
+    assert sets.groupby("source")["n"].max().to_dict() == rows.groupby("source").size().to_dict()
+
+
+def check_12(run, params):
+    """Answering: one answer per (question, condition); no evidence without a judgment; requests
+    per question = 1 for plain answers, 2 with a judgment, k + 1 for k-sampling."""
+    rows = _benchmark_rows(run, "utility_gtu.jsonl", params)
+    answers = _csv(run, "12_utility_for_answering", "utility_rq3_answers")
+    conditions = {"none", "dense", "ground-truth"} | {f"relevance {f}" for f in params["relevance_forms"]} | \
+        {f"utility {f}" for f in params["utility_forms"]} | {f"{k}-sampling" for k in params["k_values"]}
+    assert set(answers["condition"]) == conditions and not answers.duplicated(["id", "condition"]).any()
+    assert answers.groupby("condition")["id"].nunique().eq(len(rows)).all()
+    assert answers.loc[answers["condition"] == "none", "n_evidence"].eq(0).all()
+    assert answers.loc[answers["condition"] == "ground-truth", "n_evidence"].ge(1).all()
+    failed = answers["judgment failed"].fillna(False).astype(bool)
+    assert answers.loc[failed, "n_evidence"].eq(0).all()
+    assert answers["F1"].between(0, 1).all() and (answers.loc[answers["EM"] == 1, "F1"] == 1).all()
+    t4 = _csv(run, "12_utility_for_answering", "utility_table4_answering").set_index("condition")
+    assert t4["n"].eq(len(rows)).all()
+    want = {c: 1.0 if c in ("none", "dense", "ground-truth") else
+            float(c.split("-")[0]) + 1 if c.endswith("-sampling") else 2.0 for c in conditions}
+    assert t4["requests / question"].tolist() == [want[c] for c in t4.index]
+
+
+def check_16(run, params):
+    """Paper check: the printed 'N of M cells match' line is the file's; the differences table
+    lists exactly the cells that do not match; the file equals a fresh check of the same release."""
+    from lib import paper_check
+    from lib.self_preference import paper_check as sp_check
+    from lib.utility import published
+
+    check = pd.read_csv(run / "paper_check.csv")
+    assert list(check.columns) == paper_check.COLUMNS
+    nb = json.loads((run / "notebooks" / "16_paper_check.ipynb").read_text())
+    printed = "".join("".join(o.get("text", "")) for c in nb["cells"] for o in c.get("outputs", []))
+    assert paper_check.summary_line(check) in printed
+    differ = _csv(run, "16_paper_check", "paper_check_differences")
+    assert len(differ) == int((~check["match"].astype(bool)).sum())
+    release = sp_check.release_folder(ROOT / params["release_dir"])
+    with warnings.catch_warnings():  # the swapped-perplexity notice, already shown by the notebook
+        warnings.simplefilter("ignore", UserWarning)
+        fresh = pd.concat([sp_check.check_release(release, params.get("fix_swapped", True)),
+                           published.paper_check_rows()], ignore_index=True)
+    assert len(fresh) == len(check) and int(fresh["match"].sum()) == int(check["match"].sum())
 
 
 def check_13(run, params):
@@ -53,8 +304,14 @@ def check_15(run, params):
     assert bon["accuracy_on"].str.startswith("overall").all()  # the demo pairs have no reason subset
 
 
-# Hook: notebooks 00-12 get their checks here (notebook stem -> check(run folder, its parameters)).
-TABLE_CHECKS = {"13_rewardbench": check_13, "14_rm_difficulty": check_14, "15_best_of_n": check_15}
+# notebook stem -> check(run folder, its parameters)
+TABLE_CHECKS = {"00_quickstart": check_00, "01_dataset": check_01, "02_passage_bank": check_02,
+                "03_perplexity": check_03, "04_knowledge_probe": check_04, "05_pointwise_reranking": check_05,
+                "06_generation_phase": check_06, "07_knowledge_stratified": check_07, "08_writing_style": check_08,
+                "09_utility_benchmarks": check_09, "10_relevance_vs_utility": check_10,
+                "11_utility_factors": check_11, "12_utility_for_answering": check_12,
+                "13_rewardbench": check_13, "14_rm_difficulty": check_14, "15_best_of_n": check_15,
+                "16_paper_check": check_16}
 
 
 def test_whole_job_runs_with_tiny_parameters(tmp_runs):

@@ -45,13 +45,8 @@ def test_multi_token_options_fall_back_to_summed_continuations():
         m.option_logprobs([(ctx, "", [""])])
 
 
-def test_servers_without_likelihoods_say_so():
-    class GenerateOnly:
-        def check(self):
-            pass
-
-    from lib.llm import CachedModel
-    m = CachedModel(parse_spec("openai:none@http://127.0.0.1:9/v1"), backend=GenerateOnly())
+def test_servers_without_likelihoods_say_so(scripted_model):
+    m = scripted_model(lambda text, request: "###4***", spec="openai:none@http://127.0.0.1:9/v1", likelihoods=False)
     assert not m.scores_options
     with pytest.raises(LikelihoodUnavailable, match="unavailable for this server"):
         m.option_logprobs([("ctx", "", ["a", "b"])])

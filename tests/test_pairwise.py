@@ -10,7 +10,6 @@ from lib.self_preference import pairwise as pr
 from lib.self_preference import tables as pt
 from lib.self_preference.bank import load_bank
 from lib.self_preference.knowledge import load_knowledge
-from tests.scripted import scripted_model
 
 FIX = Path(__file__).parent / "fixtures" / "sp2"
 
@@ -115,18 +114,19 @@ def test_evaluator_without_passages_is_counted_not_crashed(bank):
     assert np.isnan(table["self_rate"].iloc[0])
 
 
-def FirstPassageModel():
-    """Scripted reader that always uses passage 1 (answers with passage 1's text)."""
-    def reply(text, sample, request):
-        p1 = text.split("Passage 1:")[1].split("Passage 2:")[0]
+@pytest.fixture
+def first_reader(scripted_model):
+    """Factory: a scripted reader that always uses passage 1 (answers with passage 1's text)."""
+    def reply(text, request):
+        p1 = request.messages[-1]["content"].split("Passage 1:")[1].split("Passage 2:")[0]
         return f"Answer: {p1.strip()};\nAnswer retrieved from which passage: 1"
-    return scripted_model(reply)
+    return lambda: scripted_model(reply)
 
 
 @pytest.mark.parametrize("rule,items", [("authors", ["nq-1"]), ("ours", ["nq-1", "nq-2"])])
-def test_always_first_reader_gives_full_order_and_half_self_preference(bank, rule, items):
+def test_always_first_reader_gives_full_order_and_half_self_preference(bank, rule, items, first_reader):
     pairs = pr.build_pairs(bank, "smollm2", items=items)
-    model = FirstPassageModel()
+    model = first_reader()
     scored = pr.ask_pairs(model, "smollm2", pairs, k_retries=0, passage_rule=rule)
     assert len(model.backend.requests) == (scored["status"] == "ok").sum()
     # The reply quotes all of passage 1, so only the order decides; answer-design rows must resolve
@@ -142,11 +142,11 @@ def test_always_first_reader_gives_full_order_and_half_self_preference(bank, rul
     assert (table["n_valid"] == len(items) * 4 * 2).all()
 
 
-def test_authors_rule_finds_nested_answers_unusable_and_counts_them(bank):
+def test_authors_rule_finds_nested_answers_unusable_and_counts_them(bank, first_reader):
     # nq-2: true answer "1990", false "1990s". The authors' symmetric match holds for both, so a reply
     # quoting a passage with "1990s" cannot be told apart: unusable, counted, never guessed.
     pairs = pr.build_pairs(bank, "smollm2", items=["nq-2"], other_authors=["human"])
-    scored = pr.ask_pairs(FirstPassageModel(), "smollm2", pairs, k_retries=0)
+    scored = pr.ask_pairs(first_reader(), "smollm2", pairs, k_retries=0)
     bad = scored[~scored["valid"]]
     assert len(bad) and (bad["design"] == "answer").all() and set(bad["method"]) == {"unparsed"}
     assert all("1990s" in t for t in bad["text_1"])
@@ -174,9 +174,9 @@ def test_factual_and_self_rates_follow_the_caption():
     assert pr.debiased_rate(scored, "chose_a") == pytest.approx(0.5)
 
 
-def test_knowledge_table_levels(bank):
+def test_knowledge_table_levels(bank, first_reader):
     pairs = pr.build_pairs(bank, "smollm2", other_authors=["human"])
-    scored = pr.ask_pairs(FirstPassageModel(), "smollm2", pairs, k_retries=0)
+    scored = pr.ask_pairs(first_reader(), "smollm2", pairs, k_retries=0)
     table = pt.knowledge_table(scored, load_knowledge(FIX / "knowledge.jsonl"))
     nq = table[table["dataset"] == "nq"].set_index("level")
     assert nq.loc["full", "n_items"] == 1 and nq.loc["none", "n_items"] == 1
@@ -248,9 +248,9 @@ def test_table3_margins_as_the_paper_computes_them():
     assert wide.iloc[-1]["Aggregated"] == "42.5 / 50.0 / 80.0"
 
 
-def test_holm_runs_over_the_cells_only(bank):
+def test_holm_runs_over_the_cells_only(bank, first_reader):
     pairs = pr.build_pairs(bank, "smollm2", items=["nq-1", "nq-2"])
-    scored = pr.ask_pairs(FirstPassageModel(), "smollm2", pairs, k_retries=0)
+    scored = pr.ask_pairs(first_reader(), "smollm2", pairs, k_retries=0)
     cells = pt.preference_table(scored, ["dataset", "evaluator", "b_author"])
     from lib import stats
     assert cells["order_p_holm"].tolist() == pytest.approx(list(stats.holm(cells["order_p"].tolist())))

@@ -1,18 +1,15 @@
 """Pointwise reranking: parsing, expected score, tables (scripted backend under a real CachedModel)."""
 import math
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from lib.llm import user_request
 from lib.prompts import self_preference as sp
 from lib.self_preference import pointwise as pw
 from lib.self_preference import tables as pt
 from lib.self_preference.bank import load_bank
-from tests.scripted import scripted_model
 
 FIX = Path(__file__).parent / "fixtures" / "sp2"
 
@@ -80,27 +77,17 @@ def test_expected_score_without_logprobs_is_nan():
     assert math.isnan(pw.expected_score([{"hello": -0.1}])[0])
 
 
-class LoglikModel:
-    """Stand-in with loglikelihood only: the reply ###4*** is three times as likely as ###2***."""
-
-    def __init__(self):
-        self.pairs = []
-
-    def request(self, text, chat=None, **kw):
-        return user_request(text, True, **kw)
-
-    def loglikelihood(self, pairs, desc=None):
-        self.pairs.extend(pairs)
-        table = {"###4***": math.log(0.3), "###2***": math.log(0.1)}
-        return [SimpleNamespace(logprob=table.get(cont, -50.0), n_tokens=3) for _, cont in pairs]
-
-
-def test_expected_score_from_loglikelihood():
-    model = LoglikModel()
+def test_expected_score_from_loglikelihood(scripted_model):
+    # the reply ###4*** is three times as likely as ###2***; the others next to impossible
+    table = {"###4***": math.log(0.3), "###2***": math.log(0.1)}
+    model = scripted_model(loglik=lambda ctx, cont: (table.get(cont, -50.0), 3))
     (value, mass), = pw.expected_score_loglik(model, ["rate this"])
     assert value == pytest.approx((4 * 0.3 + 2 * 0.1) / 0.4, rel=1e-6)
     assert mass == pytest.approx(0.4, rel=1e-6)
-    assert [c for _, c in model.pairs] == [f"###{s}***" for s in range(1, 6)]
+    pairs = model.backend.loglik_pairs
+    assert [c for _, c in pairs] == [f"###{s}***" for s in range(1, 6)]
+    # the chat model reads the prompt as a user turn, through its chat template
+    assert {ctx for ctx, _ in pairs} == {"<|im_start|>user\nrate this<|im_end|>\n<|im_start|>assistant\n"}
 
 
 def test_prompts_are_the_verbatim_templates():
@@ -113,13 +100,7 @@ def test_prompts_are_the_verbatim_templates():
         pw.pointwise_prompt("other", "q", "p")
 
 
-def ScriptedModel(reply):
-    """A CachedModel whose scripted backend replies from (prompt text, sample), with top log-probs."""
-    return scripted_model(lambda text, sample, request: reply(text, sample),
-                          top_logprobs=[{"5": -0.2, "4": -1.8}])
-
-
-def test_rate_passages_tables_keep_unparsed_rows():
+def test_rate_passages_tables_keep_unparsed_rows(scripted_model):
     bank = load_bank(FIX / "bank.jsonl")
     bank = bank[bank["style"] == "normal"]
 
@@ -128,7 +109,8 @@ def test_rate_passages_tables_keep_unparsed_rows():
         if "Put simply" in text:
             return "hmm"
         return "###4***" if "In my words" in text else "###3***"
-    ratings = pw.rate_passages(ScriptedModel(reply), "smollm2", bank, k_retries=1)
+    model = scripted_model(lambda text, request: reply(text, request.sample), top_logprobs=[{"5": -0.2, "4": -1.8}])
+    ratings = pw.rate_passages(model, "smollm2", bank, k_retries=1)
     assert len(ratings) == 2 * len(bank)
     summary = pt.pointwise_summary(ratings)
     g = summary[summary["author"] == "gemma3"]

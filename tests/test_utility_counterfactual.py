@@ -2,32 +2,12 @@
 lib/utility, and the 2.2.4 generation prompt for MS MARCO with answer-carrying passages dropped."""
 import json
 import random
-from dataclasses import dataclass
 from pathlib import Path
 
 from lib.utility import counterfactual as C
 
 FIX = Path(__file__).parent / "fixtures" / "utility"
 ITEMS = [json.loads(line) for line in (FIX / "items.jsonl").read_text().splitlines() if line]
-
-
-@dataclass
-class Out:
-    text: str
-
-
-class Scripted:
-    """Evidence prompts get a canned reply (a list cycled); records what it was asked."""
-
-    def __init__(self, replies):
-        self.replies, self.asked = replies, []
-
-    def generate(self, requests, desc=""):
-        outs = []
-        for r in requests:
-            self.asked.append(r.messages[0]["content"])
-            outs.append(Out(self.replies[(len(self.asked) - 1) % len(self.replies)]))
-        return outs
 
 
 def test_entity_types_and_corpus():
@@ -62,17 +42,20 @@ def test_substituted_passages_seeded_and_answer_free():
     assert C.substituted_passages({**item, "answer": "yes"}, corpus, 2) == ([], 0)   # no entity to swap
 
 
-def test_marco_uses_the_generation_prompt_and_drops_answer_carriers():
+def test_marco_uses_the_generation_prompt_and_drops_answer_carriers(scripted_model):
     items = [{"id": "m1", "source": "marco", "question": "who painted the night watch",
               "answer": "Rembrandt painted it in 1642", "aliases": []},
              {"id": "n1", "source": "nq", "question": "q", "answer": "Mars", "aliases": [],
               "human_passage": "Mars is red."}]
     pool = items + [{"id": "m2", "source": "marco", "answer": "Vermeer painted it in Delft"},
                     {"id": "n2", "source": "nq", "answer": "Venus"}]
-    model = Scripted(["A fake report says Vermeer did it.", "Rembrandt painted it after all."])
+    # evidence prompts get a canned reply, the list cycled in the order asked
+    canned = ["A fake report says Vermeer did it.", "Rembrandt painted it after all."]
+    model = scripted_model(lambda text, request: canned[(model.backend.calls - 1) % len(canned)])
     cps, report = C.counterfactuals(model, items, 2, seed=0, corpus_items=pool)
-    assert all(a.startswith("Given a claim, please write a short piece of evidence") for a in model.asked)
-    assert len(model.asked) == 2                      # only the MS MARCO item was sent to the model
+    asked = [r.messages[0]["content"] for r in model.backend.requests]
+    assert all(a.startswith("Given a claim, please write a short piece of evidence") for a in asked)
+    assert len(asked) == 2                            # only the MS MARCO item was sent to the model
     assert cps[0] == ["A fake report says Vermeer did it."]
     assert report["generated_with_true_answer_dropped"] == 1
     assert cps[1] == ["Venus is red."]                # nq: substitution, no model

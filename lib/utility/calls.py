@@ -1,7 +1,7 @@
 """The one place the utility study talks to a model: batched, cached, with a cost ledger.
 
-A model is a `lib.llm` model (its `request` makes the chat-or-raw decision) or, in unit tests of
-pure logic, a scripted stand-in with `generate(requests)` returning objects with `.text`.
+A model is a `lib.llm` model: its `request` makes the chat-or-raw decision (tests plug a scripted
+backend into the same `CachedModel`).
 """
 from __future__ import annotations
 
@@ -41,16 +41,9 @@ def _misses() -> int:
 def make_request(model, content, max_tokens: int, temperature: float = 0.0, sample: int = 0, **extra):
     """A Request for a prompt string or a message list; base LMs get the messages as one text."""
     from lib.prompts.utility import as_text
-    chat = getattr(model, "is_chat", True)
-    if isinstance(content, list) and not chat:
+    if isinstance(content, list) and not model.is_chat:
         content = as_text(content)
-    params = dict(max_tokens=max_tokens, temperature=temperature, sample=sample, **extra)
-    if hasattr(model, "request"):
-        return model.request(content, **params)
-    from lib.llm import Request, user_request
-    if isinstance(content, list):
-        return Request(messages=content, **params)
-    return user_request(content, True, **params)
+    return model.request(content, max_tokens=max_tokens, temperature=temperature, sample=sample, **extra)
 
 
 class Metered:

@@ -199,3 +199,17 @@ def test_base_lm_reply_starts_on_a_new_line(scripted_model):
     assert {c for _, c in m.backend.loglik_pairs} == {"\n###"} | {f"\n###{s}" for s in range(1, 6)}
     assert got.loc[0, "lik_mass"] == pytest.approx(5 * math.exp(-1.5))
     assert got.loc[0, "lik_expected"] == pytest.approx(3.0)
+
+
+def test_human_minus_self_pools_the_datasets_as_all():
+    rows = []
+    for ds, gap in (("nq", 1.0), ("marco", 0.5)):
+        for i in range(4):
+            for author, sc in (("human", 3 + gap + (i % 2)), ("e", 3 + (i % 2))):
+                rows.append({"dataset": ds, "evaluator": "e", "setting": "rag", "item_id": f"{ds}{i}",
+                             "author": author, "factuality": "true", "score": sc})
+    hms = lk.human_minus_self_methods(pd.DataFrame(rows))
+    paper = hms[hms["method"] == "paper (parsed reply)"].set_index("dataset")
+    assert list(paper.index) == ["nq", "marco", "all"]
+    assert paper.loc["all", "n_true"] == 8 and paper.loc["all", "diff_true"] == pytest.approx(0.75)
+    assert lk.human_minus_self_methods(pd.DataFrame(rows), pooled=False)["dataset"].tolist() == ["nq", "marco"]

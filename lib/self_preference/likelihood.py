@@ -145,12 +145,14 @@ def rating_agreement(ratings: pd.DataFrame, by=("evaluator", "setting")) -> pd.D
     return pd.DataFrame(rows)
 
 
-def human_minus_self_methods(ratings: pd.DataFrame) -> pd.DataFrame:
-    """v2 Table 2's Diff (human true minus self) under the paper method and both likelihood scores."""
+def human_minus_self_methods(ratings: pd.DataFrame, pooled: bool = True) -> pd.DataFrame:
+    """v2 Table 2's Diff (human true minus self) under the paper method and both likelihood scores;
+    with `pooled`, also over all datasets at once (dataset "all", beyond the paper: the largest n)."""
     from .tables import human_vs_self
 
-    parts = [human_vs_self(ratings.assign(score=pd.to_numeric(ratings[col], errors="coerce"))).assign(method=label)
-             for label, col in RATING_METHODS.items() if col in ratings]
+    views = [ratings] + ([ratings.assign(dataset="all")] if pooled and ratings["dataset"].nunique() > 1 else [])
+    parts = [human_vs_self(view.assign(score=pd.to_numeric(view[col], errors="coerce"))).assign(method=label)
+             for view in views for label, col in RATING_METHODS.items() if col in view]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 

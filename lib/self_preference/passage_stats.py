@@ -69,7 +69,7 @@ def ppl_tests(df: pd.DataFrame, paired: bool = True, pooled: bool = False) -> pd
     return pd.DataFrame(rows)
 
 
-def ppl_findings(tests: pd.DataFrame, notebook: str = "03") -> list[dict]:
+def ppl_findings(tests: pd.DataFrame, notebook: str = "03_perplexity") -> list[dict]:
     """Findings rows (lib.findings) from `ppl_tests`: human minus model perplexity, n, CI, p."""
     from lib.findings import finding
 

@@ -12,7 +12,7 @@ from .published import TABLE2
 PAPER_DATASETS = {"nq": "NQ", "hotpotqa": "HotpotQA", "marco": "MSMARCO-QA"}
 
 
-def table2_findings(summary: pd.DataFrame, model: str, notebook: str = "10") -> list[dict]:
+def table2_findings(summary: pd.DataFrame, model: str, notebook: str = "10_relevance_vs_utility") -> list[dict]:
     """Listwise-set F1 (the paper's: harmonic mean of averaged P and R, in %) per dataset and
     judgment over readable replies, and the share of unreadable replies per judgment and form.
 

@@ -77,3 +77,17 @@ def test_int8_spec_is_a_different_model_for_the_cache():
     out = q.chat("What is the capital of France?", max_tokens=8)
     assert "paris" in out.text.lower()
     assert "quantized.dynamic" in type(q.backend.model.get_output_embeddings()).__module__
+
+
+def test_request_seed_depends_on_the_whole_request_not_only_the_sample_index():
+    from lib.backends.transformers_lm import request_seed
+    from lib.llm import Request
+
+    def req(text, sample, **kw):
+        return Request(messages=[{"role": "user", "content": text}], temperature=1.0, sample=sample, **kw)
+    # the same request always gets the same seed (so a reply does not depend on its batch)
+    assert request_seed(req("Who wrote Emma?", 2)) == request_seed(req("Who wrote Emma?", 2))
+    # two questions asked with the same sample index must not share one random stream
+    assert request_seed(req("Who wrote Emma?", 2)) != request_seed(req("Who painted the Night Watch?", 2))
+    assert request_seed(req("Who wrote Emma?", 2)) != request_seed(req("Who wrote Emma?", 3))
+    assert request_seed(req("Who wrote Emma?", 2)) != request_seed(req("Who wrote Emma?", 2, seed=1))

@@ -1,9 +1,11 @@
 """In-process transformers backend: batched left-padded generation, log-probabilities, likelihoods."""
 from __future__ import annotations
 
+import json
 import os
 import threading
 import warnings
+import zlib
 
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
@@ -136,8 +138,10 @@ class _PerRequestSampler(LogitsProcessor):
 
 
 def request_seed(req: Request) -> int:
-    """The sampling seed of one request: its seed and sample index."""
-    return req.seed * 100003 + req.sample
+    """The sampling seed of one request, from everything that defines it (prompt, parameters, seed and
+    sample index): the same request always samples alike, whatever its batch-mates, and different
+    prompts asked with the same sample index do not share one random stream."""
+    return zlib.crc32(json.dumps(req.as_dict(), sort_keys=True, ensure_ascii=False).encode())
 
 
 class TransformersBackend:

@@ -49,10 +49,12 @@ def test_command_line_beats_per_notebook_and_parameters():
     assert params["evaluators"] == ["hf:foo/bar"] and params["k_retries"] == 3
     (_, eff), = runner.effective_parameters(cfg, [nb])
     assert eff["evaluators"] == (["hf:foo/bar"], "command line")
-    assert eff["n_items"] == (2, "per_notebook")
+    demo_05 = yaml.safe_load(DEMO.read_text())["per_notebook"]["05_pointwise_reranking"]
+    assert eff["n_items"] == (demo_05["n_items"], "per_notebook")
     assert eff["datasets"][1] == "notebook"
     plain = runner.plan(runner.load_config(DEMO), [nb])[0][1]
-    assert plain["evaluators"] == ["local:smollm2"] and plain["k_retries"] == 1
+    assert plain["evaluators"] == demo_05["evaluators"] and plain["k_retries"] == demo_05["k_retries"]
+    assert plain["k_retries"] != 3  # so the first assertion shows the command line winning
 
 
 def test_bad_command_line_spec_fails_before_work(tmp_runs):

@@ -16,9 +16,10 @@ ITEM_COLUMNS = ["id", "source", "question", "answer", "aliases", "title", "human
 OPTIONAL_COLUMNS = {"false_answer_ours": ""}
 
 
-def items_frame(rows: list[dict]) -> pd.DataFrame:
-    """Item rows as a DataFrame with exactly ITEM_COLUMNS (optional columns filled with their default)."""
-    frame = pd.DataFrame(rows, columns=ITEM_COLUMNS)
+def items_frame(rows: list[dict], extra: tuple = ()) -> pd.DataFrame:
+    """Item rows as a DataFrame with exactly ITEM_COLUMNS plus `extra` (optional columns filled with
+    their default)."""
+    frame = pd.DataFrame(rows, columns=ITEM_COLUMNS + list(extra))
     for col, default in OPTIONAL_COLUMNS.items():
         frame[col] = [default if pd.isna(v) else str(v) for v in frame[col]]
     return frame

@@ -24,7 +24,7 @@ import pandas as pd
 from lib import config
 from lib.records import DataError, as_list, field, read_records
 
-from .common import ITEM_COLUMNS, OPTIONAL_COLUMNS
+from .common import ITEM_COLUMNS, items_frame
 
 SOURCE = "hotpotqa"
 COLUMNS = ITEM_COLUMNS + ["supporting_passages"]
@@ -137,10 +137,7 @@ def parse_hotpotqa(path, pages_path=None) -> pd.DataFrame:
             raise DataError(f"{path}, item {where}: unknown HotpotQA layout (fields {sorted(rec)}); expected "
                             "the distractor setting (_id, question, answer, supporting_facts, context), "
                             "KILT (id, input, output) or the demo layout.")
-    frame = pd.DataFrame(rows, columns=COLUMNS)
-    for col, default in OPTIONAL_COLUMNS.items():
-        frame[col] = [default if pd.isna(v) else str(v) for v in frame[col]]
-    return frame
+    return items_frame(rows, extra=("supporting_passages",))
 
 
 def load_hotpotqa(path="", n: int | None = None, seed: int = 0, pages_path=None) -> pd.DataFrame:

@@ -16,6 +16,13 @@ from ..specs import ModelSpec
 _loaded: dict[str, tuple] = {}
 _load_lock = threading.Lock()
 HEAD_CHUNK = 128  # positions per output-head chunk: 128 x 262k vocab x 4 B = 134 MB at most (gemma3)
+# Rows per forward pass come from a token budget, not a fixed count (benchmarks/bench_models.py): on
+# CPU a prefill is already matrix-bound, and padded batches past ~1-2k tokens get slower (attention
+# masks and activations outgrow the caches), while decoding reads all weights once per step whatever
+# the rows, so long replies to short prompts want many rows.
+SCORE_TOKENS = 1536   # padded tokens per scoring forward pass (likelihoods, options, perplexity)
+PREFILL_TOKENS = 4096  # padded prompt tokens per generation batch
+MAX_ROWS = 32          # rows per generation batch
 
 
 def threads() -> int:
@@ -76,6 +83,20 @@ def _right_padded(seqs: list[list[int]], pad: int):
     return ids, mask
 
 
+def token_batches(order: list[int], lengths, budget: int, max_rows: int) -> list[list[int]]:
+    """Consecutive chunks of `order` whose padded size (rows x longest) stays within `budget` tokens;
+    at least one row each, at most max_rows. Sort `order` by length first to waste little padding."""
+    chunks, cur, longest = [], [], 0
+    for i in order:
+        wider = max(longest, lengths[i])
+        if cur and (wider * (len(cur) + 1) > budget or len(cur) >= max_rows):
+            chunks.append(cur)
+            cur, wider = [], lengths[i]
+        cur.append(i)
+        longest = wider
+    return chunks + ([cur] if cur else [])
+
+
 def hidden_states(model, seqs: list[list[int]], pad: int) -> torch.Tensor:
     """Last hidden states (batch x positions x width) of right-padded token sequences; no logits."""
     ids, mask = _right_padded(seqs, pad)
@@ -107,13 +128,48 @@ def span_logprobs(model, seqs: list[list[int]], starts: list[int], pad: int) -> 
         rows += [r] * (len(s) - start)
         pos += range(start - 1, len(s) - 1)  # the hidden state at t-1 predicts token t
         targets += s[start:]
-    rows, pos, targets = map(torch.tensor, (rows, pos, targets))
+    rows, pos = torch.tensor(rows), torch.tensor(pos)
+    lp = target_logprobs(model, hidden[rows, pos], torch.tensor(targets))
+    return [float(x) for x in torch.zeros(len(seqs)).index_add_(0, rows, lp)]
+
+
+def target_logprobs(model, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """log P(target) for each (hidden state, target token) row, through the output head in chunks."""
     lp = torch.empty(len(targets))
     for a in range(0, len(targets), HEAD_CHUNK):
-        logits = head_logits(model, hidden[rows[a:a + HEAD_CHUNK], pos[a:a + HEAD_CHUNK]])
+        logits = head_logits(model, hidden[a:a + HEAD_CHUNK])
         lp[a:a + HEAD_CHUNK] = (logits.gather(-1, targets[a:a + HEAD_CHUNK, None]).squeeze(-1)
                                 - torch.logsumexp(logits, dim=-1))
-    return [float(x) for x in torch.zeros(len(seqs)).index_add_(0, rows, lp)]
+    return lp
+
+
+def can_share_prefix(model, prefix_len: int, longest_cont: int) -> bool:
+    """Whether a prefix's key/value cache can be reused exactly: models whose layers attend through
+    a sliding window (gemma3: 512) only when the whole sequence fits inside it."""
+    window = getattr(model.config, "sliding_window", None)
+    return window is None or prefix_len + longest_cont <= window
+
+
+@torch.inference_mode()
+def shared_prefix_logprobs(model, prefix: list[int], conts: list[list[int]], pad: int) -> list[float]:
+    """Sum of log P(continuation | prefix) for several continuations of one prefix: the prefix runs
+    once and its key/value cache serves every continuation (same numbers as span_logprobs on
+    prefix + continuation, tested); for the options of one prompt and an answer pair's two replies."""
+    first = model.base_model(input_ids=torch.tensor([prefix]), use_cache=True)
+    cache = first.past_key_values
+    cache.batch_repeat_interleave(len(conts))
+    ids, mask = _right_padded(conts, pad)
+    n_rows, width = ids.shape
+    hidden = model.base_model(
+        input_ids=ids, past_key_values=cache, use_cache=True,
+        attention_mask=torch.cat([torch.ones(n_rows, len(prefix), dtype=mask.dtype), mask], dim=1),
+        position_ids=torch.arange(len(prefix), len(prefix) + width).expand(n_rows, -1)).last_hidden_state
+    # token j of a continuation is predicted by the prefix's last state (j = 0) or by position j - 1
+    states = torch.cat([first.last_hidden_state[0, -1:].expand(n_rows, -1)[:, None], hidden], dim=1)
+    rows = torch.tensor([r for r, c in enumerate(conts) for _ in c])
+    pos = torch.tensor([j for c in conts for j in range(len(c))])
+    lp = target_logprobs(model, states[rows, pos], torch.tensor([t for c in conts for t in c]))
+    return [float(x) for x in torch.zeros(n_rows).index_add_(0, rows, lp)]
 
 
 class _PerRequestSampler(LogitsProcessor):
@@ -149,7 +205,7 @@ class TransformersBackend:
 
     gives_logprobs = True
 
-    def __init__(self, spec: ModelSpec, batch_size: int = 8):
+    def __init__(self, spec: ModelSpec, batch_size: int = MAX_ROWS):
         self.spec = spec
         self.batch_size = batch_size
 
@@ -186,15 +242,16 @@ class TransformersBackend:
         return tok(texts, return_tensors="pt", padding=True, add_special_tokens=True)
 
     def generate(self, requests: list[Request], on_result, progress=None) -> None:
-        """Generate for all requests in length-sorted batches; call on_result(i, Response) per request."""
+        """Generate for all requests in length-sorted batches (at most batch_size rows and PREFILL_TOKENS
+        padded prompt tokens each); call on_result(i, Response) per request."""
         groups: dict[tuple, list[int]] = {}
         for i, r in enumerate(requests):
             groups.setdefault((r.temperature, r.top_p, r.max_tokens, r.logprobs), []).append(i)
         texts = [self._prompt_text(r) for r in requests]
+        lengths = [len(ids) for ids in self.tokenizer(texts, add_special_tokens=True)["input_ids"]]
         for (temp, top_p, max_tokens, n_lp), idx in groups.items():
-            idx = sorted(idx, key=lambda i: len(texts[i]))
-            for start in range(0, len(idx), self.batch_size):
-                chunk = idx[start:start + self.batch_size]
+            idx = sorted(idx, key=lambda i: lengths[i])
+            for chunk in token_batches(idx, lengths, PREFILL_TOKENS, self.batch_size):
                 for i, resp in zip(chunk, self._generate_batch([requests[i] for i in chunk],
                                                                [texts[i] for i in chunk])):
                     on_result(i, resp)
@@ -248,21 +305,38 @@ class TransformersBackend:
             if not cont_ids:
                 raise ValueError("loglikelihood needs a non-empty continuation.")
             encoded.append((self._context_ids(ctx), cont_ids))
-        order = sorted(range(len(pairs)), key=lambda i: -len(encoded[i][0]) - len(encoded[i][1]))
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start:start + self.batch_size]
+        # continuations of one context (an answer pair's two replies, a prompt's five ratings) share
+        # one pass over the context; the rest go in padded batches
+        by_context: dict[tuple, list[int]] = {}
+        for i, (ctx_ids, _) in enumerate(encoded):
+            by_context.setdefault(tuple(ctx_ids), []).append(i)
+        alone = []
+        for ctx_ids, idx in by_context.items():
+            if len(idx) < 2 or not can_share_prefix(self.model, len(ctx_ids), max(len(encoded[i][1]) for i in idx)):
+                alone += idx
+                continue
+            for chunk in token_batches(idx, [len(c) for _, c in encoded], SCORE_TOKENS, len(idx)):
+                sums = shared_prefix_logprobs(self.model, list(ctx_ids), [encoded[i][1] for i in chunk],
+                                              tok.pad_token_id)
+                self._emit(chunk, sums, encoded, on_result, progress)
+        lengths = [len(c) + len(o) for c, o in encoded]
+        for chunk in token_batches(sorted(alone, key=lambda i: -lengths[i]), lengths, SCORE_TOKENS, len(alone)):
             sums = span_logprobs(self.model, [encoded[i][0] + encoded[i][1] for i in chunk],
                                  [len(encoded[i][0]) for i in chunk], tok.pad_token_id)
-            for i, lp in zip(chunk, sums):
-                on_result(i, LogLik(lp, len(encoded[i][1])))
-                if progress is not None:
-                    progress.update(1)
+            self._emit(chunk, sums, encoded, on_result, progress)
+
+    @staticmethod
+    def _emit(chunk, sums, encoded, on_result, progress) -> None:
+        for i, lp in zip(chunk, sums):
+            on_result(i, LogLik(lp, len(encoded[i][1])))
+            if progress is not None:
+                progress.update(1)
 
     def option_logprobs(self, items: list[tuple], on_result, progress=None) -> None:
         """log P(option | context + prefix) for every option of every (context, prefix, options) item.
 
         When every option is one token, one forward pass per item reads them all off the next-token
-        distribution; otherwise each option is scored as a continuation (one pass per option).
+        distribution; otherwise the context runs once and every option is scored as its continuation.
         """
         tok = self.tokenizer
         encoded = []
@@ -275,18 +349,21 @@ class TransformersBackend:
         single = [i for i, (_, opts) in enumerate(encoded) if all(len(o) == 1 for o in opts)]
         multi = [i for i in range(len(items)) if i not in set(single)]
         single.sort(key=lambda i: -len(encoded[i][0]))
-        for start in range(0, len(single), self.batch_size):
-            chunk = single[start:start + self.batch_size]
+        for chunk in token_batches(single, [len(ids) for ids, _ in encoded], SCORE_TOKENS, len(single) or 1):
             for i, lps in zip(chunk, self._next_token_logprobs([encoded[i] for i in chunk])):
                 on_result(i, OptionScores(lps, [1] * len(lps), tokens_in=len(encoded[i][0])))
                 if progress is not None:
                     progress.update(1)
         for i in multi:
             ids, opts = encoded[i]
-            lps = []
-            for a in range(0, len(opts), self.batch_size):
-                lps += span_logprobs(self.model, [ids + o for o in opts[a:a + self.batch_size]],
-                                     [len(ids)] * len(opts[a:a + self.batch_size]), tok.pad_token_id)
+            if can_share_prefix(self.model, len(ids), max(map(len, opts))):
+                lps = shared_prefix_logprobs(self.model, ids, opts, tok.pad_token_id)
+            else:
+                lps = []
+                for chunk in token_batches(list(range(len(opts))), [len(ids) + len(o) for o in opts],
+                                           SCORE_TOKENS, len(opts)):
+                    lps += span_logprobs(self.model, [ids + opts[j] for j in chunk], [len(ids)] * len(chunk),
+                                         tok.pad_token_id)
             on_result(i, OptionScores(lps, [len(o) for o in opts], tokens_in=len(ids)))
             if progress is not None:
                 progress.update(1)

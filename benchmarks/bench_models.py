@@ -1,9 +1,11 @@
 """Local-model benchmarks (issue 11); each ratio compares two ways of doing the same work in this run.
 
 1. this machine's float32 matrix-multiply rate (torch GEMM GFLOP/s), the reference for FLOP fractions;
-2. SmolLM2 prefill and decode tokens/s: our backend (left-padded batches of 8, all cores, float32 and
-   int8) vs plain transformers one prompt at a time (float32, same threads), plus the achieved
-   GFLOP/s as a fraction of the GEMM rate;
+2. SmolLM2 prefill and decode tokens/s: our backend (length-sorted left-padded batches, rows from a
+   token budget, all cores, float32 and int8) vs plain transformers one prompt at a time (float32,
+   same threads), on long pointwise prompts and on shorter passage-rewriting prompts, plus the achieved
+   GFLOP/s as a fraction of the GEMM rate; one pass over a prompt shared by its two answers (06) vs
+   one full pass per answer;
 3. perplexity tokens/s with gemma3: before (full float32 log-softmax over the 262k vocabulary) vs
    after (target tokens only, head in chunks), with the before/after peak-memory growth;
 4. one likelihood judgment (option_logprobs over "1".."5") vs one generate-and-parse judgment
@@ -78,28 +80,44 @@ def long_prompts(n: int) -> list[str]:
     return out
 
 
-def prefill_decode(n_prompts: int, new_tokens: int, repeats: int) -> dict:
-    """Prefill and decode tokens/s: batched (ours, fp32 and int8) vs one prompt at a time (plain)."""
+def rewrite_prompts(n: int) -> list[str]:
+    """Passage-rewriting prompts from the demo data (about 200 tokens each), as notebook 02 sends them."""
+    from benchmarks.int8_effect import demo_items
+    from lib.prompts import self_preference as sp
+
+    return [sp.rewrite_prompt(it["human_passage"]) for it in demo_items(n)]
+
+
+def prefill_decode(prompts: list[str], new_tokens: int, repeats: int) -> dict:
+    """Prefill and decode tokens/s: our backend's batches (token budget, fp32 and int8) vs plain
+    transformers one prompt at a time (fp32, same threads, no padding)."""
     import torch
 
-    from lib.backends.transformers_lm import TransformersBackend, threads
+    from lib.backends.transformers_lm import PREFILL_TOKENS, TransformersBackend, threads, token_batches
     from lib.specs import parse_spec
 
-    msgs = [[{"role": "user", "content": p}] for p in long_prompts(n_prompts)]
+    msgs = [[{"role": "user", "content": p}] for p in prompts]
+    n_prompts = len(prompts)
     peak = gemm_peak()
-    fns, flops, n_in = {}, {}, 0
+    fns, flops, n_in, rows = {}, {}, 0, []
     for label, spec in (("ours fp32 batched", "local:smollm2"), ("ours int8 batched", "local:smollm2;int8")):
         be = TransformersBackend(parse_spec(spec))
         model, tok = be.model, be.tokenizer
         texts = [tok.apply_chat_template(m, tokenize=False, add_generation_prompt=True) for m in msgs]
-        enc = be._encode(texts, "left")
-        n_in = int(enc["attention_mask"].sum())
+        lengths = [len(tok(t)["input_ids"]) for t in texts]
+        order = sorted(range(len(texts)), key=lambda i: lengths[i])
+        # the backend's own batching: length-sorted, rows from the prefill token budget
+        chunks = [be._encode([texts[i] for i in c], "left")
+                  for c in token_batches(order, lengths, PREFILL_TOKENS, be.batch_size)]
+        rows = [int(e["input_ids"].shape[0]) for e in chunks]
+        n_in = sum(lengths)
         flops[label] = 2 * linear_params(model)
         gen = dict(do_sample=False, pad_token_id=tok.pad_token_id, temperature=None, top_p=None, top_k=None)
 
-        def batched(k, enc=enc, model=model, gen=gen):
+        def batched(k, chunks=chunks, model=model, gen=gen):
             with torch.inference_mode():
-                model.generate(**enc, max_new_tokens=k, min_new_tokens=k, **gen)
+                for enc in chunks:
+                    model.generate(**enc, max_new_tokens=k, min_new_tokens=k, **gen)
 
         batched(1)  # warm-up
         fns[label] = batched
@@ -116,8 +134,8 @@ def prefill_decode(n_prompts: int, new_tokens: int, repeats: int) -> dict:
     times, _ = _interleaved({(name, k): (lambda f=f, k=k: f(k)) for name, f in fns.items()
                              for k in (1, new_tokens)}, repeats)
     peak = max(peak, gemm_peak())  # again at the end: the best of both had the least interference
-    res = {"threads": threads(), "prompts": n_prompts, "prompt tokens": n_in, "new_tokens": new_tokens,
-           "gemm_fp32_gflops": round(peak, 1)}
+    res = {"threads": threads(), "prompts": n_prompts, "prompt tokens": n_in, "rows per batch": rows,
+           "new_tokens": new_tokens, "gemm_fp32_gflops": round(peak, 1)}
     for name in fns:
         t_pre, t_all = times[(name, 1)], times[(name, new_tokens)]
         res[name] = {"prefill_tok_s": round(n_in / t_pre, 1),
@@ -131,6 +149,33 @@ def prefill_decode(n_prompts: int, new_tokens: int, repeats: int) -> dict:
         for what in ("prefill_tok_s", "decode_tok_s"):
             res[f"{label} / plain, {what}"] = round(res[label][what] / plain[what], 2)
     return res
+
+
+def shared_prefix_vs_full(n: int, repeats: int) -> dict:
+    """Two multi-token answers per generation-phase prompt (notebook 06's likelihood choice): one pass
+    over the prompt shared by both answers vs one full pass per answer (the backend before)."""
+    from benchmarks.int8_effect import demo_items
+    from lib.backends.transformers_lm import load, shared_prefix_logprobs, span_logprobs
+    from lib.prompts import self_preference as sp
+    from lib.specs import parse_spec
+
+    model, tok = load(parse_spec("local:smollm2"))
+    items = demo_items(n)
+    work = []
+    for a, b in zip(items, items[1:] + items[:1]):
+        msgs = [{"role": "user", "content": sp.generation_phase_prompt(a["question"], a["human_passage"],
+                                                                       b["human_passage"])}]
+        ctx = tok(tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True) + "Answer:")["input_ids"]
+        work.append((ctx, [tok(" " + x["answer"], add_special_tokens=False)["input_ids"] for x in (a, b)]))
+    pad = tok.pad_token_id
+    shared = lambda: [shared_prefix_logprobs(model, c, o, pad) for c, o in work]  # noqa: E731
+    full = lambda: [span_logprobs(model, [c + x for x in o], [len(c)] * len(o), pad) for c, o in work]  # noqa: E731
+    times, res = _interleaved({"shared": shared, "full": full}, repeats)
+    diff = max(abs(x - y) for s, f in zip(res["shared"], res["full"]) for x, y in zip(s, f))
+    return {"prompts": n, "prompt tokens": sum(len(c) for c, _ in work),
+            "shared_s_per_prompt": round(times["shared"] / n, 3), "full_s_per_prompt": round(times["full"] / n, 3),
+            "speed-up (full/shared)": round(times["full"] / times["shared"], 2),
+            "max |delta log-prob|": float(f"{diff:.1e}")}
 
 
 def perplexity_before_after(n_texts: int, repeats: int, batch_size: int = 8) -> dict:
@@ -208,9 +253,11 @@ def likelihood_vs_generate(n: int, repeats: int, max_tokens: int = 16) -> dict:
 
 
 def run_all(repeats: int = 2) -> dict:
-    """All four benchmarks, printed as they finish."""
+    """All model benchmarks, printed as they finish."""
     report = {}
-    for name, fn in (("prefill_decode", lambda: prefill_decode(8, 8, repeats)),
+    for name, fn in (("prefill_decode, pointwise prompts", lambda: prefill_decode(long_prompts(8), 8, repeats)),
+                     ("prefill_decode, rewriting prompts", lambda: prefill_decode(rewrite_prompts(24), 32, repeats)),
+                     ("shared_prefix_vs_full", lambda: shared_prefix_vs_full(8, repeats)),
                      ("perplexity_before_after", lambda: perplexity_before_after(16, repeats)),
                      ("likelihood_vs_generate", lambda: likelihood_vs_generate(8, repeats))):
         t0 = time.perf_counter()

@@ -156,6 +156,8 @@ class CachedModel:
     def scores_options(self) -> bool:
         """Whether option_logprobs can run here (hf: and local: models; servers only if they echo
         prompt log-probabilities, which is known only when asked)."""
+        if self.spec.backend in ("local", "hf"):
+            return True  # without building the backend (no torch import on a warm re-run)
         return hasattr(self.backend, "option_logprobs") or hasattr(self.backend, "loglikelihood")
 
     def option_logprobs(self, items: list[tuple], desc: str | None = None) -> list[list[float]]:
@@ -168,8 +170,10 @@ class CachedModel:
         """
         items = [(list(c) if isinstance(c, (list, tuple)) else c, p or "", list(o)) for c, p, o in items]
         payloads = [{"context": c, "prefix": p, "options": o} for c, p, o in items]
-        call = getattr(self.backend, "option_logprobs", None) or self._options_by_loglikelihood
-        out = self._run("option_logprobs", items, payloads, lambda *a: call(*a),
+        # the backend is looked up only on a miss: building it imports torch (4 s), which a warm
+        # re-run must not pay
+        out = self._run("option_logprobs", items, payloads,
+                        lambda *a: (getattr(self.backend, "option_logprobs", None) or self._options_by_loglikelihood)(*a),
                         lambda d, c: OptionScores(**d, cached=c), desc)
         return [list(o.logprobs) for o in out]
 

@@ -91,3 +91,20 @@ def test_request_seed_depends_on_the_whole_request_not_only_the_sample_index():
     assert request_seed(req("Who wrote Emma?", 2)) != request_seed(req("Who painted the Night Watch?", 2))
     assert request_seed(req("Who wrote Emma?", 2)) != request_seed(req("Who wrote Emma?", 3))
     assert request_seed(req("Who wrote Emma?", 2)) != request_seed(req("Who wrote Emma?", 2, seed=1))
+
+
+def test_cache_hits_never_build_the_backend(scripted_model):
+    from lib.llm import CachedModel
+
+    items = [("The capital of France is", "", [" Paris", " Rome"])]
+    first = scripted_model(loglik=lambda text, cont: -1.0 if "Paris" in cont else -5.0)
+    want = first.option_logprobs(items)
+
+    def no_backend():
+        raise AssertionError("a warm call built the backend (imports torch)")
+
+    warm = CachedModel(first.spec, factory=no_backend)
+    assert warm.scores_options
+    assert warm.option_logprobs(items) == want == [[-1.0, -5.0]]
+    with pytest.raises(AssertionError, match="built the backend"):
+        warm.option_logprobs([("The capital of Italy is", "", [" Rome", " Paris"])])

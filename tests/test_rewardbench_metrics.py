@@ -156,3 +156,18 @@ def test_best_of_n_pick_and_gain(scripted_model):
     corr = bon.accuracy_gain_correlation(pd.DataFrame({"accuracy": [0.5, 0.7, 0.9], "gain": [0.0, 0.1, 0.3]}))
     assert corr["pearson_r"] > 0.9 and corr["n_models"] == 3
     assert np.isnan(bon.accuracy_gain_correlation(pd.DataFrame({"accuracy": [0.5, 0.7], "gain": [0.0, 0.1]}))["pearson_r"])
+
+
+def test_judge_finding_interval_is_over_verdicts_not_collapsed():
+    import pandas as pd
+
+    from lib.rewardbench.study import judge_findings
+
+    # a judge that always names position 1: every pair scores exactly 0.5
+    res = pd.DataFrame({"kind": "judge", "rm": "j", "spec": "judge:local:smollm2;logprob", "correct": [0.5] * 30,
+                        "consistent": [False] * 30, "unparsed": [0] * 30, "n_first": [2] * 30})
+    row = judge_findings(res)[0]
+    assert row["n"] == 30 and row["estimate"] == 0.5
+    assert row["ci_low"] < 0.40 and row["ci_high"] > 0.60  # Wilson over 60 verdicts, not [0.5, 0.5]
+    none = judge_findings(res.assign(correct=0.0))[0]
+    assert none["ci_low"] == 0.0 and 0.03 < none["ci_high"] < 0.1

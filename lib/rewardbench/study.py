@@ -124,16 +124,22 @@ def judge_agreement(results: pd.DataFrame) -> pd.DataFrame:
 
 def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
                    paper_values: dict | None = None) -> list[dict]:
-    """Headline rows (lib.findings): each judge's accuracy (orders averaged, unparsed = wrong) with
-    its bootstrap 95% interval; the model is the judge's model spec."""
+    """Headline rows (lib.findings): each judge's accuracy (orders averaged, unparsed = wrong), the
+    paper's number, with a Wilson 95% interval over its 2 x pairs verdicts (k = accuracy x verdicts).
+    Not the bootstrap over pairs: a judge that always names position 1 scores exactly 0.5 on every
+    pair, and that bootstrap collapses to [0.5, 0.5]; the verdict interval says what 60 verdicts
+    can tell. It treats a pair's two orders as independent, so it is slightly narrow (said in README)."""
     from lib.findings import finding
+    from lib.stats import wilson_ci
 
     rows = []
     for r in metrics.judge_table(results).to_dict("records"):
         spec = results.loc[results["rm"] == r["rm"], "spec"].iloc[0]
         parsed = parse_rm_spec(spec)
         method = "log-probability verdict" if parsed.options.get("decide") == "logprob" else "generate-and-parse"
-        lo, hi = (None if pd.isna(x) else float(x) for x in (r["ci_low"], r["ci_high"]))
+        verdicts = 2 * int(r["pairs"])
+        lo, hi = (None, None) if not verdicts or pd.isna(r["accuracy"]) else wilson_ci(
+            round(float(r["accuracy"]) * verdicts), verdicts)
         rows.append(finding("rewardbench", notebook, f"judge accuracy ({method})", parsed.target,
                             r["pairs"], r["accuracy"], lo, hi, None, (paper_values or {}).get(spec)))
     return rows

@@ -93,7 +93,7 @@ def prefill_decode(prompts: list[str], new_tokens: int, repeats: int) -> dict:
     transformers one prompt at a time (fp32, same threads, no padding)."""
     import torch
 
-    from lib.backends.transformers_lm import PREFILL_TOKENS, TransformersBackend, threads, token_batches
+    from lib.backends.transformers_lm import TransformersBackend, threads
     from lib.specs import parse_spec
 
     msgs = [[{"role": "user", "content": p}] for p in prompts]
@@ -104,13 +104,10 @@ def prefill_decode(prompts: list[str], new_tokens: int, repeats: int) -> dict:
         be = TransformersBackend(parse_spec(spec))
         model, tok = be.model, be.tokenizer
         texts = [tok.apply_chat_template(m, tokenize=False, add_generation_prompt=True) for m in msgs]
-        lengths = [len(tok(t)["input_ids"]) for t in texts]
-        order = sorted(range(len(texts)), key=lambda i: lengths[i])
-        # the backend's own batching: length-sorted, rows from the prefill token budget
-        chunks = [be._encode([texts[i] for i in c], "left")
-                  for c in token_batches(order, lengths, PREFILL_TOKENS, be.batch_size)]
+        # the backend's own batches: length-sorted, rows from the prefill token budget
+        chunks = [be._encode([texts[i] for i in c], "left") for c in be.prompt_batches(texts)]
         rows = [int(e["input_ids"].shape[0]) for e in chunks]
-        n_in = sum(lengths)
+        n_in = sum(int(e["attention_mask"].sum()) for e in chunks)
         flops[label] = 2 * linear_params(model)
         gen = dict(do_sample=False, pad_token_id=tok.pad_token_id, temperature=None, top_p=None, top_k=None)
 

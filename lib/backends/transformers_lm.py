@@ -83,13 +83,14 @@ def _right_padded(seqs: list[list[int]], pad: int):
     return ids, mask
 
 
-def token_batches(order: list[int], lengths, budget: int, max_rows: int) -> list[list[int]]:
+def token_batches(order: list[int], lengths, budget: int, max_rows: int | None = None) -> list[list[int]]:
     """Consecutive chunks of `order` whose padded size (rows x longest) stays within `budget` tokens;
-    at least one row each, at most max_rows. Sort `order` by length first to waste little padding."""
+    at least one row each, at most max_rows (None: no cap). Sort `order` by length first to waste
+    little padding."""
     chunks, cur, longest = [], [], 0
     for i in order:
         wider = max(longest, lengths[i])
-        if cur and (wider * (len(cur) + 1) > budget or len(cur) >= max_rows):
+        if cur and (wider * (len(cur) + 1) > budget or (max_rows is not None and len(cur) >= max_rows)):
             chunks.append(cur)
             cur, wider = [], lengths[i]
         cur.append(i)
@@ -248,15 +249,21 @@ class TransformersBackend:
         for i, r in enumerate(requests):
             groups.setdefault((r.temperature, r.top_p, r.max_tokens, r.logprobs), []).append(i)
         texts = [self._prompt_text(r) for r in requests]
-        lengths = [len(ids) for ids in self.tokenizer(texts, add_special_tokens=True)["input_ids"]]
         for (temp, top_p, max_tokens, n_lp), idx in groups.items():
-            idx = sorted(idx, key=lambda i: lengths[i])
-            for chunk in token_batches(idx, lengths, PREFILL_TOKENS, self.batch_size):
+            for batch in self.prompt_batches([texts[i] for i in idx]):
+                chunk = [idx[j] for j in batch]
                 for i, resp in zip(chunk, self._generate_batch([requests[i] for i in chunk],
                                                                [texts[i] for i in chunk])):
                     on_result(i, resp)
                     if progress is not None:
                         progress.update(1)
+
+    def prompt_batches(self, texts: list[str]) -> list[list[int]]:
+        """Indices of prompt texts in the batches generate runs: length-sorted, at most batch_size rows
+        and PREFILL_TOKENS padded prompt tokens each."""
+        lengths = [len(ids) for ids in self.tokenizer(texts, add_special_tokens=True)["input_ids"]]
+        return token_batches(sorted(range(len(texts)), key=lengths.__getitem__), lengths, PREFILL_TOKENS,
+                             self.batch_size)
 
     @torch.inference_mode()
     def _generate_batch(self, reqs: list[Request], texts: list[str]) -> list[Response]:
@@ -312,18 +319,30 @@ class TransformersBackend:
             by_context.setdefault(tuple(ctx_ids), []).append(i)
         alone = []
         for ctx_ids, idx in by_context.items():
-            if len(idx) < 2 or not can_share_prefix(self.model, len(ctx_ids), max(len(encoded[i][1]) for i in idx)):
+            if len(idx) < 2:
                 alone += idx
                 continue
-            for chunk in token_batches(idx, [len(c) for _, c in encoded], SCORE_TOKENS, len(idx)):
-                sums = shared_prefix_logprobs(self.model, list(ctx_ids), [encoded[i][1] for i in chunk],
-                                              tok.pad_token_id)
-                self._emit(chunk, sums, encoded, on_result, progress)
+            sums = self._continuation_logprobs(list(ctx_ids), [encoded[i][1] for i in idx])
+            self._emit(idx, sums, encoded, on_result, progress)
         lengths = [len(c) + len(o) for c, o in encoded]
-        for chunk in token_batches(sorted(alone, key=lambda i: -lengths[i]), lengths, SCORE_TOKENS, len(alone)):
+        for chunk in token_batches(sorted(alone, key=lambda i: -lengths[i]), lengths, SCORE_TOKENS):
             sums = span_logprobs(self.model, [encoded[i][0] + encoded[i][1] for i in chunk],
                                  [len(encoded[i][0]) for i in chunk], tok.pad_token_id)
             self._emit(chunk, sums, encoded, on_result, progress)
+
+    def _continuation_logprobs(self, ctx: list[int], conts: list[list[int]]) -> list[float]:
+        """Sum of log P(continuation | context) for several continuations of one context: one shared
+        pass over the context where that is exact (can_share_prefix), else full passes; both in
+        SCORE_TOKENS batches."""
+        pad = self.tokenizer.pad_token_id
+        out = []
+        if can_share_prefix(self.model, len(ctx), max(map(len, conts))):
+            for chunk in token_batches(list(range(len(conts))), [len(c) for c in conts], SCORE_TOKENS):
+                out += shared_prefix_logprobs(self.model, ctx, [conts[j] for j in chunk], pad)
+        else:
+            for chunk in token_batches(list(range(len(conts))), [len(ctx) + len(c) for c in conts], SCORE_TOKENS):
+                out += span_logprobs(self.model, [ctx + conts[j] for j in chunk], [len(ctx)] * len(chunk), pad)
+        return out
 
     @staticmethod
     def _emit(chunk, sums, encoded, on_result, progress) -> None:
@@ -349,21 +368,14 @@ class TransformersBackend:
         single = [i for i, (_, opts) in enumerate(encoded) if all(len(o) == 1 for o in opts)]
         multi = [i for i in range(len(items)) if i not in set(single)]
         single.sort(key=lambda i: -len(encoded[i][0]))
-        for chunk in token_batches(single, [len(ids) for ids, _ in encoded], SCORE_TOKENS, len(single) or 1):
+        for chunk in token_batches(single, [len(ids) for ids, _ in encoded], SCORE_TOKENS):
             for i, lps in zip(chunk, self._next_token_logprobs([encoded[i] for i in chunk])):
                 on_result(i, OptionScores(lps, [1] * len(lps), tokens_in=len(encoded[i][0])))
                 if progress is not None:
                     progress.update(1)
         for i in multi:
             ids, opts = encoded[i]
-            if can_share_prefix(self.model, len(ids), max(map(len, opts))):
-                lps = shared_prefix_logprobs(self.model, ids, opts, tok.pad_token_id)
-            else:
-                lps = []
-                for chunk in token_batches(list(range(len(opts))), [len(ids) + len(o) for o in opts],
-                                           SCORE_TOKENS, len(opts)):
-                    lps += span_logprobs(self.model, [ids + opts[j] for j in chunk], [len(ids)] * len(chunk),
-                                         tok.pad_token_id)
+            lps = self._continuation_logprobs(ids, opts)
             on_result(i, OptionScores(lps, [len(o) for o in opts], tokens_in=len(ids)))
             if progress is not None:
                 progress.update(1)

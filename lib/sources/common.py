@@ -16,7 +16,7 @@ ITEM_COLUMNS = ["id", "source", "question", "answer", "aliases", "title", "human
 OPTIONAL_COLUMNS = {"false_answer_ours": ""}
 
 
-def items_frame(rows: list[dict], extra: tuple = ()) -> pd.DataFrame:
+def items_frame(rows: list[dict], extra=()) -> pd.DataFrame:
     """Item rows as a DataFrame with exactly ITEM_COLUMNS plus `extra` (optional columns filled with
     their default)."""
     frame = pd.DataFrame(rows, columns=ITEM_COLUMNS + list(extra))

@@ -27,7 +27,8 @@ from lib.records import DataError, as_list, field, read_records
 from .common import ITEM_COLUMNS, items_frame
 
 SOURCE = "hotpotqa"
-COLUMNS = ITEM_COLUMNS + ["supporting_passages"]
+EXTRA_COLUMNS = ["supporting_passages"]
+COLUMNS = ITEM_COLUMNS + EXTRA_COLUMNS
 DEMO_PATH = config.DEMO / "hotpotqa.jsonl"
 MIN_SUPPORTING = 2
 
@@ -137,7 +138,7 @@ def parse_hotpotqa(path, pages_path=None) -> pd.DataFrame:
             raise DataError(f"{path}, item {where}: unknown HotpotQA layout (fields {sorted(rec)}); expected "
                             "the distractor setting (_id, question, answer, supporting_facts, context), "
                             "KILT (id, input, output) or the demo layout.")
-    return items_frame(rows, extra=("supporting_passages",))
+    return items_frame(rows, extra=EXTRA_COLUMNS)
 
 
 def load_hotpotqa(path="", n: int | None = None, seed: int = 0, pages_path=None) -> pd.DataFrame:

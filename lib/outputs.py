@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import cache
+from .models import cache
 from .config import figure_dir, run_dir
 
 _SAFE = re.compile(r"^[A-Za-z0-9_.-]+$")

@@ -8,10 +8,11 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from lib import cache, config
-from lib.llm import CachedModel
-from lib.llm_types import LogLik, Response
-from lib.specs import parse_spec
+from lib import config
+from lib.models import cache
+from lib.models import CachedModel
+from lib.models.types import LogLik, Response
+from lib.models.specs import parse_spec
 
 # ChatML, the layout of SmolLM2's own template: what a scripted chat model "sees"
 CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"

@@ -2,8 +2,8 @@ from dataclasses import replace
 
 import pytest
 
-from lib.cache_keys import canonical_json, make_key
-from lib.llm_types import Request
+from lib.models.cache_keys import canonical_json, make_key
+from lib.models.types import Request
 
 BASE = Request(messages=[{"role": "user", "content": "Who wrote Hamlet?"}], max_tokens=32)
 

@@ -1,9 +1,9 @@
 """The real embedded models, end to end, on short inputs."""
 import pytest
 
-from lib import cache
-from lib.llm import Request, get_model
-from lib.perplexity import _windows, perplexity
+from lib.models import cache
+from lib.models import Request, get_model
+from lib.models.perplexity import _windows, perplexity
 
 pytestmark = pytest.mark.model
 QUESTIONS = ["What is the capital of France?", "Who wrote Romeo and Juliet?", "What colour is the sky on a clear day?"]

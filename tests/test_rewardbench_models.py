@@ -5,12 +5,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import cache
+from lib.models import cache
 from lib.rewardbench.judge import order_outcome, parse_choice
 from lib.rewardbench.implicit import implicit_reward
 from lib.rewardbench.registry import evaluate, get_reward_model
 from lib.rewardbench.rm_specs import RMSpecError, parse_rm_spec
-from lib.specs import SpecError
+from lib.models.specs import SpecError
 
 
 def test_spec_strings():

@@ -1,7 +1,7 @@
 import pytest
 
-from lib.llm import get_model
-from lib.specs import SpecError, parse_spec, short_name
+from lib.models import get_model
+from lib.models.specs import SpecError, parse_spec, short_name
 
 
 def test_parse_backends():
@@ -33,7 +33,7 @@ def test_missing_api_key_is_one_clear_error(monkeypatch):
 
 
 def test_openai_key_is_never_sent_to_other_servers(monkeypatch):
-    from lib.specs import api_key_for
+    from lib.models.specs import api_key_for
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
     monkeypatch.delenv("RAGBIAS_API_KEY", raising=False)

@@ -94,8 +94,8 @@ class DiscriminativeRM:
     def model(self):
         """The cached scoring model (a CachedModel over RewardHeadBackend), built on first use."""
         if self._model is None:
-            from lib.llm import CachedModel
-            from lib.specs import ModelSpec
+            from lib.models import CachedModel
+            from lib.models.specs import ModelSpec
 
             backend = RewardHeadBackend(self.spec.target, self.max_length)
             self._model = CachedModel(ModelSpec("hf", self.spec.target), factory=lambda: backend)

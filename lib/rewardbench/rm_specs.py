@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lib.specs import parse_spec, short_name
+from lib.models.specs import parse_spec, short_name
 
 KINDS = ("judge", "implicit", "rm")
 _OPTIONS = {"judge": {"retries", "max_tokens", "decide"}, "implicit": {"norm", "ref", "format"},

@@ -48,7 +48,7 @@ def pair_results(reward_models, pairs: pd.DataFrame, path=None, models: dict | N
     objects to use ({'model': ..., 'ref_model': ...}) instead of loading them."""
     for spec in reward_models:
         parse_rm_spec(spec)  # a bad spec fails before any model runs
-    from lib.llm import LikelihoodUnavailable
+    from lib.models import LikelihoodUnavailable
 
     records = []
     for spec in reward_models:

@@ -1,6 +1,6 @@
 """The one place the utility study talks to a model: batched, cached, with a cost ledger.
 
-A model is a `lib.llm` model: its `request` makes the chat-or-raw decision (tests plug a scripted
+A model is a `lib.models` model: its `request` makes the chat-or-raw decision (tests plug a scripted
 backend into the same `CachedModel`).
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ class Ledger:
 
 def _misses() -> int:
     """Cache misses so far in this process."""
-    from lib.cache import cache_stats
+    from lib.models.cache import cache_stats
     return int(cache_stats().get("misses", 0))
 
 

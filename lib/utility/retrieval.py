@@ -92,8 +92,8 @@ class DenseRetriever(Retriever):
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Normalized embeddings, cached on disk per (model, text) so a warm re-run encodes nothing."""
-        from lib import cache
-        from lib.cache_keys import make_key
+        from lib.models import cache
+        from lib.models.cache_keys import make_key
 
         store = cache.results_cache()
         # the offline model's folder moves with the venv; its package name identifies it

@@ -10,7 +10,7 @@ import zlib
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
-from ..llm_types import LogLik, OptionScores, Request, Response
+from ..types import LogLik, OptionScores, Request, Response
 from ..specs import ModelSpec
 
 _loaded: dict[str, tuple] = {}
@@ -52,7 +52,7 @@ def load(spec: ModelSpec):
 
             torch.set_num_threads(threads())
             if spec.backend == "local":
-                from ..embedded import converted_folder
+                from ..gguf_models import converted_folder
 
                 source = str(converted_folder(spec.model))
             else:

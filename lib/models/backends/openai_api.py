@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import openai
 
-from ..llm_types import LogLik, Request, Response
+from ..types import LogLik, Request, Response
 from ..specs import ModelSpec, api_key_for, require_api_key
 
 OPENAI_URL = "https://api.openai.com/v1"

@@ -8,7 +8,7 @@ from tqdm.auto import tqdm
 from . import cache
 from .cache import cache_stats, reset_stats  # noqa: F401  (re-exported for notebooks)
 from .cache_keys import make_key
-from .llm_types import LogLik, OptionScores, Request, Response  # noqa: F401
+from .types import LogLik, OptionScores, Request, Response  # noqa: F401
 from .specs import ModelSpec, SpecError, parse_spec, require_api_key  # noqa: F401
 
 

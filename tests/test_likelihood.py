@@ -61,6 +61,8 @@ def test_rate_likelihood_reads_the_digit_after_the_format_prefix(scripted_model)
 
 
 class _GenerateOnly:
+    capabilities = frozenset({"generate"})  # a server that gives no prompt log-probabilities
+
     def check(self):
         pass
 

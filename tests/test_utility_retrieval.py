@@ -1,7 +1,8 @@
 """Dense (offline all-MiniLM-L6-v2) and BM25 retrieval behind one interface (real model, tiny corpus)."""
 import pytest
 
-from lib.utility.retrieval import get_retriever, minilm_path
+from lib.models.backends.sentence_embed import minilm_path
+from lib.utility.retrieval import get_retriever
 
 CORPUS = ["The Nile is the longest river in Africa.",
           "Mount Everest is the highest mountain above sea level.",

@@ -103,7 +103,7 @@ def _rm_model_specs(key: str, value) -> list[str]:
     a bad reward-model spec is a ConfigError here, before any notebook runs."""
     if key not in RM_SPEC_KEYS:
         return []
-    from .rewardbench.rm_specs import RMSpecError, parse_rm_spec
+    from .models.specs import RewardSpecError as RMSpecError, parse_reward_spec as parse_rm_spec
 
     out = []
     for v in ([value] if isinstance(value, str) else value or []):

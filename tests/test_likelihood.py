@@ -11,7 +11,7 @@ import pytest
 from lib.models import CachedModel, LikelihoodUnavailable
 from lib.rewardbench import study
 from lib.rewardbench.judge import GenerativeJudge
-from lib.rewardbench.rm_specs import parse_rm_spec
+from lib.models.specs import parse_reward_spec
 from lib.self_preference import likelihood as lk
 from lib.self_preference import pairwise as pr
 from lib.self_preference import tables as pt
@@ -171,7 +171,7 @@ def test_logprob_judge_uses_option_logprobs_and_agreement(scripted_model):
     def loglik(text, cont):
         return -1.0 if cont == "Choose 1" else -2.0  # always the first response
     m = scripted_model(loglik=loglik)
-    judge = GenerativeJudge(parse_rm_spec("judge:local:smollm2;logprob"), model=m)
+    judge = GenerativeJudge(parse_reward_spec("judge:local:smollm2;logprob"), model=m)
     pairs_ = pd.DataFrame({"id": ["p1", "p2"], "prompt": ["q1", "q2"], "chosen": ["good", "fine"],
                            "rejected": ["bad", "poor"]})
     res = judge.evaluate(pairs_)

@@ -3,7 +3,7 @@ import pytest
 
 from lib.models import cache
 from lib.models import Request, get_model
-from lib.models.perplexity import _windows, perplexity
+from lib.models.perplexity import perplexity, windows
 
 pytestmark = pytest.mark.model
 QUESTIONS = ["What is the capital of France?", "Who wrote Romeo and Juliet?", "What colour is the sky on a clear day?"]
@@ -79,6 +79,6 @@ def test_perplexity_real_model_windows_and_cache():
 def test_windows_cover_every_token_once():
     ids = list(range(23))
     scored = []
-    for w, skip in _windows(ids, 8, 5):
+    for w, skip in windows(ids, 8, 5):
         scored.extend(w[max(skip, 1):] if not scored else w[skip:])
     assert scored == ids[1:]

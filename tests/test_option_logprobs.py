@@ -95,6 +95,7 @@ def test_request_seed_depends_on_the_whole_request_not_only_the_sample_index():
 
 def test_cache_hits_never_build_the_backend(scripted_model):
     from lib.models import CachedModel
+    from lib.models.backends import DECLARED
 
     items = [("The capital of France is", "", [" Paris", " Rome"])]
     first = scripted_model(loglik=lambda text, cont: -1.0 if "Paris" in cont else -5.0)
@@ -103,7 +104,7 @@ def test_cache_hits_never_build_the_backend(scripted_model):
     def no_backend():
         raise AssertionError("a warm call built the backend (imports torch)")
 
-    warm = CachedModel(first.spec, factory=no_backend)
+    warm = CachedModel(first.spec, factory=no_backend, capabilities=DECLARED["local"])
     assert warm.scores_options
     assert warm.option_logprobs(items) == want == [[-1.0, -5.0]]
     with pytest.raises(AssertionError, match="built the backend"):

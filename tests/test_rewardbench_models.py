@@ -6,11 +6,10 @@ import pandas as pd
 import pytest
 
 from lib.models import cache
-from lib.rewardbench.judge import order_outcome, parse_choice
+from lib.models.specs import RewardSpecError, SpecError, parse_reward_spec
 from lib.rewardbench.implicit import implicit_reward
+from lib.rewardbench.judge import order_outcome, parse_choice
 from lib.rewardbench.registry import evaluate, get_reward_model
-from lib.models.specs import RewardSpecError, parse_reward_spec
-from lib.models.specs import SpecError
 
 
 def test_spec_strings():
@@ -222,6 +221,19 @@ def test_discriminative_rm_scores_with_the_classification_head(tiny_rm):
     assert cache.cache_stats()["misses"] == 6
     again = get_reward_model(f"rm:{folder}").evaluate(pairs)
     assert cache.cache_stats()["misses"] == 6 and again["rm_chosen"].tolist() == res["rm_chosen"].tolist()
+
+
+def test_cached_reward_scores_build_no_backend(tiny_rm, monkeypatch):
+    from lib.models import registry
+
+    folder, _, _ = tiny_rm
+    pairs = _pairs(2)
+    first = get_reward_model(f"rm:{folder}").evaluate(pairs)
+    assert cache.cache_stats()["misses"] == 4
+    monkeypatch.setattr(registry, "_models", {})  # as in a new process: no model objects yet
+    rm = get_reward_model(f"rm:{folder}")
+    assert rm.evaluate(pairs)["rm_chosen"].tolist() == first["rm_chosen"].tolist()
+    assert cache.cache_stats()["misses"] == 4 and not rm.model.built
 
 
 def test_discriminative_rm_missing_model_says_what_is_needed(tmp_path):

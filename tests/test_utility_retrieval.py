@@ -36,3 +36,18 @@ def test_bad_name_and_empty_corpus():
         get_retriever("tfidf", CORPUS)
     with pytest.raises(ValueError, match="empty"):
         get_retriever("bm25", [])
+
+
+def test_cached_embeddings_build_no_encoder(monkeypatch):
+    from lib.models import cache, registry
+    from lib.utility import retrieval
+
+    monkeypatch.setattr(registry, "_models", {})  # as in a new process: nothing built yet
+    monkeypatch.setattr(retrieval, "_BUILT", {})
+    first = get_retriever("dense", CORPUS).search("Which river is longest?", 2)
+    assert cache.cache_stats()["misses"] == len(CORPUS) + 1
+    monkeypatch.setattr(registry, "_models", {})
+    monkeypatch.setattr(retrieval, "_BUILT", {})
+    again = get_retriever("dense", CORPUS)
+    assert again.search("Which river is longest?", 2) == first
+    assert cache.cache_stats()["misses"] == len(CORPUS) + 1 and not again.model.built

@@ -86,3 +86,16 @@ def test_priced_models_cost_dollars_and_unknown_ones_none():
     assert row["cost_usd"] > 0
     assert run("openai:not-a-listed-model")["cost_usd"] is None
     assert run("openai:gpt-4o-mini@http://127.0.0.1:9/v1")["cost_usd"] is None  # another server: no price
+
+
+def test_a_notebook_run_records_its_cost_ledger(scripted_model, tmp_runs):
+    import pandas as pd
+
+    from lib.outputs import RunOutputs
+
+    LEDGER.clear()
+    out = RunOutputs("ledger-test", "00_quickstart")
+    scripted_model(reply=lambda text, req: "fine").generate(_reqs("a", "b"), desc="ask")
+    out.finish()
+    cost = pd.read_csv(tmp_runs / "ledger-test" / "cache_stats" / "00_quickstart_cost.csv")
+    assert cost[["model", "label", "requests", "cache_misses"]].values.tolist() == [["local:smollm2", "ask", 2, 2]]

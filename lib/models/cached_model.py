@@ -82,8 +82,8 @@ class CachedModel:
 
     @property
     def name(self) -> str:
-        """Canonical, secret-free spec string."""
-        return self.spec.key
+        """Canonical, secret-free model identity (the spec string; an embedding model's name)."""
+        return self.cache_name
 
     def can(self, capability: str) -> bool:
         """Whether the backend declares this capability (see lib.models.backends.CAPABILITIES)."""

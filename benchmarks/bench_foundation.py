@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lib import cache  # noqa: E402
+from lib.models import cache  # noqa: E402
 
 
 def quickstart_warm_vs_cold(fresh_models: bool = False) -> dict:
@@ -46,7 +46,7 @@ def quickstart_warm_vs_cold(fresh_models: bool = False) -> dict:
 
 def local_batched_vs_single(n: int, max_tokens: int) -> dict:
     """Same greedy prompts through the embedded chat model: batched vs one at a time (no cache)."""
-    from lib.llm import Request, get_model
+    from lib.models import Request, get_model
 
     topics = ["volcanoes", "the moon", "honey bees", "glaciers", "the printing press", "tea", "whales",
               "the Roman roads", "coral reefs", "lightning", "the violin", "penguins", "the Silk Road",
@@ -78,9 +78,9 @@ def api_concurrency(workers: int, delay: float, n: int) -> dict:
     sys.path.insert(0, str(ROOT / "tests"))
     from fake_openai import FakeOpenAI
 
-    from lib.backends.openai_api import OpenAIBackend
-    from lib.llm import CachedModel, Request
-    from lib.specs import parse_spec
+    from lib.models.backends.openai_api import OpenAIBackend
+    from lib.models import CachedModel, Request
+    from lib.models.specs import parse_spec
 
     os.environ["RAGBIAS_CACHE"] = tempfile.mkdtemp(prefix="bench_api_")
     cache.close_all()

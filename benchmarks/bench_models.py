@@ -93,8 +93,8 @@ def prefill_decode(prompts: list[str], new_tokens: int, repeats: int) -> dict:
     transformers one prompt at a time (fp32, same threads, no padding)."""
     import torch
 
-    from lib.backends.transformers_lm import TransformersBackend, threads
-    from lib.specs import parse_spec
+    from lib.models.backends.transformers_lm import TransformersBackend, threads
+    from lib.models.specs import parse_spec
 
     msgs = [[{"role": "user", "content": p}] for p in prompts]
     n_prompts = len(prompts)
@@ -152,9 +152,9 @@ def shared_prefix_vs_full(n: int, repeats: int) -> dict:
     """Two multi-token answers per generation-phase prompt (notebook 06's likelihood choice): one pass
     over the prompt shared by both answers vs one full pass per answer (the backend before)."""
     from benchmarks.int8_effect import demo_items
-    from lib.backends.transformers_lm import load, shared_prefix_logprobs, span_logprobs
+    from lib.models.backends.transformers_lm import load, shared_prefix_logprobs, span_logprobs
     from lib.prompts import self_preference as sp
-    from lib.specs import parse_spec
+    from lib.models.specs import parse_spec
 
     model, tok = load(parse_spec("local:smollm2"))
     items = demo_items(n)
@@ -179,8 +179,8 @@ def perplexity_before_after(n_texts: int, repeats: int, batch_size: int = 8) -> 
     """gemma3 scoring of demo passages: target tokens only (after) vs full-vocabulary log-softmax (before)."""
     from benchmarks.int8_effect import demo_items
     from benchmarks.reference import full_vocab_span_logprobs
-    from lib.backends.transformers_lm import HEAD_CHUNK, load, span_logprobs
-    from lib.specs import parse_spec
+    from lib.models.backends.transformers_lm import HEAD_CHUNK, load, span_logprobs
+    from lib.models.specs import parse_spec
 
     model, tok = load(parse_spec("local:gemma3"))
     seqs = [tok(it["human_passage"])["input_ids"] for it in demo_items(n_texts)]
@@ -223,9 +223,9 @@ def perplexity_before_after(n_texts: int, repeats: int, batch_size: int = 8) -> 
 
 def likelihood_vs_generate(n: int, repeats: int, max_tokens: int = 16) -> dict:
     """Seconds per pointwise judgment: option_logprobs (one forward pass) vs generating a reply."""
-    from lib.backends.transformers_lm import TransformersBackend
-    from lib.llm import Request
-    from lib.specs import parse_spec
+    from lib.models.backends.transformers_lm import TransformersBackend
+    from lib.models import Request
+    from lib.models.specs import parse_spec
 
     from benchmarks.int8_effect import demo_items
     from lib.prompts import self_preference as sp

@@ -47,7 +47,7 @@ def _mean(xs) -> float:
 
 def judge(spec: str, items: list[dict]) -> dict:
     """Replies, likelihood ratings and choices of one chat model on the demo prompts."""
-    from lib.llm import get_model
+    from lib.models import get_model
     from lib.pointwise import parse_score
     from lib.prompts import self_preference as sp
 
@@ -104,7 +104,7 @@ def compare_perplexity(items: list[dict], base: str = "local:gemma3") -> dict:
     """Perplexity of the human passages under the base LM in float32 and int8."""
     from scipy.stats import spearmanr
 
-    from lib.perplexity import perplexity
+    from lib.models.perplexity import perplexity
 
     texts = [it["human_passage"] for it in items]
     out, secs = {}, {}

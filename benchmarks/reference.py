@@ -6,7 +6,7 @@ import torch
 
 @torch.inference_mode()
 def full_vocab_span_logprobs(model, seqs: list[list[int]], starts: list[int], pad: int) -> list[float]:
-    """Same result as lib.backends.transformers_lm.span_logprobs the old way: the model's full logits,
+    """Same result as lib.models.backends.transformers_lm.span_logprobs the old way: the model's full logits,
     then a float32 log-softmax over the whole vocabulary at every position of the batch, then gather."""
     ids = torch.full((len(seqs), max(map(len, seqs))), pad, dtype=torch.long)
     mask = torch.zeros_like(ids)

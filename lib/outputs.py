@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import cache
+from .models import cache, cost_table
 from .config import figure_dir, run_dir
 
 _SAFE = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -66,6 +66,8 @@ class RunOutputs:
         stats_dir = self.run_dir / "cache_stats"
         stats_dir.mkdir(parents=True, exist_ok=True)
         (stats_dir / f"{self.notebook}.json").write_text(json.dumps(delta, indent=1))
+        # the model layer's cost ledger of this kernel: calls, hits, tokens, seconds, dollars per model
+        cost_table().to_csv(stats_dir / f"{self.notebook}_cost.csv", index=False)
         print(f"[{self.notebook}] cache hits: {delta['hits']}, misses (model calls): {delta['misses']}, "
               f"tokens in/out: {delta['tokens_in']}/{delta['tokens_out']}")
         return delta

@@ -26,7 +26,7 @@ import yaml
 
 from . import findings
 from .config import NOTEBOOKS, ROOT, cache_dir, figure_dir, run_dir
-from .specs import SpecError, parse_spec, require_api_key
+from .models.specs import SpecError, parse_spec, require_api_key
 
 CONFIG_KEYS = {"run", "notebooks", "parameters", "per_notebook", "sweep", "kernel", "timeout"}
 SPEC_LIST_KEYS = {"models", "evaluators", "authors"}
@@ -103,7 +103,7 @@ def _rm_model_specs(key: str, value) -> list[str]:
     a bad reward-model spec is a ConfigError here, before any notebook runs."""
     if key not in RM_SPEC_KEYS:
         return []
-    from .rewardbench.rm_specs import RMSpecError, parse_rm_spec
+    from .models.specs import RewardSpecError as RMSpecError, parse_reward_spec as parse_rm_spec
 
     out = []
     for v in ([value] if isinstance(value, str) else value or []):
@@ -139,7 +139,7 @@ def check_specs(specs) -> list[str]:
         except SpecError as e:
             raise ConfigError(str(e)) from None
         if parsed.backend == "openai" and parsed.base_url:
-            from .backends.openai_api import BackendError, OpenAIBackend
+            from .models.backends.openai_api import BackendError, OpenAIBackend
 
             try:
                 OpenAIBackend(parsed).check()

@@ -8,10 +8,11 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from lib import cache, config
-from lib.llm import CachedModel
-from lib.llm_types import LogLik, Response
-from lib.specs import parse_spec
+from lib import config
+from lib.models import cache
+from lib.models import CachedModel
+from lib.models.types import LogLik, Response
+from lib.models.specs import parse_spec
 
 # ChatML, the layout of SmolLM2's own template: what a scripted chat model "sees"
 CHATML = ("{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
@@ -72,24 +73,19 @@ class ScriptedBackend:
     `reply(text, request)` -> str (or a Response), where `text` is what the model reads (the
     rendered template) and `request.sample` the repeat index; `top_logprobs` (one {token: logprob}
     dict per token) is returned when a request asks for log-probabilities; `loglik(context_text,
-    continuation)` -> float or (logprob, n_tokens). `likelihoods=False` makes a generate-only server
-    (no `loglikelihood` at all). `requests` / `texts` record what reached the backend, `calls` counts it.
+    continuation)` -> float or (logprob, n_tokens). It declares its capabilities as every backend
+    does: `likelihoods=False` makes a generate-only server (it declares no `loglikelihood`).
+    `requests` / `texts` record what reached the backend, `calls` counts it.
     """
 
     def __init__(self, reply=None, loglik=None, chat: bool = True, top_logprobs=None, likelihoods: bool = True):
         self.reply, self.loglik_fn, self.top_logprobs = reply, loglik, top_logprobs
-        self.likelihoods = likelihoods
+        self.capabilities = frozenset({"generate", "loglikelihood"} if likelihoods else {"generate"})
         self.tokenizer = _Tokenizer(CHATML if chat else None)
         self.requests, self.texts, self.loglik_pairs = [], [], []
         self.calls = 0
         self.checked = False
         self.gives_logprobs = True
-
-    def __getattribute__(self, name):
-        # a generate-only server has no loglikelihood attribute at all (the model layer asks hasattr)
-        if name == "loglikelihood" and not object.__getattribute__(self, "likelihoods"):
-            raise AttributeError("this scripted server returns no likelihoods")
-        return object.__getattribute__(self, name)
 
     def check(self) -> None:
         """Nothing to load; records that the model layer asked."""

@@ -3,7 +3,7 @@ backend under a real CachedModel, then the same loop on the real embedded chat m
 import pytest
 
 from lib.asking import ask_until_parsed
-from lib.llm import get_model
+from lib.models import get_model
 from lib.self_preference.pointwise import parse_score
 
 

@@ -2,9 +2,9 @@
 of the real embedded models."""
 import pytest
 
-from lib.backends.transformers_lm import (can_share_prefix, load, shared_prefix_logprobs, span_logprobs,
+from lib.models.backends.transformers_lm import (can_share_prefix, load, shared_prefix_logprobs, span_logprobs,
                                           token_batches)
-from lib.specs import parse_spec
+from lib.models.specs import parse_spec
 
 
 def test_token_batches_keep_order_rows_and_budget():

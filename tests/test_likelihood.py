@@ -8,15 +8,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.llm import CachedModel, LikelihoodUnavailable
+from lib.models import CachedModel, LikelihoodUnavailable
 from lib.rewardbench import study
 from lib.rewardbench.judge import GenerativeJudge
-from lib.rewardbench.rm_specs import parse_rm_spec
+from lib.models.specs import parse_reward_spec
 from lib.self_preference import likelihood as lk
 from lib.self_preference import pairwise as pr
 from lib.self_preference import tables as pt
 from lib.self_preference.bank import load_bank
-from lib.specs import parse_spec
+from lib.models.specs import parse_spec
 
 FIX = Path(__file__).parent / "fixtures" / "sp2"
 
@@ -61,17 +61,19 @@ def test_rate_likelihood_reads_the_digit_after_the_format_prefix(scripted_model)
 
 
 class _GenerateOnly:
+    capabilities = frozenset({"generate"})  # a server that gives no prompt log-probabilities
+
     def check(self):
         pass
 
 
 def test_unavailable_server_leaves_empty_columns_and_one_note(monkeypatch):
-    import lib.llm
+    import lib.models
 
     m = CachedModel(parse_spec("openai:none@http://127.0.0.1:9/v1"), backend=_GenerateOnly())
     with pytest.raises(LikelihoodUnavailable):
         lk.rate_likelihood(m, _ratings())
-    monkeypatch.setattr(lib.llm, "get_model", lambda spec: m)
+    monkeypatch.setattr(lib.models, "get_model", lambda spec: m)
     got, notes = lk.rate_evaluators_likelihood(_ratings(), ["openai:smollm2@http://127.0.0.1:9/v1"],
                                               {"openai:smollm2@http://127.0.0.1:9/v1": "smollm2"})
     assert len(notes) == 1 and "unavailable" in notes[0]
@@ -169,7 +171,7 @@ def test_logprob_judge_uses_option_logprobs_and_agreement(scripted_model):
     def loglik(text, cont):
         return -1.0 if cont == "Choose 1" else -2.0  # always the first response
     m = scripted_model(loglik=loglik)
-    judge = GenerativeJudge(parse_rm_spec("judge:local:smollm2;logprob"), model=m)
+    judge = GenerativeJudge(parse_reward_spec("judge:local:smollm2;logprob"), model=m)
     pairs_ = pd.DataFrame({"id": ["p1", "p2"], "prompt": ["q1", "q2"], "chosen": ["good", "fine"],
                            "rejected": ["bad", "poor"]})
     res = judge.evaluate(pairs_)
@@ -184,7 +186,7 @@ def test_logprob_judge_uses_option_logprobs_and_agreement(scripted_model):
 
 @pytest.mark.model
 def test_real_pointwise_likelihood_rating():
-    from lib.llm import get_model
+    from lib.models import get_model
 
     got = lk.rate_likelihood(get_model("local:smollm2"), _ratings().head(1))
     probs = got.loc[0, "lik_probs"]

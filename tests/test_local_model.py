@@ -1,9 +1,9 @@
 """The real embedded models, end to end, on short inputs."""
 import pytest
 
-from lib import cache
-from lib.llm import Request, get_model
-from lib.perplexity import _windows, perplexity
+from lib.models import cache
+from lib.models import Request, get_model
+from lib.models.perplexity import perplexity, windows
 
 pytestmark = pytest.mark.model
 QUESTIONS = ["What is the capital of France?", "Who wrote Romeo and Juliet?", "What colour is the sky on a clear day?"]
@@ -76,9 +76,35 @@ def test_perplexity_real_model_windows_and_cache():
         perplexity([""], model="local:gemma3")
 
 
+def test_perplexity_is_the_windows_scored_one_by_one_and_a_warm_run_loads_no_model(monkeypatch):
+    import math
+
+    from lib.models import registry
+    from lib.models.backends import transformers_lm
+    from lib.models.specs import parse_spec
+
+    texts = ["The Danube flows through ten countries before it reaches the Black Sea in Romania.",
+             "Short text."]
+    got = perplexity(texts, model="local:gemma3", stride=6, max_length=10)
+    lm, tok = transformers_lm.load(parse_spec("local:gemma3"))
+    for text, ppl in zip(texts, got):  # the recipe by hand: one window at a time, no batching
+        nll = n = 0
+        for w, skip in windows(tok(text)["input_ids"], 10, 6):
+            nll -= transformers_lm.span_logprobs(lm, [w], [max(skip, 1)], tok.pad_token_id)[0]
+            n += len(w) - max(skip, 1)
+        assert ppl == pytest.approx(math.exp(nll / n), rel=1e-4)
+    # warm: a fresh process state (no model objects, no loaded weights) answers from the cache alone
+    monkeypatch.setattr(registry, "_models", {})
+    monkeypatch.setattr(transformers_lm, "_loaded", {})
+    misses = cache.cache_stats()["misses"]
+    assert perplexity(texts, model="local:gemma3", stride=6, max_length=10) == got
+    assert cache.cache_stats()["misses"] == misses
+    assert transformers_lm._loaded == {} and not get_model("local:gemma3").built
+
+
 def test_windows_cover_every_token_once():
     ids = list(range(23))
     scored = []
-    for w, skip in _windows(ids, 8, 5):
+    for w, skip in windows(ids, 8, 5):
         scored.extend(w[max(skip, 1):] if not scored else w[skip:])
     assert scored == ids[1:]

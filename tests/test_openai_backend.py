@@ -3,11 +3,11 @@ import time
 
 import pytest
 
-from lib import cache
-from lib.backends.openai_api import BackendError, OpenAIBackend
-from lib.cache_keys import make_key
-from lib.llm import CachedModel, Request, get_model
-from lib.specs import parse_spec
+from lib.models import cache
+from lib.models.backends.openai_api import BackendError, OpenAIBackend
+from lib.models.cache_keys import make_key
+from lib.models import CachedModel, Request, get_model
+from lib.models.specs import parse_spec
 from tests.fake_openai import FakeOpenAI
 
 

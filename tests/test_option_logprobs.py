@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from lib import cache
-from lib.llm import LikelihoodUnavailable, Request, get_model
-from lib.specs import SpecError, parse_spec
+from lib.models import cache
+from lib.models import LikelihoodUnavailable, Request, get_model
+from lib.models.specs import SpecError, parse_spec
 
 pytestmark = pytest.mark.model
 RATE = [{"role": "user", "content": "Rate how well this passage answers 'What is the capital of France?' "
@@ -80,8 +80,8 @@ def test_int8_spec_is_a_different_model_for_the_cache():
 
 
 def test_request_seed_depends_on_the_whole_request_not_only_the_sample_index():
-    from lib.backends.transformers_lm import request_seed
-    from lib.llm import Request
+    from lib.models.backends.transformers_lm import request_seed
+    from lib.models import Request
 
     def req(text, sample, **kw):
         return Request(messages=[{"role": "user", "content": text}], temperature=1.0, sample=sample, **kw)
@@ -94,7 +94,8 @@ def test_request_seed_depends_on_the_whole_request_not_only_the_sample_index():
 
 
 def test_cache_hits_never_build_the_backend(scripted_model):
-    from lib.llm import CachedModel
+    from lib.models import CachedModel
+    from lib.models.backends import DECLARED
 
     items = [("The capital of France is", "", [" Paris", " Rome"])]
     first = scripted_model(loglik=lambda text, cont: -1.0 if "Paris" in cont else -5.0)
@@ -103,7 +104,7 @@ def test_cache_hits_never_build_the_backend(scripted_model):
     def no_backend():
         raise AssertionError("a warm call built the backend (imports torch)")
 
-    warm = CachedModel(first.spec, factory=no_backend)
+    warm = CachedModel(first.spec, factory=no_backend, capabilities=DECLARED["local"])
     assert warm.scores_options
     assert warm.option_logprobs(items) == want == [[-1.0, -5.0]]
     with pytest.raises(AssertionError, match="built the backend"):

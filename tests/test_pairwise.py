@@ -220,7 +220,7 @@ def test_style_pairs_compare_styled_with_normal_passages(bank):
 
 
 def test_author_name_maps_release_names():
-    from lib.specs import author_name
+    from lib.models.specs import author_name
 
     assert author_name("openai:gpt-3.5-turbo") == "gpt-3.5-turbo"
     assert author_name("openai:gpt-3.5-turbo", {"gpt-3.5-turbo": "gpt"}) == "gpt"

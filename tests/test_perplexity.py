@@ -2,8 +2,8 @@
 import pytest
 
 from benchmarks.reference import full_vocab_span_logprobs
-from lib.backends.transformers_lm import HEAD_CHUNK, load, span_logprobs
-from lib.specs import parse_spec
+from lib.models.backends.transformers_lm import HEAD_CHUNK, load, span_logprobs
+from lib.models.specs import parse_spec
 
 pytestmark = pytest.mark.model
 TEXTS = ["The river floods every spring, and the farmers plant rice in the silt it leaves behind.",

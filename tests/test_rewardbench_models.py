@@ -5,32 +5,31 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import cache
-from lib.rewardbench.judge import order_outcome, parse_choice
+from lib.models import cache
+from lib.models.specs import RewardSpecError, SpecError, parse_reward_spec
 from lib.rewardbench.implicit import implicit_reward
+from lib.rewardbench.judge import order_outcome, parse_choice
 from lib.rewardbench.registry import evaluate, get_reward_model
-from lib.rewardbench.rm_specs import RMSpecError, parse_rm_spec
-from lib.specs import SpecError
 
 
 def test_spec_strings():
-    s = parse_rm_spec("implicit:local:smollm2;norm=mean;ref=local:gemma3")
+    s = parse_reward_spec("implicit:local:smollm2;norm=mean;ref=local:gemma3")
     assert (s.kind, s.target, s.options) == ("implicit", "local:smollm2", {"norm": "mean", "ref": "local:gemma3"})
     assert s.name == "implicit-mean:smollm2-ref:gemma3"
-    assert parse_rm_spec("implicit:local:smollm2-ref:local:gemma3").options == {"ref": "local:gemma3"}
+    assert parse_reward_spec("implicit:local:smollm2-ref:local:gemma3").options == {"ref": "local:gemma3"}
     # '='-free forms for notebook parameters: short flags and key:value
-    assert parse_rm_spec("implicit:local:smollm2;mean;ref:local:gemma3").options == s.options
-    assert parse_rm_spec("judge:local:smollm2;logprob;retries:2").options == {"decide": "logprob", "retries": "2"}
-    assert parse_rm_spec("judge:openai:gpt-4o-mini").name == "judge:gpt-4o-mini"
-    assert parse_rm_spec("judge:openai:llama3@http://localhost:8000/v1").target.endswith("/v1")
-    assert parse_rm_spec("rm:Skywork/Skywork-Reward-Llama-3.1-8B-v0.2").name == "rm:Skywork-Reward-Llama-3.1-8B-v0.2"
-    for bad, err in [("smollm2", RMSpecError), ("critic:local:smollm2", RMSpecError),
-                     ("judge:local:smollm2;norm=mean", RMSpecError), ("judge:local:smollm2;mean", RMSpecError),
-                     ("implicit:local:smollm2;ref", RMSpecError), ("implicit:local:smollm2;norm=max", RMSpecError),
+    assert parse_reward_spec("implicit:local:smollm2;mean;ref:local:gemma3").options == s.options
+    assert parse_reward_spec("judge:local:smollm2;logprob;retries:2").options == {"decide": "logprob", "retries": "2"}
+    assert parse_reward_spec("judge:openai:gpt-4o-mini").name == "judge:gpt-4o-mini"
+    assert parse_reward_spec("judge:openai:llama3@http://localhost:8000/v1").target.endswith("/v1")
+    assert parse_reward_spec("rm:Skywork/Skywork-Reward-Llama-3.1-8B-v0.2").name == "rm:Skywork-Reward-Llama-3.1-8B-v0.2"
+    for bad, err in [("smollm2", RewardSpecError), ("critic:local:smollm2", RewardSpecError),
+                     ("judge:local:smollm2;norm=mean", RewardSpecError), ("judge:local:smollm2;mean", RewardSpecError),
+                     ("implicit:local:smollm2;ref", RewardSpecError), ("implicit:local:smollm2;norm=max", RewardSpecError),
                      ("judge:local:nosuch", SpecError), ("implicit:local:smollm2;ref=bogus", SpecError),
-                     ("judge:local:smollm2;retries=x", RMSpecError)]:
+                     ("judge:local:smollm2;retries=x", RewardSpecError)]:
         with pytest.raises(err):
-            parse_rm_spec(bad)
+            parse_reward_spec(bad)
 
 
 @pytest.mark.parametrize("reply,expected", [
@@ -224,6 +223,19 @@ def test_discriminative_rm_scores_with_the_classification_head(tiny_rm):
     assert cache.cache_stats()["misses"] == 6 and again["rm_chosen"].tolist() == res["rm_chosen"].tolist()
 
 
+def test_cached_reward_scores_build_no_backend(tiny_rm, monkeypatch):
+    from lib.models import registry
+
+    folder, _, _ = tiny_rm
+    pairs = _pairs(2)
+    first = get_reward_model(f"rm:{folder}").evaluate(pairs)
+    assert cache.cache_stats()["misses"] == 4
+    monkeypatch.setattr(registry, "_models", {})  # as in a new process: no model objects yet
+    rm = get_reward_model(f"rm:{folder}")
+    assert rm.evaluate(pairs)["rm_chosen"].tolist() == first["rm_chosen"].tolist()
+    assert cache.cache_stats()["misses"] == 4 and not rm.model.built
+
+
 def test_discriminative_rm_missing_model_says_what_is_needed(tmp_path):
     rm = get_reward_model(f"rm:{tmp_path / 'absent'}")
     with pytest.raises(OSError, match="No discriminative RM ships offline"):
@@ -231,10 +243,10 @@ def test_discriminative_rm_missing_model_says_what_is_needed(tmp_path):
 
 
 def test_logprob_judge_verdicts(scripted_model):
-    s = parse_rm_spec("judge:local:smollm2;decide=logprob")
+    s = parse_reward_spec("judge:local:smollm2;decide=logprob")
     assert s.name == "judge-logprob:smollm2"
-    with pytest.raises(RMSpecError):
-        parse_rm_spec("judge:local:smollm2;decide=vote")
+    with pytest.raises(RewardSpecError):
+        parse_reward_spec("judge:local:smollm2;decide=vote")
 
     def loglik(ctx, cont):  # 'Choose k' is likelier when response k holds GOOD
         want = "Choose 1" if _good_first(ctx) else "Choose 2"

@@ -1,7 +1,7 @@
 import pytest
 
-from lib.llm import get_model
-from lib.specs import SpecError, parse_spec, short_name
+from lib.models import get_model
+from lib.models.specs import SpecError, parse_spec, short_name
 
 
 def test_parse_backends():
@@ -33,7 +33,7 @@ def test_missing_api_key_is_one_clear_error(monkeypatch):
 
 
 def test_openai_key_is_never_sent_to_other_servers(monkeypatch):
-    from lib.specs import api_key_for
+    from lib.models.specs import api_key_for
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
     monkeypatch.delenv("RAGBIAS_API_KEY", raising=False)
@@ -44,3 +44,46 @@ def test_openai_key_is_never_sent_to_other_servers(monkeypatch):
     assert api_key_for(parse_spec(gem)) == "g-key"
     monkeypatch.setenv("RAGBIAS_API_KEY", "local-key")
     assert api_key_for(parse_spec("openai:llama3@http://127.0.0.1:8000/v1")) == "local-key"
+
+
+REWARD_SPECS = ["judge:local:smollm2", "judge:local:smollm2;retries:0;max_tokens:8", "judge:local:smollm2;logprob",
+                "implicit:local:smollm2;mean", "implicit:local:smollm2-ref:local:gemma3",
+                "judge:openai:m@http://127.0.0.1:9/v1;logprob", "rm:Org/reward-model;max_length:512"]
+
+
+@pytest.mark.parametrize("spec", REWARD_SPECS)
+def test_reward_specs_format_back_to_the_same_spec(spec):
+    from lib.models.specs import format_reward_spec, parse_reward_spec
+
+    parsed = parse_reward_spec(spec)
+    text = format_reward_spec(parsed)
+    again = parse_reward_spec(text)
+    assert (again.kind, again.target, again.options, again.name) == (parsed.kind, parsed.target, parsed.options,
+                                                                     parsed.name)
+    assert "=" not in text  # papermill cannot read a parameter line with a second '='
+
+
+def test_model_specs_inside_reward_specs_and_rewriting_them():
+    from lib.models.specs import parse_reward_spec, reward_spec_models, with_model
+
+    assert reward_spec_models("implicit:local:smollm2;mean;ref:local:gemma3") == ["local:smollm2", "local:gemma3"]
+    assert reward_spec_models("judge:openai:m@http://127.0.0.1:9/v1;logprob") == ["openai:m@http://127.0.0.1:9/v1"]
+    assert reward_spec_models("rm:Org/reward-model") == []
+    swapped = with_model("implicit:local:smollm2;mean;ref:local:gemma3", "hf:org/other")
+    assert reward_spec_models(swapped) == ["hf:org/other", "local:gemma3"]
+    assert parse_reward_spec(swapped).options == {"norm": "mean", "ref": "local:gemma3"}
+    assert with_model("judge:local:smollm2;retries:0", "local:gemma3") == "judge:local:gemma3;retries:0"
+    assert with_model("rm:Org/reward-model", "local:gemma3") == "rm:Org/reward-model"
+    with pytest.raises(SpecError, match="Unknown model spec"):
+        with_model("judge:local:smollm2", "smollm2")
+
+
+@pytest.mark.parametrize("bad, says", [("critic:local:smollm2", "kind 'critic'"), ("judge:local:smollm2;mean", "Unknown option .mean."),
+                                       ("implicit:local:smollm2;norm=max", "norm must be"),
+                                       ("judge:local:smollm2;retries=x", "whole number"),
+                                       ("judge:local:llama", "Unknown embedded model")])
+def test_bad_reward_specs_name_the_part_to_fix(bad, says):
+    from lib.models.specs import parse_reward_spec
+
+    with pytest.raises(SpecError, match=says):
+        parse_reward_spec(bad)

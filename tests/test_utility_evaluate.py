@@ -76,8 +76,8 @@ def test_side_by_side_and_display():
 
 def test_costs_keyed_by_model_and_method():
     led = Ledger()
-    led.add(("m", "k-sampling"), 10, 1000, 50, 10)
-    led.add(("m", "answer 2-sampling"), 2, 100, 10, 0)
+    led.add(("m", "k-sampling"), requests=10, tokens_in=1000, tokens_out=50, misses=10)
+    led.add(("m", "answer 2-sampling"), requests=2, hits=2, tokens_in=100, tokens_out=10)
     c = cost_table(led, {("m", "2-sampling"): {"k-sampling": 0.5, "answer 2-sampling": 1.0}}, 2)
     assert c["requests / question"].iloc[0] == pytest.approx((0.5 * 10 + 2) / 2)
     per = cost_per_question(led.table(), {("m", "k-sampling"): 5, ("m", "answer 2-sampling"): 2})

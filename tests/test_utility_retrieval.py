@@ -1,7 +1,8 @@
 """Dense (offline all-MiniLM-L6-v2) and BM25 retrieval behind one interface (real model, tiny corpus)."""
 import pytest
 
-from lib.utility.retrieval import get_retriever, minilm_path
+from lib.models.backends.sentence_embed import minilm_path
+from lib.utility.retrieval import get_retriever
 
 CORPUS = ["The Nile is the longest river in Africa.",
           "Mount Everest is the highest mountain above sea level.",
@@ -35,3 +36,18 @@ def test_bad_name_and_empty_corpus():
         get_retriever("tfidf", CORPUS)
     with pytest.raises(ValueError, match="empty"):
         get_retriever("bm25", [])
+
+
+def test_cached_embeddings_build_no_encoder(monkeypatch):
+    from lib.models import cache, registry
+    from lib.utility import retrieval
+
+    monkeypatch.setattr(registry, "_models", {})  # as in a new process: nothing built yet
+    monkeypatch.setattr(retrieval, "_BUILT", {})
+    first = get_retriever("dense", CORPUS).search("Which river is longest?", 2)
+    assert cache.cache_stats()["misses"] == len(CORPUS) + 1
+    monkeypatch.setattr(registry, "_models", {})
+    monkeypatch.setattr(retrieval, "_BUILT", {})
+    again = get_retriever("dense", CORPUS)
+    assert again.search("Which river is longest?", 2) == first
+    assert cache.cache_stats()["misses"] == len(CORPUS) + 1 and not again.model.built

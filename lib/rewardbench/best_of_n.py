@@ -60,7 +60,7 @@ def sample_candidates(policy, items: list[dict], n: int, temperature: float = 0.
                       max_tokens: int = 64, n_negatives: int = 2, seed: int = 0,
                       rule: str = "squad") -> pd.DataFrame:
     """N sampled answers per item from a chat policy model, each with its answer recall."""
-    from lib.llm_types import Request
+    from lib.models.types import Request
 
     prompts = [bon_prompt(it, n_negatives, seed) for it in items]
     reqs = [Request(messages=[{"role": "system", "content": p["system"]},

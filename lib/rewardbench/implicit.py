@@ -49,7 +49,7 @@ class ImplicitReward:
     def _model(self, model_spec: str):
         """A model of the LLM layer, loaded on first use."""
         if self._models.get(model_spec) is None:
-            from lib.llm import get_model
+            from lib.models import get_model
             self._models[model_spec] = get_model(model_spec)
         return self._models[model_spec]
 

@@ -59,7 +59,7 @@ class GenerativeJudge:
     def model(self):
         """The chat model, loaded on first use."""
         if self._model is None:
-            from lib.llm import get_model
+            from lib.models import get_model
             self._model = get_model(self.model_spec)
         return self._model
 
@@ -78,7 +78,7 @@ class GenerativeJudge:
 
     def _logprobs(self, triples, desc: str) -> list[list[float]]:
         """[log P("Choose 1"), log P("Choose 2")] as the start of the reply to each prompt (no
-        generation); raises lib.llm.LikelihoodUnavailable where the server gives no log-probabilities."""
+        generation); raises lib.models.LikelihoodUnavailable where the server gives no log-probabilities."""
         items = [(judge_messages(*t), "", list(OPTIONS)) for t in triples]
         return self.model.option_logprobs(items, desc=desc + " (log-prob verdicts)") if items else []
 

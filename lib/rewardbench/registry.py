@@ -7,7 +7,7 @@ import math
 import pandas as pd
 
 from lib.rewardbench.judge import judge_from_raw
-from lib.rewardbench.rm_specs import parse_rm_spec
+from lib.models.specs import parse_reward_spec
 from lib.rewardbench.scalar import scalar_from_raw
 
 RESULT_KEYS = ["id", "category", "group", "subset", "chosen_model", "rejected_model",
@@ -16,8 +16,8 @@ META = RESULT_KEYS[1:] + ["len_chosen", "len_rejected"]
 
 
 def get_reward_model(spec: str, **models):
-    """Reward model object for a spec ('judge:...', 'implicit:...', 'rm:...'); see `rm_specs`."""
-    parsed = parse_rm_spec(spec)
+    """Reward model object for a spec ('judge:...', 'implicit:...', 'rm:...'); see `lib.models.specs`."""
+    parsed = parse_reward_spec(spec)
     if parsed.kind == "judge":
         from lib.rewardbench.judge import GenerativeJudge
         return GenerativeJudge(parsed, **models)

@@ -51,10 +51,10 @@ def self_preference_table(results: pd.DataFrame, rm_family: dict[str, str]) -> p
 
 def rm_families(specs) -> dict[str, str]:
     """Table name -> model family for reward-model specs (a hub id's last part for `rm:`)."""
-    from lib.rewardbench.rm_specs import parse_rm_spec
+    from lib.models.specs import parse_reward_spec
 
     out = {}
     for spec in specs:
-        parsed = parse_rm_spec(spec)
+        parsed = parse_reward_spec(spec)
         out[parsed.name] = family(parsed.target.split(":", 1)[-1])
     return out

@@ -8,7 +8,7 @@ import pandas as pd
 
 from lib.records import DataError, read_records
 from lib.rewardbench import demo_pairs, loader, metrics, registry
-from lib.rewardbench.rm_specs import parse_rm_spec
+from lib.models.specs import parse_reward_spec
 from lib.rewardbench.self_preference import rm_families, self_preference_table
 
 RAW_FILE = "rewardbench_raw.jsonl"  # notebook 13's raw replies and scores, in the run folder
@@ -47,8 +47,8 @@ def pair_results(reward_models, pairs: pd.DataFrame, path=None, models: dict | N
     scores) is written there as JSON lines, for `reparse`. `models` maps a spec to the model
     objects to use ({'model': ..., 'ref_model': ...}) instead of loading them."""
     for spec in reward_models:
-        parse_rm_spec(spec)  # a bad spec fails before any model runs
-    from lib.llm import LikelihoodUnavailable
+        parse_reward_spec(spec)  # a bad spec fails before any model runs
+    from lib.models import LikelihoodUnavailable
 
     records = []
     for spec in reward_models:
@@ -99,7 +99,7 @@ def judge_agreement(results: pd.DataFrame) -> pd.DataFrame:
     from lib.stats import wilson_ci
 
     judges = results[results["kind"] == "judge"]
-    by_spec = {s: parse_rm_spec(s) for s in judges["spec"].unique()}
+    by_spec = {s: parse_reward_spec(s) for s in judges["spec"].unique()}
     rows = []
     for gen_spec, gen in by_spec.items():
         if gen.options.get("decide", "generate") != "generate":
@@ -135,7 +135,7 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
     rows = []
     for r in metrics.judge_table(results).to_dict("records"):
         spec = results.loc[results["rm"] == r["rm"], "spec"].iloc[0]
-        parsed = parse_rm_spec(spec)
+        parsed = parse_reward_spec(spec)
         method = "log-probability verdict" if parsed.options.get("decide") == "logprob" else "generate-and-parse"
         verdicts = 2 * int(r["pairs"])
         lo, hi = (None, None) if not verdicts or pd.isna(r["accuracy"]) else wilson_ci(

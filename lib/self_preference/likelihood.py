@@ -14,7 +14,7 @@ no parse failures.
   answer string cannot be told apart this way: they are counted as undecidable (status
   'same_answer'), never guessed.
 
-Models whose server gives no prompt log-probabilities raise `lib.llm.LikelihoodUnavailable`; the
+Models whose server gives no prompt log-probabilities raise `lib.models.LikelihoodUnavailable`; the
 `*_evaluators` helpers catch it per evaluator, leave that evaluator's likelihood columns empty and
 return one sentence saying so.
 """
@@ -73,8 +73,8 @@ def rate_likelihood(model, ratings: pd.DataFrame, chat: bool | None = None) -> p
 
 def _for_evaluators(table: pd.DataFrame, evaluators, author_names, fn, columns):
     """Apply fn(model, rows of that evaluator) per evaluator; an unavailable one keeps NaN columns."""
-    from lib.llm import LikelihoodUnavailable, get_model
-    from lib.specs import author_name
+    from lib.models import LikelihoodUnavailable, get_model
+    from lib.models.specs import author_name
 
     parts, notes = [], []
     for spec in evaluators:

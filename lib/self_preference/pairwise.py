@@ -265,8 +265,8 @@ def ask_pairs(model, evaluator: str, pairs: pd.DataFrame, k_retries: int = 2, ma
 def ask_evaluators(bank: pd.DataFrame, evaluators: list[str], author_names: dict | None = None,
                    combos=COMBOS, **ask_kw) -> pd.DataFrame:
     """Every evaluator's own passages against every other author's, asked and scored, in one table."""
-    from lib.llm import get_model
-    from lib.specs import author_name
+    from lib.models import get_model
+    from lib.models.specs import author_name
 
     runs = []
     for spec in evaluators:
@@ -291,8 +291,8 @@ def style_pairs(bank: pd.DataFrame, focus_style: str, other_author: str | None =
 def ask_style_evaluators(bank: pd.DataFrame, evaluators: list[str], author_names: dict | None = None,
                          **ask_kw) -> pd.DataFrame:
     """The writing-style pairs of STYLE_COMPARISONS asked of every evaluator, with a `kind` column."""
-    from lib.llm import get_model
-    from lib.specs import author_name
+    from lib.models import get_model
+    from lib.models.specs import author_name
 
     results = []
     for kind, focus_style, other in STYLE_COMPARISONS:

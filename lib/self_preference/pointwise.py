@@ -205,8 +205,8 @@ def _empty_ratings(passages: pd.DataFrame) -> pd.DataFrame:
 def rate_evaluators(passages: pd.DataFrame, evaluators: list[str], author_names: dict | None = None,
                     **rate_kw) -> pd.DataFrame:
     """Every evaluator rates every passage (rate_passages), in one table."""
-    from lib.llm import get_model
-    from lib.specs import author_name
+    from lib.models import get_model
+    from lib.models.specs import author_name
 
     return pd.concat([rate_passages(get_model(spec), author_name(spec, author_names), passages, **rate_kw)
                       for spec in evaluators], ignore_index=True)

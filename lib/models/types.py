@@ -66,6 +66,10 @@ class LogLik:
         """Length-normalized log-probability (per token)."""
         return self.logprob / max(self.n_tokens, 1)
 
+    def to_json(self) -> dict:
+        """What the cache stores."""
+        return {"logprob": self.logprob, "n_tokens": self.n_tokens}
+
 
 @dataclass
 class OptionScores:
@@ -81,3 +85,15 @@ class OptionScores:
         d = asdict(self)
         d.pop("cached")
         return d
+
+
+@dataclass
+class Score:
+    """One number from a scoring head (a reward model's first logit) and the tokens it read."""
+
+    score: float
+    n_tokens: int = 0
+
+    def to_json(self) -> dict:
+        """What the cache stores."""
+        return {"score": self.score, "n_tokens": self.n_tokens}

@@ -6,12 +6,14 @@ import os
 import threading
 import warnings
 import zlib
+from collections import Counter
 
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
-from ..llm_types import LogLik, OptionScores, Request, Response
+from ..types import LogLik, OptionScores, Request, Response
 from ..specs import ModelSpec
+from . import TRANSFORMERS
 
 _loaded: dict[str, tuple] = {}
 _load_lock = threading.Lock()
@@ -52,7 +54,7 @@ def load(spec: ModelSpec):
 
             torch.set_num_threads(threads())
             if spec.backend == "local":
-                from ..embedded import converted_folder
+                from ..gguf_models import converted_folder
 
                 source = str(converted_folder(spec.model))
             else:
@@ -204,6 +206,7 @@ def request_seed(req: Request) -> int:
 class TransformersBackend:
     """Batched generation and scoring with a causal LM in this process."""
 
+    capabilities = TRANSFORMERS
     gives_logprobs = True
 
     def __init__(self, spec: ModelSpec, batch_size: int = MAX_ROWS):
@@ -379,6 +382,37 @@ class TransformersBackend:
             on_result(i, OptionScores(lps, [len(o) for o in opts], tokens_in=len(ids)))
             if progress is not None:
                 progress.update(1)
+
+    def rolling_loglikelihood(self, items: list[tuple], on_result, progress=None) -> None:
+        """log P of every token but the first of each (text, stride, max_length) item, summed over
+        sliding windows (lib.models.perplexity.windows: each window scores only tokens the previous
+        one did not, with up to max_length tokens of context); on_result(i, LogLik) per text."""
+        from ..perplexity import windows
+
+        tok, model = self.tokenizer, self.model
+        limit = min(getattr(model.config, "max_position_embeddings", 1024) or 1024, 1024)
+        jobs = []  # (item, window ids, first scored position) for every window of every text
+        for i, (text, stride, max_length) in enumerate(items):
+            ids = tok(text, add_special_tokens=True)["input_ids"]
+            if len(ids) < 2:
+                raise ValueError(f"Text {i} has fewer than two tokens; perplexity is undefined.")
+            ctx = max_length or limit
+            # positions 0..len-2 predict tokens 1..len-1; the first `skip` targets were scored before
+            jobs += [(i, w, max(skip, 1)) for w, skip in windows(ids, ctx, min(stride, ctx))]
+        logprob, n_tok = [0.0] * len(items), [0] * len(items)
+        left = Counter(i for i, _, _ in jobs)  # windows still to score, per text
+        lengths = [len(w) for _, w, _ in jobs]
+        for chunk in token_batches(sorted(range(len(jobs)), key=lengths.__getitem__), lengths, SCORE_TOKENS):
+            sums = span_logprobs(model, [jobs[j][1] for j in chunk], [jobs[j][2] for j in chunk], tok.pad_token_id)
+            for j, lp in zip(chunk, sums):
+                i, w, start = jobs[j]
+                logprob[i] += lp
+                n_tok[i] += len(w) - start
+                left[i] -= 1
+                if not left[i]:  # every window of this text is scored
+                    on_result(i, LogLik(logprob[i], n_tok[i]))
+                    if progress is not None:
+                        progress.update(1)
 
     @torch.inference_mode()
     def _next_token_logprobs(self, encoded: list[tuple]) -> list[list[float]]:

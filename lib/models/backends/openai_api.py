@@ -9,8 +9,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import openai
 
-from ..llm_types import LogLik, Request, Response
+from ..types import LogLik, Request, Response
 from ..specs import ModelSpec, api_key_for, require_api_key
+from . import OPENAI
 
 OPENAI_URL = "https://api.openai.com/v1"
 NO_KEY = "EMPTY"  # what keyless local servers (vLLM, llama.cpp, Ollama) get; never an OpenAI key
@@ -28,6 +29,8 @@ def is_openai(spec: ModelSpec) -> bool:
 class OpenAIBackend:
     """Chat completions (and completions for raw prompts and echoed likelihoods) against any
     OpenAI-compatible server, `workers` requests at a time."""
+
+    capabilities = OPENAI
 
     def __init__(self, spec: ModelSpec, workers: int = 8, max_retries: int = 6, timeout: float = 120.0):
         self.spec = spec

@@ -1,1 +1,0 @@
-"""Model backends: each turns requests into payloads and replies into Responses, nothing more."""

@@ -1,0 +1,264 @@
+"""CachedModel, the one cache loop: every model call of every study (generation, likelihoods,
+option log-probabilities, perplexity, embeddings, reward scores) goes through `CachedModel._run`."""
+from __future__ import annotations
+
+import math
+import threading
+import time
+
+from tqdm.auto import tqdm
+
+from . import cache
+from .backends import Backend, declared
+from .cache_keys import make_key
+from .ledger import LEDGER, Ledger
+from .prices import cost_usd
+from .specs import ModelSpec
+from .types import LogLik, OptionScores, Request, Response
+
+CHAT_EMBEDDED = {"smollm2"}  # embedded models with a chat template; gemma3 is a base LM
+
+
+class LikelihoodUnavailable(NotImplementedError):
+    """The model's server returns no prompt log-probabilities, so likelihood scoring cannot run."""
+
+
+class CapabilityError(NotImplementedError):
+    """The backend does not declare the capability a call needs."""
+
+
+def user_request(text: str, chat: bool = True, **params) -> Request:
+    """A one-turn request: a user chat message, or raw text for base LMs (chat=False)."""
+    if chat:
+        return Request(messages=[{"role": "user", "content": text}], **params)
+    return Request(prompt=text, **params)
+
+
+def _tokens(value) -> tuple[int, int]:
+    """(tokens in, tokens out) a result reports: a reply's own counts; a score's tokens read."""
+    if isinstance(value, Response):
+        return value.tokens_in, value.tokens_out
+    return getattr(value, "tokens_in", 0) or getattr(value, "n_tokens", 0) or 0, 0
+
+
+class CachedModel:
+    """Wraps a backend: looks every request up in the disk cache, sends only the misses, stores each
+    result the moment it arrives (so an interrupted batch resumes where it stopped), and books every
+    batch in the cost ledger. Capability questions are answered from the backend's declaration, which
+    is given here when the backend is built lazily (a warm re-run never builds it)."""
+
+    def __init__(self, spec: ModelSpec, backend=None, factory=None, capabilities=None,
+                 cache_name: str | None = None):
+        if (backend is None) == (factory is None):
+            raise ValueError("CachedModel needs a backend or a factory that builds one, not both.")
+        if capabilities is None:
+            if backend is None:
+                raise ValueError("A lazily built backend needs its capabilities declared up front.")
+            if not isinstance(backend, Backend):
+                raise TypeError(f"{type(backend).__name__} declares no `capabilities` (see lib.models.backends).")
+            capabilities = backend.capabilities
+        self.spec = spec
+        self.capabilities = declared(capabilities)
+        # the model identity inside cache keys: the spec, unless a backend keeps an older identity
+        # (embeddings were keyed by the embedding model's name before the model layer served them)
+        self.cache_name = cache_name or spec.key
+        self._backend = backend
+        self._factory = factory
+        self._checked = False
+        self._lock = threading.Lock()
+
+    @property
+    def backend(self):
+        """The backend object, built on first use."""
+        with self._lock:
+            if self._backend is None:
+                self._backend = self._factory()
+            return self._backend
+
+    @property
+    def built(self) -> bool:
+        """Whether the backend exists yet (a warm re-run never builds it)."""
+        return self._backend is not None
+
+    @property
+    def name(self) -> str:
+        """Canonical, secret-free model identity (the spec string; an embedding model's name)."""
+        return self.cache_name
+
+    def can(self, capability: str) -> bool:
+        """Whether the backend declares this capability (see lib.models.backends.CAPABILITIES)."""
+        return capability in self.capabilities
+
+    @property
+    def scores_options(self) -> bool:
+        """Whether option_logprobs can run here: natively, or from likelihoods (servers: only if they
+        echo prompt log-probabilities, which is known only when asked)."""
+        return self.can("option_logprobs") or self.can("loglikelihood")
+
+    @property
+    def can_echo(self) -> bool:
+        """Whether the backend declares likelihoods of given text (prompt log-probabilities)."""
+        return self.can("loglikelihood")
+
+    @property
+    def is_chat(self) -> bool:
+        """Whether the model takes chat messages (False for base LMs such as local:gemma3)."""
+        if self.spec.backend == "openai":
+            return True
+        if self.spec.backend == "local":
+            return self.spec.model in CHAT_EMBEDDED
+        return bool(self.backend.tokenizer.chat_template)
+
+    def request(self, content, chat: bool | None = None, **params) -> Request:
+        """A one-turn Request: a message list as given; a string as a user chat message for chat
+        models, as raw text for base LMs (or as `chat` says when given)."""
+        if isinstance(content, (list, tuple)):
+            return Request(messages=list(content), **params)
+        return user_request(content, self.is_chat if chat is None else chat, **params)
+
+    def _ensure_ready(self):
+        if not self._checked:
+            self.backend.check()
+            self._checked = True
+
+    def _run(self, kind: str, items: list, payloads: list[dict], call, decode, desc: str | None,
+             encode=lambda v: v.to_json(), book: tuple[Ledger, tuple] | None = None) -> list:
+        """The cache loop: decode(stored, cached) per item; `call(missing items, on_result, bar)` runs
+        only on misses, and each result is stored as encode(result) the moment it arrives."""
+        store = cache.results_cache()
+        keys = [make_key(kind, self.cache_name, p) for p in payloads]
+        results: list = [None] * len(items)
+        missing = []
+        for i, k in enumerate(keys):
+            hit = store.get(k)
+            if hit is not None:
+                results[i] = decode(hit, True)
+            else:
+                missing.append(i)
+        cache.count(hits=len(items) - len(missing))
+        seconds = 0.0
+        if missing:
+            started = time.perf_counter()
+            self._ensure_ready()
+
+            def on_result(j, value):
+                i = missing[j]
+                stored = encode(value)
+                store.set(keys[i], stored)
+                results[i] = decode(stored, False)
+                t_in, t_out = _tokens(results[i])
+                cache.count(misses=1, tokens_in=t_in, tokens_out=t_out)
+
+            label = desc or f"{kind} {self.spec.key}"
+            with tqdm(total=len(items), initial=len(items) - len(missing), desc=label, leave=False) as bar:
+                call([items[i] for i in missing], on_result, bar)
+            seconds = time.perf_counter() - started
+        self._book(kind, results, len(missing), seconds, desc, book)
+        return results
+
+    def _book(self, kind, results, misses, seconds, desc, book) -> None:
+        tokens = [_tokens(r) for r in results]
+        t_in, t_out = sum(t for t, _ in tokens), sum(t for _, t in tokens)
+        row = dict(requests=len(results), hits=len(results) - misses, misses=misses, tokens_in=t_in,
+                   tokens_out=t_out, seconds=seconds, cost_usd=cost_usd(self.spec, t_in, t_out))
+        LEDGER.add((self.name, desc or kind), **row)
+        if book is not None and book[0] is not None:
+            book[0].add(book[1], **row)
+
+    def _method(self, capability: str, error=CapabilityError):
+        """The backend's method for a declared capability (looked up on a miss only)."""
+        if not self.can(capability):
+            raise error(f"{self.spec.key}: this backend does not declare {capability!r} "
+                        f"(it declares {sorted(self.capabilities)}).")
+        return getattr(self.backend, capability)
+
+    def generate(self, requests: list[Request], desc: str | None = None,
+                 ledger: Ledger | None = None, key: tuple | None = None) -> list[Response]:
+        """Responses for a list of requests, in the same order (cached ones cost nothing); the batch
+        is also booked in `ledger` under `key` when given."""
+        requests = list(requests)
+        return self._run("generate", requests, [r.as_dict() for r in requests],
+                         lambda *a: self._method("generate")(*a), lambda d, c: Response(**d, cached=c), desc,
+                         book=(ledger, key or (self.name, desc or "generate")))
+
+    def chat(self, prompt, **params) -> Response:
+        """One chat turn: a user string or a message list, with Request fields as keywords."""
+        messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
+        return self.generate([Request(messages=messages, **params)])[0]
+
+    def complete(self, prompt: str, **params) -> Response:
+        """One raw-text continuation (base models without a chat template)."""
+        return self.generate([Request(prompt=prompt, **params)])[0]
+
+    def loglikelihood(self, pairs: list[tuple], desc: str | None = None) -> list[LogLik]:
+        """log P(continuation | context) for (context, continuation) pairs; context is text or messages."""
+        pairs = [(list(c) if isinstance(c, (list, tuple)) else c, s) for c, s in pairs]
+        payloads = [{"context": c, "continuation": s} for c, s in pairs]
+        return self._run("loglikelihood", pairs, payloads,
+                         lambda *a: self._method("loglikelihood", LikelihoodUnavailable)(*a),
+                         lambda d, c: LogLik(d["logprob"], d["n_tokens"], cached=c), desc)
+
+    def perplexity(self, texts: list[str], stride: int = 512, max_length: int | None = None,
+                   desc: str | None = None) -> list[float]:
+        """exp(mean token negative log-likelihood) of each text, from the backend's rolling
+        log-likelihood over sliding windows (`stride` tokens apart, at most `max_length` long);
+        cached per (model, text, stride, max_length), so a warm run loads no model."""
+        texts = list(texts)
+        payloads = [{"text": t, "stride": stride, "max_length": max_length} for t in texts]
+        # the cache stores the perplexity itself (as before the model layer served it): same entries
+        return self._run("perplexity", [(t, stride, max_length) for t in texts], payloads,
+                         lambda *a: self._method("rolling_loglikelihood")(*a), lambda d, c: float(d), desc,
+                         encode=lambda ll: math.exp(-ll.logprob / ll.n_tokens))
+
+    def embed(self, texts: list[str], desc: str | None = None) -> list:
+        """Normalized embedding vector (float32 numpy array) of each text, cached per (model, text)."""
+        import numpy as np
+
+        texts = list(texts)
+        return self._run("embedding", texts, [{"text": t} for t in texts],
+                         lambda *a: self._method("embed")(*a), lambda d, c: np.asarray(d), desc,
+                         encode=lambda v: np.asarray(v, dtype=np.float32))
+
+    def score(self, items: list[dict], desc: str | None = None) -> list[float]:
+        """One number per item from a scoring backend (a reward model's head), cached like replies;
+        each item is a JSON-able dict that fully determines its score."""
+        items = list(items)
+        return self._run("score", items, items, lambda *a: self._method("score")(*a),
+                         lambda d, c: float(d["score"]), desc)
+
+    def option_logprobs(self, items: list[tuple], desc: str | None = None) -> list[list[float]]:
+        """log P(option | context, assistant prefix) per option, for (context, prefix, options) items.
+
+        `context` is raw text or chat messages (then the options continue the assistant turn, after
+        `prefix`, e.g. "###" or the start of a reply); one list of floats per item, in option order.
+        Cached per item. Single-token options cost one forward pass per item (next-token
+        distribution); longer ones are summed continuation log-probabilities.
+        """
+        items = [(list(c) if isinstance(c, (list, tuple)) else c, p or "", list(o)) for c, p, o in items]
+        payloads = [{"context": c, "prefix": p, "options": o} for c, p, o in items]
+        # the backend is looked up only on a miss: building it imports torch (4 s), which a warm
+        # re-run must not pay
+        out = self._run("option_logprobs", items, payloads,
+                        lambda *a: (self.backend.option_logprobs if self.can("option_logprobs")
+                                    else self._options_by_loglikelihood)(*a),
+                        lambda d, c: OptionScores(**d, cached=c), desc)
+        return [list(o.logprobs) for o in out]
+
+    def _options_by_loglikelihood(self, items, on_result, progress=None):
+        # Backends with only loglikelihood (an OpenAI-compatible server that echoes prompt
+        # log-probabilities): log P(prefix + option) - log P(prefix), raw-text contexts only.
+        if not self.can("loglikelihood"):
+            raise LikelihoodUnavailable(f"{self.spec.key}: likelihood scoring is unavailable for this server "
+                                        "(it returns no prompt log-probabilities); use an hf: or local: model.")
+        for j, (ctx, prefix, options) in enumerate(items):
+            got = {}
+            pairs = [(ctx, prefix + o) for o in options] + ([(ctx, prefix)] if prefix else [])
+            try:
+                self.backend.loglikelihood(pairs, lambda i, ll: got.__setitem__(i, ll))
+            except Exception as e:  # the server's own error says why; keep it, under one type
+                raise LikelihoodUnavailable(f"{self.spec.key}: likelihood scoring is unavailable ({e})") from e
+            base = got[len(options)] if prefix else LogLik(0.0, 0)
+            on_result(j, OptionScores([got[i].logprob - base.logprob for i in range(len(options))],
+                                      [got[i].n_tokens - base.n_tokens for i in range(len(options))]))
+            if progress is not None:
+                progress.update(1)

@@ -1,4 +1,4 @@
-"""Answer matching: every rule the project uses to decide whether a text carries an answer, by name.
+r"""Answer matching: every rule the project uses to decide whether a text carries an answer, by name.
 
 Call sites name their rule (`matches(text, answer, rule="authors")`), and each notebook says which it
 uses. The rules:

@@ -144,8 +144,8 @@ def rescored_levels(path) -> pd.DataFrame:
     """Knowledge levels from OUR matcher's counts on the recorded replies (rows without replies
     keep the release's count), with `counted_by` = 'ours' or 'release' per row."""
     know = load_knowledge(path)
-    if "responses" not in know:
-        return know.assign(counted_by="release")
+    if "responses" not in know or "ground_truth" not in know:  # our own probe files: counts are ours
+        return know.assign(counted_by="file")
     has = know["n_replies"].fillna(0).astype(int).gt(0) & know["ground_truth"].notna()
     know = know.assign(counted_by=np.where(has, "ours", "release"))
     if has.any():

@@ -131,7 +131,8 @@ def perplexity_cells(folder: Path, fix_swapped: bool = True) -> tuple[dict, pd.D
         if r["dataset"] in TABLE2_ROWS and r["author"] in ("gpt", "llama"):
             p = r.get("p", r.get("p-val"))
             cells[(PAPER, "Table 2", TABLE2_ROWS[r["dataset"]], f"{AUTHOR_LABELS[r['author']]} PPL †")] = \
-                Computed(float(p < 0.05), "reproduced", f"paired t-test, p = {p:.3g}, n = {r['n_human']}")
+                Computed(float(p < 0.05), "reproduced", f"paired t-test, p = {p:.3g}, n = "
+                         f"{r['n_human']} (every printed dagger is 1: the row label cannot decide it)")
     return cells, means, tests
 
 

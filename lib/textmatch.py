@@ -1,14 +1,18 @@
-"""Answer matching: every rule the project uses to decide whether a text carries an answer, by name.
+r"""Answer matching: every rule the project uses to decide whether a text carries an answer, by name.
 
 Call sites name their rule (`matches(text, answer, rule="authors")`), and each notebook says which it
 uses. The rules:
 
 - `authors`: the self-preference study's published rule (see shared/papers/authors-code-notes.md).
-  Both strings are lower-cased and cut into a *set* of pieces on white space and on commas / periods
-  that do not stand between two digits ("1,000" and "3.5" stay whole, "U.S." falls apart). The match
-  holds when either set is a subset of the other, or either string is a substring of the other. It is
-  symmetric and deliberately loose: an empty string matches everything, as in the authors' code.
-  `semicolons=True` (their generation-phase variant) also cuts on ";".
+  Both strings are lower-cased and cut into a *set* of pieces with the authors' regular expression
+  `\s|(?<!\d)[,.](?!\d)`: on white space, and on a comma or period only when NEITHER neighbour is a
+  digit ("1,000", "3.5", "3," and ",5" stay whole; "U.S." falls apart; "march 3, 2011" gives
+  {"march", "3,", "2011"}). The match holds when either set is a subset of the other, or either
+  string is a substring of the other. It is symmetric and deliberately loose: an empty string matches
+  everything, as in the authors' code. `semicolons=True` (their generation-phase variant) also cuts
+  on ";".
+- `authors_cased`: the same without lower-casing; the authors scored their second NQ knowledge run
+  (`nq_knowledge_scale_of_5_1000_openai.json`) this way (its recorded answer sets keep capitals).
 - `squad`: SQuAD normalization (lower case, punctuation and articles removed, white space squeezed)
   and exact equality; `squad_f1` gives the token F1 of the same normalization.
 - `whole_word`: the normalized answer occurs as whole words in the normalized text (punctuation
@@ -24,26 +28,32 @@ import string
 from collections import Counter
 from typing import Callable, Iterable
 
-# A comma or period splits unless it stands between two digits; white space always splits.
-_AUTHORS_SPLIT = re.compile(r"\s|(?<!\d)[.,]|[.,](?!\d)")
-_AUTHORS_SPLIT_SEMI = re.compile(r"\s|;|(?<!\d)[.,]|[.,](?!\d)")
+# The authors' split: white space, and a comma or period with no digit on EITHER side.
+_AUTHORS_SPLIT = re.compile(r"\s|(?<!\d)[,.](?!\d)")
+_AUTHORS_SPLIT_SEMI = re.compile(r"\s|;|(?<!\d)[,.](?!\d)")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _SQUAD_PUNCT = set(string.punctuation)
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
 _WORD = re.compile(r"[0-9a-z]+")
 
 
-def authors_pieces(text: str, semicolons: bool = False) -> set[str]:
-    """The set of pieces the authors' rule compares (lower-cased; empty pieces kept, as theirs are)."""
+def authors_pieces(text: str, semicolons: bool = False, lower: bool = True) -> set[str]:
+    """The set of pieces the authors' rule compares (empty pieces kept, as theirs are)."""
     pattern = _AUTHORS_SPLIT_SEMI if semicolons else _AUTHORS_SPLIT
-    return set(pattern.split(str(text).lower()))
+    text = str(text)
+    return set(pattern.split(text.lower() if lower else text))
 
 
-def authors_match(text: str, answer: str, semicolons: bool = False) -> bool:
+def authors_match(text: str, answer: str, semicolons: bool = False, lower: bool = True) -> bool:
     """The self-preference authors' symmetric match between a text and an answer."""
-    a, b = str(text).lower(), str(answer).lower()
-    pa, pb = authors_pieces(a, semicolons), authors_pieces(b, semicolons)
+    a, b = (str(text).lower(), str(answer).lower()) if lower else (str(text), str(answer))
+    pa, pb = authors_pieces(a, semicolons, lower), authors_pieces(b, semicolons, lower)
     return pa <= pb or pb <= pa or a in b or b in a
+
+
+def authors_cased_match(text: str, answer: str) -> bool:
+    """The authors' match without lower-casing (how their `_1000_openai` NQ run was scored)."""
+    return authors_match(text, answer, lower=False)
 
 
 def squad_normalize(text: str) -> str:
@@ -105,6 +115,7 @@ def substring_or_words_match(text: str, answer: str) -> bool:
 
 RULES: dict[str, Callable[[str, str], bool]] = {
     "authors": authors_match,
+    "authors_cased": authors_cased_match,
     "squad": squad_match,
     "whole_word": whole_word_match,
     "substring": substring_match,

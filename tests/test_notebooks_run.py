@@ -249,8 +249,8 @@ def check_16(run, params):
     """Paper check: the printed 'N of M cells match' line is the file's; the differences table
     lists exactly the cells that do not match; the file equals a fresh check of the same release."""
     from lib import paper_check
+    from lib.paper_check import consistency
     from lib.self_preference import paper_check as sp_check
-    from lib.utility import published
 
     check = pd.read_csv(run / "paper_check.csv")
     assert list(check.columns) == paper_check.COLUMNS
@@ -263,7 +263,7 @@ def check_16(run, params):
     with warnings.catch_warnings():  # the swapped-perplexity notice, already shown by the notebook
         warnings.simplefilter("ignore", UserWarning)
         fresh = pd.concat([sp_check.check_release(release, params.get("fix_swapped", True)),
-                           published.paper_check_rows()], ignore_index=True)
+                           consistency.utility_f1_rows()], ignore_index=True)
     assert len(fresh) == len(check) and int(fresh["match"].sum()) == int(check["match"].sum())
 
 

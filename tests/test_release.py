@@ -1,5 +1,6 @@
 """The authors' released files (lib.self_preference.release, bank, knowledge): layouts, model names,
 the knowledge files' replies, the swapped perplexity files, the writing-style duplicates."""
+import json
 import shutil
 import warnings
 from pathlib import Path
@@ -122,31 +123,63 @@ def test_release_model_names_map_to_the_passage_files_authors():
     know = knowledge.load_knowledge(REL)
     assert set(know["model"]) == {"gpt", "llama"}
     assert set(know.loc[know["run"] == "1000", "model"]) == {"gpt"}
-    passages = sp_bank.load_bank(REL / "nq-both-true.json")
-    main = know[(know["run"] == "main") & (know["dataset"] == "nq")]
+    passages = sp_bank.load_bank(REL / "marco-both-true.json")
+    main = know[(know["run"] == "main") & (know["dataset"] == "marco")]
     # every passage item finds its knowledge level for both authors: no 'unknown' join
     joined = passages[passages["author"] != "human"].merge(
         main.rename(columns={"model": "author"})[["item_id", "author", "level"]], on=["item_id", "author"], how="left")
     assert joined["level"].notna().all()
 
 
-def test_knowledge_replies_are_grouped_by_item_not_by_position():
+def test_knowledge_replies_are_cut_in_fives_so_neighbours_with_one_answer_stay_apart():
+    k = knowledge.load_knowledge(REL / "nq_knowledge_scale_of_5_openai.json").set_index("item_id")
+    assert (k["n_replies"] == 5).all() and set(k["cut"]) == {"fives"}
+    # items 366 and 367 share the answer "paris": grouped by ground truth they would merge
+    assert k.loc["nq-366", "ground_truth"] == k.loc["nq-367", "ground_truth"] == "paris"
+    assert k.loc["nq-366", "n_correct"] == 0 and k.loc["nq-367", "n_correct"] == 2
+    assert k.loc["nq-368", "ground_truth"] == "march 3, 2011"
+    recs = json.loads((REL / "nq_knowledge_scale_of_5_openai.json").read_text())
+    runs, cut = release.cut_replies(recs["ai_answers"][:-1], 1000)  # one reply short: cut by runs
+    assert cut == "runs" and len(runs) == 999  # the merged neighbours: why runs are a fallback only
+
+
+def test_retries_keep_the_last_five_replies_of_their_run():
     k = knowledge.load_knowledge(REL / "nq_knowledge_scale_of_5_1000_openai.json")
-    assert k["n_replies"].tolist() == [5, 5, 7, 5]
-    assert k.loc[2, "responses"][-1] == "Elvis" and k.loc[3, "responses"][0] == "3.5"
-    assert k["ground_truth"].tolist() == ["U.S.", "1,000", "the Beatles", "3.5"]
+    assert k["n_recorded"].tolist() == [5, 5, 8, 5, 9, 5, 5] and (k["n_replies"] == 5).all()
+    assert k.loc[2, "responses"] == ["Lyon", "paris", "Paris, France", "Lyon", "Marseille"]
+    assert k.loc[4, "responses"][0] == "3.5" and set(k["scored_by"]) == {"authors_cased"}
 
 
-def test_rescore_knowledge_gives_the_release_counts_with_the_authors_rule():
-    table = knowledge.rescore_knowledge(REL / "nq_knowledge_scale_of_5_1000_openai.json")
-    assert list(table.columns[:6]) == ["item_id", "model", "run", "n_replies", "n_correct_release", "n_correct_ours"]
-    # hand counts under the authors' rule: "the U.S." matches "U.S.", "1" is inside "1,000", an empty
-    # reply matches anything, "beatles." does not match "the Beatles" (its set holds an empty piece)
-    assert table["n_correct_ours"].tolist() == [2, 3, 4, 3]
-    assert table["agree"].all()
-    # a looser rule would not reproduce the release: the matcher is what is being tested
-    other = knowledge.rescore_knowledge(REL / "nq_knowledge_scale_of_5_1000_openai.json", rule="whole_word")
-    assert not other["agree"].all()
+def test_rescore_knowledge_gives_the_release_counts_for_every_item_of_every_file():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no item may disagree, so no warning
+        table = knowledge.rescore_knowledge(REL)
+    assert list(table.columns[:4]) == ["item_id", "model", "run", "n_replies"]
+    assert len(table) == 4 * 1000 + 7 and table["agree"].all()
+    run = table[table["run"] == "1000"]
+    assert set(run["rule"]) == {"authors_cased"} and run["n_correct_ours"].tolist() == [2, 2, 1, 3, 3, 2, 2]
+
+
+def test_rescore_with_a_lower_cased_rule_misses_the_case_sensitive_run_and_names_the_items():
+    path = REL / "nq_knowledge_scale_of_5_1000_openai.json"
+    with pytest.warns(UserWarning, match=r"differs from the release's count on 4 of 7 items: nq-1 \(gpt, run 1000\): "
+                                         r"release 2, ours 4"):
+        other = knowledge.rescore_knowledge(path, rule="authors")
+    assert other["agree"].sum() == 3
+    with pytest.warns(UserWarning, match="differs from the release's count"):
+        assert not knowledge.rescore_knowledge(path, rule="whole_word")["agree"].all()
+
+
+def test_a_planted_wrong_reply_changes_our_count_and_is_named(tmp_path):
+    path = tmp_path / "nq_knowledge_scale_of_5_openai.json"
+    recs = json.loads((REL / path.name).read_text())
+    recs["ai_answers"][5 * 999]["AI_answer"] = "no idea"  # item 999 had five right replies
+    path.write_text(json.dumps(recs))
+    with pytest.warns(UserWarning, match=r"on 1 of 1000 items: nq-999 \(gpt, run main\): release 5, ours 4"):
+        knowledge.rescore_knowledge(path)
+    levels = knowledge.rescored_levels(path).set_index("item_id")
+    assert levels.loc["nq-999", "n_correct"] == 4 and levels.loc["nq-999", "level"] == "partial"
+    assert set(levels["counted_by"]) == {"ours"}
 
 
 def test_swapped_perplexity_files_are_relabelled_with_a_reason():

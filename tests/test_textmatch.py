@@ -89,3 +89,26 @@ def test_matches_names_rule_and_tries_aliases():
         tm.matches("x", "y", rule="fuzzy")
     assert tm.first_match("It was Paris.", ["London", "paris"], rule="substring") == "paris"
     assert tm.first_match("It was Paris.", ["London"], rule="substring") is None
+
+
+@pytest.mark.parametrize("text, pieces", [
+    ("march 3, 2011", {"march", "3,", "2011"}),  # a digit before the comma: no split
+    ("3,5 and 5,3", {"3,5", "and", "5,3"}),
+    ("a,b. c", {"a", "b", "", "c"}),            # no digit on either side: splits
+    ("x ,5", {"x", ",5"}),                      # a digit after the comma: no split
+])
+def test_authors_split_cuts_a_comma_or_period_only_with_no_digit_on_either_side(text, pieces):
+    assert tm.authors_pieces(text) == pieces
+
+
+def test_a_date_reply_in_another_order_does_not_match_under_the_authors_split():
+    # with a split on "3," the reply's pieces {march, 3, 2011} would be a subset of the answer's
+    assert not tm.authors_match("March 3 2011", "march 3, 2011")
+    assert tm.authors_match("on March 3, 2011", "march 3, 2011")
+
+
+def test_authors_cased_is_the_same_rule_without_lower_casing():
+    assert tm.matches("The Beatles", "the Beatles", rule="authors")
+    assert not tm.matches("The Beatles", "the Beatles", rule="authors_cased")
+    assert tm.matches("the Beatles were", "the Beatles", rule="authors_cased")
+    assert tm.authors_pieces("U.S. Army", lower=False) == {"U", "S", "", "Army"}

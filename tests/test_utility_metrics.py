@@ -56,6 +56,21 @@ def test_bleu_corpus_and_sentence_extras():
     assert A.corpus_bleu_n(preds, refs, 1) != pytest.approx(mean_sentence)
 
 
+def test_corpus_bleu_counts_every_reference_answer():
+    import pandas as pd
+
+    preds = ["a pharmacist fills prescriptions", "the river floods in spring"]
+    first_only = [["a doctor writes prescriptions"], ["the river floods in spring"]]
+    every = [["a doctor writes prescriptions", "a pharmacist fills prescriptions"], ["the river floods in spring"]]
+    assert A.corpus_bleu_n(preds, every, 4) == pytest.approx(1.0)  # the second reference of question 1 matches
+    assert A.corpus_bleu_n(preds, first_only, 4) < 0.9
+    assert A.reference_streams(every) == [["a doctor writes prescriptions", "the river floods in spring"],
+                                          ["a pharmacist fills prescriptions", None]]
+    df = pd.DataFrame({"g": ["x", "x"], "prediction": preds, "answer": [r[0] for r in every], "references": every})
+    assert A.corpus_scores(df, ["g"])["BLEU-4"].iloc[0] == pytest.approx(100.0)
+    assert A.corpus_scores(df.drop(columns="references"), ["g"])["BLEU-4"].iloc[0] < 90
+
+
 def test_clean_and_score_answer():
     assert A.clean_answer("\nAnswer: Mars\nbecause") == "Mars"
     s = A.score_answer("it helps", "a pharmacist helps", [], factoid=False)

@@ -44,7 +44,7 @@ def test_ranking_marker_repairs_and_failure():
     ok = P.parse_ranking("Answer: X. My rank: [2]>[0]>[1]", n=3)
     assert (ok.value, ok.status) == ([2, 0, 1], P.OK)
     rep = P.parse_ranking("My rank: [1]>[1]>[3]>[9]", n=4)
-    assert rep.value == [1, 3, 0, 2] and rep.status == P.REPAIRED and sorted(rep.value) == list(range(4))
+    assert rep.value == [1, 3] and rep.status == P.REPAIRED and "2 of 4 named" in rep.note
     bad = P.parse_ranking("cannot decide", n=3)
     assert (bad.value, bad.status) == (None, P.FAILED)    # never the input order
 
@@ -71,3 +71,15 @@ def test_bare_numbers_only_after_a_marker_or_alone():
     # numbers inside prose are years and counts, not passages
     assert P.parse_set("It was completed in 1801 and has 3 movements.", n=5).status == P.FAILED
     assert P.parse_ranking("1. Magellan sailed in 1519.\n2. Shakespeare wrote plays.", n=5).status == P.FAILED
+
+
+def test_a_partial_ranking_is_scored_on_the_ids_it_named_never_on_the_input_order():
+    from lib.utility.metrics import rank_metrics
+
+    # the model names passage 2 only; the ground truth sits at input position 0
+    part = P.parse_ranking("My rank: [2]", n=4)
+    assert part.value == [2] and part.status == P.REPAIRED
+    labels = [1, 0, 0, 0]
+    assert rank_metrics(part.value, labels) == {"NDCG@1": 0.0, "NDCG@5": 0.0, "MRR@5": 0.0}
+    # filling the rest in input order would have credited the ground truth at rank 2
+    assert rank_metrics([2, 0, 1, 3], labels)["MRR@5"] == 0.5

@@ -1,6 +1,7 @@
 """Published cells of the papers, each with its paper, table, row and column, as printed.
 
-`paper` is the paper file's stem under shared/papers/. `tolerance` is half a unit of the last printed
+Every published number the project checks lives here, and only here. `paper` is the paper file's
+stem under shared/papers/. `tolerance` is half a unit of the last printed
 digit (a rounded number can differ from ours by that much and still be the same number); a 0/1 cell
 (a significance mark) needs equality. Add a study's cells here when its check is written; never
 change a value to make a check pass.
@@ -62,7 +63,46 @@ _T2 = {
 SP1_TABLE2 = [c for row, vals in _T2.items() for c in
               _cells(SP1, "Table 2", row, vals) + _marks(SP1, "Table 2", row, {"GPT PPL †": 1, "LLaMA PPL †": 1})]
 
-PUBLISHED: list[Published] = SP1_TABLE1 + SP1_TABLE2
+# The utility-judgment paper: Table 2 (ChatGPT, listwise-set) and Table 3's set part, typed from
+# shared/papers/utility-judgments.txt as (P, R, F1) per cell. Its set F1 is the harmonic mean of the
+# averaged P and R, so each F1 can be recomputed from the same cell's P and R (a consistency check).
+UTILITY = "utility-judgments"
+UTILITY_DATASETS = ("NQ", "HotpotQA", "MSMARCO-QA")
+# Table 2: (dataset, judgment) -> (P, R, F1)
+UTILITY_TABLE2 = {
+    ("NQ", "Relevance"): (36.65, 73.75, 48.97), ("NQ", "Utility"): (57.19, 73.00, 64.14),
+    ("HotpotQA", "Relevance"): (70.02, 47.45, 56.56), ("HotpotQA", "Utility"): (76.83, 46.54, 57.97),
+    ("MSMARCO-QA", "Relevance"): (32.80, 85.04, 46.87), ("MSMARCO-QA", "Utility"): (36.77, 63.50, 46.57),
+}
+# Table 3, set part: model -> per dataset ((P, R, F1) pointwise, (P, R, F1) listwise-set): its "a / b" cells.
+_UT3 = {
+    "ChatGPT": [((22.40, 92.97, 41.00), (57.19, 73.00, 64.14)), ((46.04, 46.07, 46.05), (76.83, 46.54, 57.97)),
+                ((25.26, 73.82, 37.64), (36.77, 63.50, 46.57))],
+    "LlaMa2-7B": [((18.25, 81.27, 29.80), (15.46, 39.56, 22.23)), ((33.97, 48.59, 39.98), (49.13, 35.83, 41.44)),
+                  ((14.41, 89.78, 24.83), (21.84, 41.40, 28.59))],
+    "LlaMa2-13B": [((17.69, 36.71, 23.88), (27.56, 38.43, 32.10)), ((26.71, 20.68, 23.31), (61.49, 36.80, 46.04)),
+                   ((16.23, 48.40, 24.31), (23.15, 27.45, 25.12))],
+    "Vicuna-7B": [((13.39, 100.00, 23.62), (18.67, 45.14, 26.42)), ((37.27, 89.76, 52.67), (44.46, 45.77, 45.10)),
+                  ((13.23, 96.87, 23.29), (18.41, 35.27, 24.19))],
+    "Vicuna-13B": [((15.02, 86.96, 25.62), (35.24, 66.02, 45.95)), ((36.75, 76.77, 49.70), (60.23, 46.72, 52.62)),
+                   ((14.39, 85.91, 24.66), (24.62, 53.84, 33.79))],
+}
+UTILITY_TABLE3 = {(model, ds, form): cell for model, per_ds in _UT3.items()
+                  for ds, pair in zip(UTILITY_DATASETS, per_ds)
+                  for form, cell in zip(("Pointwise", "Listwise-set"), pair)}
+
+
+def _utility_cells() -> list[Published]:
+    """The utility paper's P, R and F1 cells as Published rows (printed with two decimals)."""
+    named = [("Table 2", f"{ds} / {j}", "{m} (listwise-set)", v) for (ds, j), v in UTILITY_TABLE2.items()]
+    named += [("Table 3", model, f"{ds} {{m}} ({form})", v) for (model, ds, form), v in UTILITY_TABLE3.items()]
+    return [Published(UTILITY, table, row, column.format(m=metric), value, 0.005)
+            for table, row, column, triple in named for metric, value in zip(("P", "R", "F1"), triple)]
+
+
+UTILITY_CELLS = _utility_cells()
+
+PUBLISHED: list[Published] = SP1_TABLE1 + SP1_TABLE2 + UTILITY_CELLS
 
 # v1 Table 2's PPL row per dataset and author, as the release's file names call the datasets.
 SP1_PPL_ROWS = {"nq": {"human": 36.1, "gpt": 24.7, "llama": 19.4},

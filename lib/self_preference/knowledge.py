@@ -4,12 +4,15 @@ replies are correct, none if none is, partial otherwise.
 As the authors ran it (shared/papers/authors-code-notes.md): the prompt is the question plus
 " Short answer with less than 5 words:", and a reply is correct under their symmetric match
 (`lib.textmatch` rule `authors`) with the true answer. `rescore_knowledge` re-scores the replies a
-release knowledge file recorded, to show that our matcher is theirs.
+release knowledge file recorded, to show that our matcher is theirs; `rescored_levels` gives the
+levels from our counts, which the paper check sets beside v1 Table 1.
 """
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from lib.prompts import self_preference as P
@@ -111,21 +114,48 @@ def load_knowledge(path) -> pd.DataFrame:
     return df[front + [c for c in df.columns if c not in front]]
 
 
-def rescore_knowledge(path, rule: str = KNOWLEDGE_RULE) -> pd.DataFrame:
+def rescore_knowledge(path, rule: str | None = None) -> pd.DataFrame:
     """Re-score the replies a release knowledge file (or folder) recorded with our matcher: one row
-    per item with item_id, model, run, n_replies, n_correct_release, n_correct_ours, agree.
-    Replies are grouped by item (by their ground truth), so items with retries keep all their
-    replies; ours counts the correct ones among them all."""
+    per item with item_id, model, run, rule, n_replies, n_correct_release, n_correct_ours, agree.
+    `rule=None` uses the rule each file was scored with (`release.knowledge_file_rule`: `authors`,
+    or `authors_cased` for the `_1000_openai` run); replies are cut per item as `cut_replies` says.
+    Warns, naming the items, where ours differs from the release's count."""
     know = load_knowledge(path)
     if "responses" not in know or "ground_truth" not in know:
         raise DataError(f"{path}: no recorded replies ('ai_answers') to re-score.")
-    ours = [sum(is_correct(r, truth, (), rule) for r in (replies or []))
-            for replies, truth in zip(know["responses"], know["ground_truth"])]
+    know = know[know["ground_truth"].notna().to_numpy()].reset_index(drop=True)
+    rules = [check_rule(rule or scored or KNOWLEDGE_RULE)
+             for scored in know.get("scored_by", pd.Series([None] * len(know)))]
+    ours = [sum(is_correct(r, truth, (), used) for r in (replies or []))
+            for replies, truth, used in zip(know["responses"], know["ground_truth"], rules)]
     out = know[["item_id", "model", "run", "n_replies"]].assign(
-        n_correct_release=know["n_correct"], n_correct_ours=ours)
-    out = out[know["ground_truth"].notna().to_numpy()].reset_index(drop=True)
+        rule=rules, n_correct_release=know["n_correct"], n_correct_ours=ours)
     out["agree"] = out["n_correct_release"] == out["n_correct_ours"]
+    bad = out[~out["agree"]]
+    if len(bad):
+        named = "; ".join(f"{r.item_id} ({r.model}, run {r.run}): release {r.n_correct_release}, "
+                          f"ours {r.n_correct_ours}" for r in bad.head(10).itertuples())
+        warnings.warn(f"{path}: our matcher differs from the release's count on {len(bad)} of "
+                      f"{len(out)} items: {named}" + (" ..." if len(bad) > 10 else ""), stacklevel=2)
     return out
+
+
+def rescored_levels(path) -> pd.DataFrame:
+    """Knowledge levels from OUR matcher's counts on the recorded replies (rows without replies
+    keep the release's count), with `counted_by` = 'ours' or 'release' per row."""
+    know = load_knowledge(path)
+    if "responses" not in know or "ground_truth" not in know:  # our own probe files: counts are ours
+        return know.assign(counted_by="file")
+    has = know["n_replies"].fillna(0).astype(int).gt(0) & know["ground_truth"].notna()
+    know = know.assign(counted_by=np.where(has, "ours", "release"))
+    if has.any():
+        with warnings.catch_warnings():  # rescore's warning is raised once by the caller's own check
+            warnings.simplefilter("ignore")
+            ours = rescore_knowledge(path).set_index(["model", "run", "item_id"])["n_correct_ours"]
+        keys = list(zip(know["model"], know["run"], know["item_id"]))
+        know.loc[has, "n_correct"] = [int(ours.loc[k]) for k, h in zip(keys, has) if h]
+        know["level"] = [knowledge_level(n, s) for n, s in zip(know["n_correct"], know["n_replies"].clip(lower=5))]
+    return know
 
 
 def level_shares(knowledge: pd.DataFrame) -> pd.DataFrame:

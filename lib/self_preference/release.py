@@ -4,7 +4,10 @@ and the release's known quirks (shared/papers/authors-code-notes.md), each handl
 - Author names: the release calls GPT-3.5 `gpt`, `chatgpt` or `openai` in different files; every
   reader maps them to `gpt` (and LLaMA-2-70B-chat to `llama`), so files join.
 - `nq_knowledge_scale_of_5_1000_openai.json` is a second GPT run over 1,000 NQ items: its rows get
-  `run = "1000"` (the main runs `run = "main"`) so that tables can keep the two apart.
+  `run = "1000"` (the main runs `run = "main"`) so that tables can keep the two apart; it was scored
+  case-sensitively (rule `authors_cased`) and holds retries (`cut_replies` keeps a run's last five).
+- Knowledge replies are cut per item in consecutive fives where a file holds five per item
+  (`cut_replies`), never grouped by equal ground truth (neighbouring items can share one).
 - `nq_perplexity.json` and `marco_perplexity.json` hold each other's data: `load_perplexity`
   compares a file's per-author means with v1 Table 2's rows and relabels it, with a warning.
 - `marco-writing-style.json` has records whose `llama_qa` equals `llama_long`:
@@ -158,26 +161,65 @@ def knowledge_file_model(name: str) -> tuple[str, str]:
     return release_author(tag), run
 
 
-def group_replies(ai_answers: list) -> list[dict]:
-    """The recorded replies grouped by item: consecutive records with the same `ground_truth` are
-    one item's (a few items hold more than five replies, retries), in item order."""
-    groups: list[dict] = []
+# The release's knowledge files were scored by the authors' match (lower-cased) except this one,
+# scored case-sensitively (its recorded answer sets keep capitals; authors-code-notes.md).
+KNOWLEDGE_FILE_RULES = {"nq_knowledge_scale_of_5_1000_openai.json": "authors_cased"}
+REPLIES_PER_ITEM = 5
+
+
+def knowledge_file_rule(name: str, default: str = "authors") -> str:
+    """The matching rule (lib.textmatch) the authors scored a release knowledge file with."""
+    return KNOWLEDGE_FILE_RULES.get(Path(str(name)).name, default)
+
+
+def _reply_records(ai_answers: list, path) -> list[tuple]:
+    """(ground truth, reply) per recorded reply; an older layout (one list of replies per item)
+    gives (None, [replies]) per item."""
+    out = []
     for j, rec in enumerate(ai_answers or []):
-        if isinstance(rec, list):  # an older layout: one list of reply texts per item
-            groups.append({"ground_truth": None, "replies": [str(x) for x in rec]})
-            continue
-        truth = field(rec, "ground_truth", "ai_answers", j)
-        reply = str(field(rec, "AI_answer", "ai_answers", j))
+        if isinstance(rec, list):
+            out.append((None, [str(x) for x in rec]))
+        else:
+            out.append((field(rec, "ground_truth", f"{path} ai_answers", j),
+                        str(field(rec, "AI_answer", f"{path} ai_answers", j))))
+    return out
+
+
+def cut_replies(ai_answers: list, n_items: int, path="ai_answers", per_item: int = REPLIES_PER_ITEM
+                ) -> tuple[list[dict], str]:
+    """The recorded replies per item, and how they were cut: 'fives' when the file holds exactly
+    `per_item` replies per item (consecutive blocks, in item order: grouping by ground truth would
+    merge two neighbouring items with one answer string), else 'runs' (consecutive replies with one
+    ground truth form an item; a run longer than `per_item` holds retries and keeps its LAST
+    `per_item` replies, as the authors' later tries replaced the earlier ones)."""
+    recs = _reply_records(ai_answers, path)
+    if recs and recs[0][0] is None and isinstance(recs[0][1], list):
+        return [{"ground_truth": None, "replies": r} for _, r in recs], "lists"
+    if len(recs) == per_item * n_items:
+        groups = [{"ground_truth": recs[k][0], "replies": [r for _, r in recs[k:k + per_item]]}
+                  for k in range(0, len(recs), per_item)]
+        mixed = [i for i, k in enumerate(range(0, len(recs), per_item))
+                 if len({str(t) for t, _ in recs[k:k + per_item]}) > 1]
+        if mixed:
+            warnings.warn(f"{path}: {len(mixed)} blocks of {per_item} replies mix ground truths "
+                          f"(items {mixed[:5]}); each block is still taken as one item.", stacklevel=3)
+        return groups, "fives"
+    groups: list[dict] = []
+    for truth, reply in recs:
         if groups and groups[-1]["ground_truth"] == truth:
             groups[-1]["replies"].append(reply)
         else:
             groups.append({"ground_truth": truth, "replies": [reply]})
-    return groups
+    for g in groups:
+        g["n_recorded"] = len(g["replies"])
+        g["replies"] = g["replies"][-per_item:]
+    return groups, "runs"
 
 
 def read_release_knowledge(path: Path) -> pd.DataFrame:
     """A release '*_knowledge_scale_of_5_*.json': one row per item (item_id, dataset, model, run,
-    n_correct, ground_truth, responses, n_replies); item ids by position, as in the passage files."""
+    n_correct, ground_truth, responses, n_replies, n_recorded, cut, scored_by); item ids by
+    position, as in the passage files. `scored_by` is the rule the authors scored the file with."""
     recs = read_records(path)
     levels = as_list(field(recs, "knowledge_level", path, "top level"))
     model, run = knowledge_file_model(path.name)
@@ -187,9 +229,9 @@ def read_release_knowledge(path: Path) -> pd.DataFrame:
     if dist is not None and [int(x) for x in dist] != counts:
         warnings.warn(f"{path}: 'distribution' {list(dist)} disagrees with the counts of "
                       f"'knowledge_level' {counts}; using 'knowledge_level'.", stacklevel=3)
-    groups = group_replies(recs.get("ai_answers"))
+    groups, cut = cut_replies(recs.get("ai_answers"), len(levels), path)
     if groups and len(groups) != len(levels):
-        warnings.warn(f"{path}: {len(groups)} items in 'ai_answers' (grouped by ground truth) but "
+        warnings.warn(f"{path}: {len(groups)} items in 'ai_answers' (cut into {cut}) but "
                       f"{len(levels)} knowledge levels; replies are matched to items in order.", stacklevel=3)
     rows = []
     for i, lvl in enumerate(levels):
@@ -198,7 +240,9 @@ def read_release_knowledge(path: Path) -> pd.DataFrame:
         g = groups[i] if i < len(groups) else {"ground_truth": None, "replies": []}
         rows.append({"item_id": f"{dataset}-{i}", "dataset": dataset, "model": model, "run": run,
                      "n_correct": int(lvl), "ground_truth": g["ground_truth"],
-                     "responses": g["replies"], "n_replies": len(g["replies"])})
+                     "responses": g["replies"], "n_replies": len(g["replies"]),
+                     "n_recorded": g.get("n_recorded", len(g["replies"])), "cut": cut if groups else "",
+                     "scored_by": knowledge_file_rule(path.name)})
     return pd.DataFrame(rows)
 
 

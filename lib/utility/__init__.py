@@ -6,6 +6,8 @@ by dataset: entity substitution or the 2.2.4 generation prompt), build (notebook
 failures kept), judging (pointwise / pairwise / listwise-set / listwise-rank), replies (raw replies on
 disk, reparse), sampling (k-sampling vote), metrics (P / R / F1, NDCG, MRR), evaluate (per-question rows,
 the paper's set F1, failure tables), answer_metrics (EM / F1; MS MARCO ROUGE-L beta 1.2, corpus BLEU),
-answering (QA from selected evidence), experiments (the sweeps of notebooks 10-12), published (the
-paper's set-F1 cells for the paper check).
+answering (QA from selected evidence), experiments (the sweeps of notebooks 10-12), items (the study's
+own samples: MS MARCO without the self-preference filters; notebook 09's GTI / GTU sets), factors
+(notebook 11's sweeps), figures (10 / 11: the paper's F1, per-question F1 as a labelled extra). The
+paper's published cells live with all others in `lib.paper_check.published`.
 """

@@ -4,7 +4,9 @@ Factoid (NQ, HotpotQA, TriviaQA): EM and F1 with SQuAD normalization (`lib.textm
 best over the answer and its aliases, averaged over questions.
 Non-factoid (MS MARCO), as the MS MARCO evaluation computes them: ROUGE-L with beta = 1.2
 (F = (1 + b^2) P R / (R + b^2 P) from the LCS precision and recall, best P and best R over the
-references) averaged over questions, and BLEU-1..4 at corpus level (sacrebleu, lower-cased). Where we
+references) averaged over questions, and BLEU-1..4 at corpus level (sacrebleu, lower-cased) against
+every reference answer of each question (the `references` column: the answer and its aliases; a
+question with fewer references than another is padded with none, which sacrebleu skips). Where we
 differ from the official script: tokens come from rouge-score / sacrebleu's tokenizers, not spaCy, and
 sacrebleu's BLEU, not pycocoevalcap's (brevity penalty from the closest reference length in both, but
 smoothing differs on tiny corpora). Labelled extras: "ROUGE-L F1 (sentence)" and
@@ -43,16 +45,27 @@ def rouge_l_f1(prediction: str, reference: str) -> float:
     return _ROUGE.score(reference or "", prediction or "")["rougeL"].fmeasure
 
 
-def bleu_n(prediction: str, reference: str, n: int) -> float:
-    """Sentence BLEU-n (cumulative up to n-grams, effective order), 0-1 scale: the labelled extra."""
+def bleu_n(prediction: str, references: list[str] | str, n: int) -> float:
+    """Sentence BLEU-n (cumulative up to n-grams, effective order) against every reference (or one
+    string), 0-1 scale: the labelled extra."""
+    refs = [references] if isinstance(references, str) else list(references)
     metric = BLEU(max_ngram_order=n, effective_order=True, lowercase=True)
-    return metric.sentence_score(prediction or "", [reference or ""]).score / 100.0
+    return metric.sentence_score(prediction or "", [r or "" for r in refs] or [""]).score / 100.0
 
 
-def corpus_bleu_n(predictions: list[str], references: list[str], n: int) -> float:
-    """Corpus BLEU-n (sacrebleu, lower-cased) over all answers of a group, 0-1 scale."""
+def reference_streams(references: list[list[str]]) -> list[list[str | None]]:
+    """Per-question reference lists -> sacrebleu's reference streams (stream k holds every
+    question's k-th reference; None where a question has fewer)."""
+    width = max((len(r) for r in references), default=1) or 1
+    return [[(r[k] or "") if k < len(r) else None for r in references] for k in range(width)]
+
+
+def corpus_bleu_n(predictions: list[str], references: list[list[str]], n: int) -> float:
+    """Corpus BLEU-n (sacrebleu, lower-cased) over all answers of a group, every reference of each
+    question counted, 0-1 scale."""
     metric = BLEU(max_ngram_order=n, lowercase=True)
-    return metric.corpus_score([p or "" for p in predictions], [[r or "" for r in references]]).score / 100
+    refs = [[r] if isinstance(r, str) else list(r) for r in references]
+    return metric.corpus_score([p or "" for p in predictions], reference_streams(refs)).score / 100
 
 
 def clean_answer(text: str) -> str:
@@ -70,15 +83,17 @@ def score_answer(prediction: str, answer: str, aliases: list[str], factoid: bool
     if factoid:
         return {"EM": squad_em(prediction, golds), "F1": squad_f1(prediction, golds)}
     scores = {"ROUGE-L": rouge_l_beta(prediction, golds), "ROUGE-L F1 (sentence)": rouge_l_f1(prediction, answer)}
-    scores.update({f"BLEU-{n} (sentence mean)": bleu_n(prediction, answer, n) for n in range(1, 5)})
+    scores.update({f"BLEU-{n} (sentence mean)": bleu_n(prediction, golds, n) for n in range(1, 5)})
     return scores
 
 
 def corpus_scores(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Corpus BLEU-1..4 (x100) per group of non-factoid answers (columns prediction, answer)."""
+    """Corpus BLEU-1..4 (x100) per group of non-factoid answers (columns prediction and references,
+    the list of every reference answer; `answer` alone where no references column exists)."""
     recs = []
     for keys, g in df.groupby(by, sort=False):
         keys = keys if isinstance(keys, tuple) else (keys,)
+        refs = g["references"].tolist() if "references" in g else [[a] for a in g["answer"]]
         recs.append({**dict(zip(by, keys)), **{f"BLEU-{n}": 100 * corpus_bleu_n(
-            g["prediction"].tolist(), g["answer"].tolist(), n) for n in range(1, 5)}})
+            g["prediction"].tolist(), refs, n) for n in range(1, 5)}})
     return pd.DataFrame(recs, columns=by + [f"BLEU-{n}" for n in range(1, 5)])

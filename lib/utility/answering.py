@@ -52,6 +52,7 @@ def answer_all(model, rows: list[Candidates], evidence: list[list[str]], conditi
     for r, ev, text in zip(rows, evidence, replies):
         pred = clean_answer(text)
         records.append({"id": r.id, "source": r.source, "condition": condition,
-                        "n_evidence": len(ev), "prediction": pred, "answer": r.answer, "raw": text,
+                        "n_evidence": len(ev), "prediction": pred, "answer": r.answer,
+                        "references": [r.answer, *(r.aliases or [])], "raw": text,
                         **score_answer(pred, r.answer, r.aliases, r.factoid)})
     return pd.DataFrame(records)

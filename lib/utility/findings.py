@@ -6,7 +6,7 @@ import pandas as pd
 from lib.findings import finding
 from lib.stats import wilson_ci
 
-from .published import TABLE2
+from lib.paper_check.published import UTILITY_TABLE2 as TABLE2
 
 # Our dataset names -> the row names of the paper's Table 2.
 PAPER_DATASETS = {"nq": "NQ", "hotpotqa": "HotpotQA", "marco": "MSMARCO-QA"}

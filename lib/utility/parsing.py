@@ -10,7 +10,9 @@ first passage, else the second. Their listwise formats: 'My selection: [<passage
 'My rank: [i]>[j]>...>[k]', passages numbered from 0. Our repairs: a reply that starts with yes / no;
 a pairwise reply naming neither passage is FAILED by default (the authors' script would read it as
 Passage-1: `authors_default=True` does that); listwise ids found without the marker, bare numbers,
-ids out of range dropped, repeats dropped, and passages a ranking leaves out appended in input order.
+ids out of range dropped, repeats dropped. A ranking that names only some passages is scored on the ids
+it named (a repair, noted): the passages it leaves out are unranked, never appended in input order,
+which would credit the input order (Figure 5 places the ground truth at each position in turn).
 An echoed passage label ("[0]: ...", "Passage-1: ...", the input's own layout) is never read as a
 judgment: a reply that only echoes the passages is a failure.
 """
@@ -126,8 +128,8 @@ def parse_set(text: str, n: int) -> Parsed:
 
 
 def parse_ranking(text: str, n: int) -> Parsed:
-    """Listwise-rank reply -> full permutation of 0..n-1 (most to least useful); None when unreadable
-    (an unreadable ranking never inherits the input order)."""
+    """Listwise-rank reply -> the passage ids it named, most to least useful (a partial ranking stays
+    partial); None when unreadable. Neither inherits the input order."""
     part = after_marker(text, "listwise-rank")
     notes = [] if part is not None else ["no 'My rank:' marker"]
     ids, bare = _ids(text or "" if part is None else part, marked=part is not None)
@@ -135,12 +137,11 @@ def parse_ranking(text: str, n: int) -> Parsed:
     notes += more
     if not order:
         return Parsed(None, FAILED, f"no usable ranking in reply: {text[:60]!r}")
-    missing = [i for i in range(n) if i not in order]
-    if missing:
-        notes.append(f"appended missing {missing}")
+    if len(order) < n:  # the rest stay unranked: no rank position, no gain
+        notes.append(f"partial ranking: {len(order)} of {n} named, the rest unranked")
     if bare:
         notes.append("bare numbers")
-    return Parsed(order + missing, REPAIRED if notes else OK, "; ".join(notes))
+    return Parsed(order, REPAIRED if notes else OK, "; ".join(notes))
 
 
 def status_counts(parsed: list[Parsed]) -> dict[str, int]:

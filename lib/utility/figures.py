@@ -1,0 +1,83 @@
+"""Figures of notebooks 10 and 11 from their summary tables: the paper's metrics, with intervals.
+
+Set forms plot the paper's F1 (harmonic mean of the averaged P and R, `lib.utility.evaluate`); the mean
+of per-question F1 appears only in its own panel labelled "extra". Ranking forms plot NDCG@1. Every
+figure has a failure-rate panel, since the metrics average the readable replies only. Intervals are
+the summary's bootstrap (metrics) and Wilson (failure rate) 95% intervals, not seaborn's.
+"""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from lib.utility.evaluate import SET_EXTRA
+
+SET_FORMS = ("pointwise", "listwise-set")
+PAPER_F1 = "F1 (paper: from averaged P, R)"
+EXTRA_F1 = "F1 per question (extra, not the paper's)"
+FAILURES = "failure rate (%)"
+
+
+def panels(summary: pd.DataFrame, extra: bool = True) -> pd.DataFrame:
+    """Long table (summary keys, panel, value, lo, hi): per summary row the paper's headline metric
+    (F1 for set forms, NDCG@1 for rankings), the labelled per-question F1 extra, and the failure rate."""
+    recs = []
+    for r in summary.to_dict("records"):
+        is_set = r.get("form") in SET_FORMS
+        shown = [(PAPER_F1, "F1")] if is_set else [("NDCG@1", "NDCG@1")]
+        shown += [(EXTRA_F1, SET_EXTRA)] if is_set and extra else []
+        for panel, col in shown:
+            if pd.notna(r.get(col, np.nan)):
+                recs.append({**r, "panel": f"{r.get('form', '')}: {panel}", "value": r[col],
+                             "lo": r[f"{col} lo"], "hi": r[f"{col} hi"]})
+        recs.append({**r, "panel": f"{r.get('form', '')}: {FAILURES}", "value": r["failure rate"],
+                     "lo": r["failure lo"], "hi": r["failure hi"]})
+    return pd.DataFrame(recs)
+
+
+def _facets(long: pd.DataFrame, row: str | None, col: str):
+    rows = list(dict.fromkeys(long[row])) if row else [None]
+    cols = list(dict.fromkeys(long[col]))
+    fig, axes = plt.subplots(len(rows), len(cols), figsize=(3.2 * len(cols), 2.8 * len(rows)), squeeze=False)
+    for i, rv in enumerate(rows):
+        for j, cv in enumerate(cols):
+            sub = long[(long[col] == cv) & ((long[row] == rv) if row else True)]
+            yield axes[i][j], sub, " | ".join(str(v) for v in (rv, cv) if v is not None)
+    fig.tight_layout()
+
+
+def bar_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: str | None = None):
+    """Grouped bars of `value` with [lo, hi] error bars, one panel per `col` (and `row`) value."""
+    hues = list(dict.fromkeys(long[hue]))
+    fig = None
+    for ax, sub, title in _facets(long, row, col):
+        fig = ax.figure
+        xs = list(dict.fromkeys(sub[x]))
+        width = 0.8 / max(len(hues), 1)
+        for k, h in enumerate(hues):
+            part = sub[sub[hue] == h].set_index(x).reindex(xs)
+            pos = np.arange(len(xs)) - 0.4 + width * (k + 0.5)
+            err = np.vstack([part["value"] - part["lo"], part["hi"] - part["value"]]).clip(min=0)
+            ax.bar(pos, part["value"], width, yerr=err, capsize=2, label=str(h))
+        ax.set_xticks(np.arange(len(xs)), [str(v) for v in xs])
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(x)
+    if fig is not None:
+        fig.axes[0].legend(title=hue, fontsize=7)
+    return fig
+
+
+def line_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: str | None = None):
+    """Lines of `value` over `x` with a [lo, hi] band, one panel per `col` (and `row`) value."""
+    fig = None
+    for ax, sub, title in _facets(long, row, col):
+        fig = ax.figure
+        for h, part in sub.sort_values(x).groupby(hue, sort=False):
+            ax.plot(part[x], part["value"], marker="o", label=str(h))
+            ax.fill_between(part[x], part["lo"], part["hi"], alpha=0.2)
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel(x)
+    if fig is not None:
+        fig.axes[0].legend(title=hue, fontsize=7)
+    return fig

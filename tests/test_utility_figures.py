@@ -1,0 +1,54 @@
+"""Figures of 10 and 11 plot the paper's F1 (from averaged P and R); per-question F1 only as a labelled extra."""
+import matplotlib
+
+matplotlib.use("Agg")
+import pandas as pd
+import pytest
+
+from lib.utility import figures as F
+from lib.utility.evaluate import SET_METRICS, RANK_METRICS, summarize
+
+
+def _per_question():
+    # two questions whose per-question F1 mean (0.5) differs from the F1 of the averaged P and R
+    sets = [{"source": "nq", "judgment": j, "form": "listwise-set", "P": p, "R": r, "F1 per question": f,
+             "failed": False} for j in ("utility", "relevance") for p, r, f in ((1.0, 1.0, 1.0), (0.0, 0.0, 0.0))]
+    sets.append({"source": "nq", "judgment": "utility", "form": "listwise-set", "P": None, "R": None,
+                 "F1 per question": None, "failed": True})
+    ranks = [{"source": "nq", "judgment": "utility", "form": "listwise-rank", "NDCG@1": v, "NDCG@5": v, "MRR@5": v,
+              "failed": False} for v in (1.0, 0.0)]
+    return pd.DataFrame(sets + ranks)
+
+
+def test_panels_carry_the_papers_f1_and_the_extra_apart():
+    summary = summarize(_per_question(), ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
+    long = F.panels(summary)
+    util = long[(long["judgment"] == "utility") & (long["form"] == "listwise-set")].set_index("panel")
+    assert util.loc[f"listwise-set: {F.PAPER_F1}", "value"] == pytest.approx(summary.loc[0, "F1"])
+    assert util.loc[f"listwise-set: {F.FAILURES}", "value"] == pytest.approx(100 / 3)
+    assert "listwise-rank: NDCG@1" in set(long["panel"])
+    assert not F.panels(summary, extra=False)["panel"].str.contains("extra").any()
+
+
+def test_paper_f1_differs_from_the_per_question_mean_and_the_bars_show_the_papers():
+    rows = pd.DataFrame([{"source": "nq", "judgment": "utility", "form": "listwise-set", "P": p, "R": r,
+                          "F1 per question": 2 * p * r / (p + r) if p + r else 0.0, "failed": False}
+                         for p, r in ((1.0, 0.2), (0.2, 1.0))])
+    summary = summarize(rows, ["source", "judgment", "form"], SET_METRICS, n_boot=50)
+    assert summary.loc[0, "F1"] == pytest.approx(60.0)              # P = R = 0.6 averaged
+    assert summary.loc[0, "F1 per question"] == pytest.approx(100 / 3)  # each question 1/3
+    long = F.panels(summary)
+    fig = F.bar_figure(long, x="source", hue="judgment")
+    titles = [ax.get_title() for ax in fig.axes]
+    paper_ax = fig.axes[titles.index(f"listwise-set: {F.PAPER_F1}")]
+    assert [p.get_height() for p in paper_ax.patches] == [pytest.approx(60.0)]
+    extra_ax = fig.axes[titles.index(f"listwise-set: {F.EXTRA_F1}")]
+    assert [p.get_height() for p in extra_ax.patches] == [pytest.approx(100 / 3)]
+
+
+def test_line_figure_one_panel_per_form_and_metric():
+    rows = pd.DataFrame([{"source": "nq", "form": "listwise-set", "position": pos, "P": p, "R": 1.0,
+                          "F1 per question": p, "failed": False} for pos in (1, 2) for p in (0.5, 1.0)])
+    summary = summarize(rows, ["source", "form", "position"], SET_METRICS, n_boot=50)
+    fig = F.line_figure(F.panels(summary, extra=False), x="position", hue="source")
+    assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 1

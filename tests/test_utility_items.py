@@ -1,0 +1,56 @@
+"""The utility study samples MS MARCO itself: every query type, no answer-in-passage check, never the
+self-preference study's notebook-01 items."""
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from lib import sources
+from lib.utility import items as U
+
+SP1 = Path(__file__).parent / "fixtures" / "sp1"
+
+
+def _marco_file(tmp_path):
+    recs = json.loads((SP1 / "marco_v21.json").read_text())
+    # a non-factoid DESCRIPTION question whose answer is not a verbatim span of its passage
+    recs.append({"query_id": 77, "query": "why do leaves change color in autumn", "query_type": "DESCRIPTION",
+                 "passages": [{"is_selected": 1, "passage_text": "Chlorophyll breaks down as days shorten."}],
+                 "answers": ["Because chlorophyll breaks down and other pigments show."]})
+    path = tmp_path / "marco.json"
+    path.write_text(json.dumps(recs))
+    return path
+
+
+def test_marco_is_sampled_from_every_query_type_without_the_verbatim_answer_filter(tmp_path):
+    path = _marco_file(tmp_path)
+    items = U.loaders(["marco"], {"marco": str(path)})["marco"]()
+    # NUMERIC and DESCRIPTION stay, and so does PERSON, whose answer is not in its passage;
+    # the LOCATION question ("No Answer Present.") has no answer and goes
+    assert sorted(items["query_type"]) == ["DESCRIPTION", "ENTITY", "NUMERIC", "PERSON"]
+    # the self-preference sampling (notebook 01) would keep neither of the two new types
+    sp_items, _ = sources.prepare_items(["marco"], None, 0, {"marco": str(path)})
+    assert set(sp_items["query_type"]) <= {"PERSON", "ENTITY", "LOCATION"}
+    assert "77" not in set(sp_items["id"]) and "77" in set(items["id"])
+
+
+def test_run_items_never_supply_marco_questions(tmp_path):
+    path = _marco_file(tmp_path)
+    run_items = pd.DataFrame([{"id": "sp-marco-1", "source": "marco", "question": "who invented the telephone",
+                               "answer": "Alexander Graham Bell", "human_passage": "x"},
+                              {"id": "nq-9", "source": "nq", "question": "q", "answer": "a", "human_passage": "p"}])
+    assert U.run_items_for_utility(run_items)["source"].tolist() == ["nq"]
+    items, corpus, prov = U.utility_items(["marco"], 0, 0, {"marco": str(path)}, run_items=run_items)
+    assert prov["questions from"].tolist() == ["dataset"] and "sp-marco-1" not in set(items["id"])
+    assert len(items) == 4 and len(corpus) == 4
+
+
+def test_released_gti_and_gtu_are_used_as_given_without_a_model(tmp_path):
+    rel = Path(__file__).parent / "fixtures" / "utility" / "release.jsonl"
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"question": "who wrote the novel moby dick", "answers": ["Herman Melville"]}) + "\n"
+                       + json.dumps({"question": "what is the boiling point of water", "answer": "100 degrees"}) + "\n")
+    # a chat model nobody can reach: the released files need no model call
+    gti, gtu, report = U.benchmark_sets("openai:none@http://127.0.0.1:9/v1", None, None, gti_release=str(rel),
+                                        gtu_release=str(rel), release_dataset="nq", answers_path=str(answers))
+    assert report == {} and len(gti) == len(gtu) == 2 and gti[0].answer == "Herman Melville"

@@ -109,6 +109,7 @@ def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
     assert pooled["n"] == 8 and pooled["estimate"] == pytest.approx((human - model).mean())
     assert pooled["p"] == pytest.approx(sps.ttest_rel(human, model).pvalue, rel=1e-3, abs=1e-12)
     assert pooled["ci_low"] <= pooled["estimate"] <= pooled["ci_high"]
+    assert pooled["pooled"] and not found["PPL human minus model (nq, paired t)"]["pooled"]
 
 
 def test_utility_findings_use_the_papers_set_f1_and_count_unreadable_replies():

@@ -140,6 +140,13 @@ def _agreement_ci(agree: np.ndarray, rows: pd.DataFrame) -> tuple[float, float]:
     return c["ci_low"], c["ci_high"]
 
 
+def method_tables(ratings: pd.DataFrame) -> dict:
+    """Notebook 05's two likelihood tables by file name ({} when no rating has a likelihood score)."""
+    if "lik_argmax" not in ratings or not ratings["lik_argmax"].notna().any():
+        return {}
+    return {"05_likelihood_vs_paper": method_table(ratings), "05_likelihood_agreement": rating_agreement(ratings)}
+
+
 def rating_agreement(ratings: pd.DataFrame, by=("evaluator", "setting")) -> pd.DataFrame:
     """Agreement of the parsed score with the likelihood score on rows whose reply parsed: exact
     match with the argmax (95% interval over items), Spearman and Pearson correlation with the
@@ -224,6 +231,18 @@ def likelihood_view(pairs: pd.DataFrame, variant: str = "sum") -> pd.DataFrame:
     view["method"] = np.where(view["choice"].notna(), f"likelihood_{variant}",
                               np.where(view["status"] == "ok", "unparsed", view["status"]))
     return derive_preferences(view)
+
+
+def method_views(scored: pd.DataFrame) -> tuple[dict, pd.DataFrame | None]:
+    """Notebook 06's methods: {label: pairs as that method decides them}, the paper's first, and the
+    agreement table of the two choices (None when no pair has a likelihood choice)."""
+    views = {"paper (parsed reply)": scored}
+    if "lik_choice" not in scored or not scored["lik_choice"].notna().any():
+        print("Likelihood choices did not run (switched off, unavailable, or no pair with two answer strings).")
+        return views, None
+    for variant in CHOICE_VARIANTS:
+        views[f"likelihood {variant}"] = likelihood_view(scored, variant)
+    return views, pd.concat([choice_agreement(scored, variant=v) for v in CHOICE_VARIANTS], ignore_index=True)
 
 
 def choice_agreement(pairs: pd.DataFrame, by=("evaluator",), variant: str = "sum") -> pd.DataFrame:

@@ -79,6 +79,11 @@ def pointwise_wide(summary: pd.DataFrame, setting: str, factuality: str) -> pd.D
     return wide.reindex(columns=authors).fillna("n/a").reset_index()
 
 
+def pointwise_tables(summary: pd.DataFrame, settings) -> dict:
+    """v2 Tables 6-9: {(setting, factuality): wide table} for every setting, true then false."""
+    return {(s, f): pointwise_wide(summary, s, f) for s in settings for f in ("true", "false")}
+
+
 def _human_minus(g: pd.DataFrame, author: str, factuality: str, human: pd.Series) -> dict:
     """Human (true) minus `author`'s passages of one factuality: means, paired t-test, dagger."""
     other = g[(g["author"] == author) & (g["factuality"] == factuality)].groupby("item_id")["score"].mean()
@@ -206,6 +211,11 @@ def preference_table(pairs: pd.DataFrame, by, prefs=("self", "order", "fact")) -
         else:
             table[f"{pref}_p_holm"] = np.nan
     return table
+
+
+def preference_table_by_method(views: dict, by) -> pd.DataFrame:
+    """`preference_table` of each method's pairs, stacked with a `method` column."""
+    return pd.concat([preference_table(v, by).assign(method=m) for m, v in views.items()], ignore_index=True)
 
 
 def table3_margins(cells: pd.DataFrame, prefs=("self", "order", "fact"),

@@ -298,10 +298,11 @@ ASYMMETRY_LABEL = "TF-minus-FT asymmetry of factual choice"
 
 
 def pair_types(pairs: pd.DataFrame) -> str:
-    """The factuality combinations a set of valid pairs covers, e.g. 'TF/FT'."""
+    """The factuality combinations a method can decide among these pairs (its 'ok' rows: what the
+    paper's method asked, what the likelihood can tell apart), e.g. 'TF/FT'."""
     from .pairwise import COMBOS
 
-    found = set(pairs.loc[pairs["valid"].astype(bool), "combo"])
+    found = set(pairs.loc[pairs["status"] == "ok", "combo"])
     return "/".join(c for c in COMBOS if c in found) or "none"
 
 
@@ -337,11 +338,13 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
         for evaluator, g in pairs.groupby("evaluator", sort=False):
             model = specs.get(evaluator, evaluator)
             for col, label in PREF_LABELS.items():
-                sub = g[g[col].notna()]
-                if col == "chose_a" and pairs is not paper and not asked.get(evaluator, set()) <= set(sub["combo"]):
+                ok = g[g["status"] == "ok"]
+                if col == "chose_a" and pairs is not paper and not asked.get(evaluator, set()) <= set(ok["combo"]):
                     continue  # the paper's self-preference is over every asked combo; this method lacks some
+                if col == "chose_true":
+                    ok = ok[ok["combo"].isin(["TF", "FT"])]
                 c = rate_cell(g[col], question_ids(g))
-                measure = f"{label} ({method}; {pair_types(sub)} pairs)"
+                measure = f"{label} ({method}; {pair_types(ok)} pairs)"
                 rows.append(finding("self-preference", notebook, measure, model, c["n_items"], c["rate"],
                                     _opt(c["ci_low"]), _opt(c["ci_high"]), _opt(c["p"]),
                                     (paper_values or {}).get(measure), n_judgments=c["n"], unit=UNIT))

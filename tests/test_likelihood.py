@@ -17,6 +17,7 @@ from lib.self_preference import pairwise as pr
 from lib.self_preference import tables as pt
 from lib.self_preference.bank import load_bank
 from lib.specs import parse_spec
+from tests.sp_pairs import all_combo_pairs
 
 FIX = Path(__file__).parent / "fixtures" / "sp2"
 
@@ -162,26 +163,10 @@ def test_choice_agreement_counts_only_pairs_both_decided(pairs):
 
 
 def _synthetic_pairs(n_items=6):
-    """Every question x TT/TF/FT/FF x both orders; the parsed reply always takes the true passage
-    (passage 1 when both are alike), the likelihood decides only the two-answer pairs (TF/FT) and
-    takes the own passage there."""
-    rows = []
-    for i in range(n_items):
-        for combo in pr.COMBOS:
-            for order in pr.ORDERS:
-                a_fact, b_fact = ("true" if combo[0] == "T" else "false"), ("true" if combo[1] == "T" else "false")
-                a_pos = 1 if order == "a_first" else 2
-                true_pos = a_pos if a_fact == "true" else 3 - a_pos
-                paper = true_pos if a_fact != b_fact else 1
-                lik = a_pos if a_fact != b_fact else None
-                rows.append({"item_id": f"q{i}", "dataset": "nq", "evaluator": "smollm2", "b_author": "human",
-                             "combo": combo, "order": order, "a_fact": a_fact, "b_fact": b_fact, "status": "ok",
-                             "design": "answer" if a_fact != b_fact else "number", "choice": paper,
-                             "lik_choice": lik, "lik_choice_norm": lik})
-    df = pd.DataFrame(rows)
-    for c in ("choice", "lik_choice", "lik_choice_norm"):
-        df[c] = pd.array(df[c], dtype="Int64")
-    return pr.derive_preferences(df)
+    """The parsed reply always takes the true passage (passage 1 when both are alike); the likelihood
+    decides only the two-answer pairs (TF/FT) and takes the own passage there."""
+    return all_combo_pairs(n_items, paper=lambda a_pos, true_pos, asym: true_pos if asym else 1,
+                           lik=lambda a_pos, true_pos, asym: a_pos)
 
 
 def test_preference_findings_name_pair_types_and_give_the_likelihood_an_asymmetry_not_self_preference():

@@ -4,33 +4,17 @@ import matplotlib
 matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
 
 from lib.self_preference import likelihood as lk  # noqa: E402
 from lib.self_preference import pairwise as pr  # noqa: E402
 from lib.self_preference import report  # noqa: E402
 from lib.self_preference import tables as pt  # noqa: E402
+from tests.sp_pairs import all_combo_pairs  # noqa: E402
 
 
 def _pairs(n_items=5):
-    """Every question x TT/TF/FT/FF x both orders; the parsed reply always takes passage 1, the
-    likelihood (two-answer pairs only) takes the true passage."""
-    rows = []
-    for i in range(n_items):
-        for combo in pr.COMBOS:
-            for order in pr.ORDERS:
-                a_fact, b_fact = ("true" if combo[0] == "T" else "false"), ("true" if combo[1] == "T" else "false")
-                a_pos = 1 if order == "a_first" else 2
-                true_pos = a_pos if a_fact == "true" else 3 - a_pos
-                rows.append({"item_id": f"q{i}", "dataset": "nq", "evaluator": "e", "b_author": "human",
-                             "combo": combo, "order": order, "a_fact": a_fact, "b_fact": b_fact, "status": "ok",
-                             "design": "answer" if a_fact != b_fact else "number", "choice": 1, "method": "answer",
-                             "lik_choice": true_pos if a_fact != b_fact else None,
-                             "lik_choice_norm": true_pos if a_fact != b_fact else None})
-    df = pd.DataFrame(rows)
-    for c in ("choice", "lik_choice", "lik_choice_norm"):
-        df[c] = pd.array(df[c], dtype="Int64")
-    return pr.derive_preferences(df)
+    """The parsed reply always takes passage 1, the likelihood (two-answer pairs only) the true passage."""
+    return all_combo_pairs(n_items, paper=lambda a_pos, true_pos, asym: 1, lik=lambda a_pos, true_pos, asym: true_pos)
 
 
 def test_v1_tables_keep_the_papers_combinations():

@@ -12,7 +12,9 @@ counts the judgments behind them. Intervals and tests resample or model the unit
 """
 from __future__ import annotations
 
+import json
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -21,8 +23,11 @@ import pandas as pd
 
 from lib import config, stats
 
-COLUMNS = ["study", "notebook", "measure", "model", "n", "n_items", "n_judgments", "unit", "estimate", "ci_low",
-           "ci_high", "p", "p_adjusted", "pooled", "paper_value", "paper_model"]
+COLUMNS = ["study", "notebook", "measure_id", "measure", "model", "n", "n_items", "n_judgments", "unit", "estimate", "ci_low",
+           "ci_high", "p", "p_adjusted", "pooled", "smoke", "paper_value", "paper_model"]
+# results.json: what tools that read results need, one object per row
+RESULT_KEYS = ["study", "notebook", "measure_id", "model", "estimate", "ci_low", "ci_high", "n", "n_judgments",
+               "unit", "p", "p_adjusted", "pooled", "smoke", "measure"]
 STUDIES = {
     "self-preference": "Self-preference in RAG",
     "utility": "Utility judgments",
@@ -34,11 +39,12 @@ SMOKE_N = 30  # below this many independent units a row is a smoke test, not a f
 def finding(study: str, notebook: str, measure: str, model: str, n: int, estimate: float,
             ci_low: float | None = None, ci_high: float | None = None, p: float | None = None,
             paper_value: float | None = None, *, n_judgments: int | None = None, unit: str = "",
-            pooled: bool = False, paper_model: str | None = None) -> dict:
+            pooled: bool = False, paper_model: str | None = None, measure_id: str | None = None) -> dict:
     """One headline quantity, checked: a known study, whole counts (n = independent units, at most
     n_judgments); an interval that misses its estimate (possible for percentile bootstraps of a skewed
     statistic, or a swapped column) is warned about. A published value needs `paper_model` when the
-    paper's model is not the one measured."""
+    paper's model is not the one measured. `measure_id` is the stable, pivotable name (default: a
+    slug of the measure)."""
     if study not in STUDIES:
         raise ValueError(f"Unknown study {study!r}: use one of {sorted(STUDIES)}.")
     if int(n) != n or n < 0:
@@ -51,10 +57,16 @@ def finding(study: str, notebook: str, measure: str, model: str, n: int, estimat
         if not (float(ci_low) - 1e-9 <= est <= float(ci_high) + 1e-9):
             warnings.warn(f"{measure}: estimate {est} lies outside its interval [{ci_low}, {ci_high}].",
                           stacklevel=2)
-    return {"study": study, "notebook": notebook, "measure": measure, "model": model, "n": int(n),
+    return {"study": study, "notebook": notebook, "measure_id": measure_id or slug(measure), "measure": measure,
+            "model": model, "n": int(n),
             "n_items": int(n), "n_judgments": int(judgments), "unit": unit, "estimate": est,
             "ci_low": _num(ci_low), "ci_high": _num(ci_high), "p": _num(p), "p_adjusted": float("nan"),
-            "pooled": bool(pooled), "paper_value": _num(paper_value), "paper_model": paper_model or ""}
+            "pooled": bool(pooled), "smoke": int(n) < SMOKE_N, "paper_value": _num(paper_value), "paper_model": paper_model or ""}
+
+
+def slug(text: str) -> str:
+    """A stable identifier from readable text: lower case, runs of other characters as one '_'."""
+    return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
 
 
 def _num(value) -> float:
@@ -89,6 +101,8 @@ def collect(run_dir: Path) -> pd.DataFrame:
     frame["n_items"] = frame["n_items"].fillna(frame["n"])
     frame["n_judgments"] = frame["n_judgments"].fillna(frame["n_items"])
     frame[["n", "n_items", "n_judgments"]] = frame[["n", "n_items", "n_judgments"]].astype(int)
+    frame["measure_id"] = [m if isinstance(m, str) and m else slug(t) for m, t in zip(frame["measure_id"], frame["measure"])]
+    frame["smoke"] = frame["n_items"] < SMOKE_N  # recomputed: the rule counts units
     frame["pooled"] = frame["pooled"].astype(object).fillna(False).astype(bool)
     for col in ("unit", "paper_model"):
         frame[col] = frame[col].astype(object).fillna("").astype(str)
@@ -132,7 +146,7 @@ def _markdown(frame: pd.DataFrame) -> str:
     """The findings table as GitHub markdown (numbers to 3 significant digits, blanks for missing)."""
     def cell(v):
         if isinstance(v, (bool, np.bool_)):
-            return "pooled" if v else ""
+            return "yes" if v else ""
         if isinstance(v, float):
             return "" if math.isnan(v) else f"{v:.3g}"
         return str(v)
@@ -141,17 +155,20 @@ def _markdown(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def summarize(run_dir: Path, run_name: str | None = None) -> tuple[Path, Path]:
-    """Write findings.csv and README.md of a run; returns their paths."""
+def summarize(run_dir: Path, run_name: str | None = None) -> tuple[Path, Path, Path]:
+    """Write findings.csv, results.json and README.md of a run; returns their paths."""
     run_dir = Path(run_dir)
     frame = collect(run_dir)
     csv_path = run_dir / "findings.csv"
     frame.to_csv(csv_path, index=False)
+    json_path = run_dir / "results.json"
+    records = frame[RESULT_KEYS].astype(object).where(frame[RESULT_KEYS].notna(), None).to_dict("records")
+    json_path.write_text(json.dumps(records, indent=1, default=_plain) + "\n", encoding="utf-8")
     name = run_name or run_dir.name
     text = [f"# Findings of run `{name}`", "",
             "One row per headline quantity: estimate with its 95% interval, n and, where a test applies, "
             "its p-value; `paper_value` is the published number where one exists, `paper_model` the "
-            "paper's model behind it.", "",
+            "paper's model behind it; `measure_id` is a stable name to pivot on (also in `results.json`).", "",
             "`n` counts independent units (`n_items`: the `unit` column says which: question, item or "
             "pair); `n_judgments` counts the judgments behind them. Where one unit gives several "
             "judgments, the 95% interval is a percentile cluster bootstrap (the unit resampled with "
@@ -159,12 +176,21 @@ def summarize(run_dir: Path, run_name: str | None = None) -> tuple[Path, Path]:
             "judgment, a Wilson interval and binomial test or a paired t-test over units. `p_adjusted` "
             "is Holm's correction over all tested rows of one study in this run; rows marked `pooled` "
             "repeat other rows' data (all datasets at once) and are left out of that family. Rows "
-            f"with n < {SMOKE_N} units are smoke tests, not findings.", ""]
+            f"with n < {SMOKE_N} units are smoke tests, not findings: they are listed apart below.", ""]
     for study in STUDIES:
         rows = frame[frame["study"] == study]
         if len(rows):
             text.append("- " + study_sentence(study, rows))
-    text += ["", _markdown(frame), ""]
+    findings_rows, smoke_rows = frame[~frame["smoke"]], frame[frame["smoke"]]
+    text += ["", f"## Findings (n >= {SMOKE_N} units)", "",
+             _markdown(findings_rows) if len(findings_rows) else "None in this run.", "",
+             f"## Smoke rows (n < {SMOKE_N} units: the pipeline runs, nothing more)", "",
+             _markdown(smoke_rows) if len(smoke_rows) else "None.", ""]
     md_path = run_dir / "README.md"
     md_path.write_text("\n".join(text), encoding="utf-8")
-    return csv_path, md_path
+    return csv_path, md_path, json_path
+
+
+def _plain(value):
+    """JSON for numpy scalars."""
+    return value.item() if hasattr(value, "item") else str(value)

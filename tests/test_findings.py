@@ -33,14 +33,21 @@ def test_record_replaces_a_notebooks_rows_and_summary_renders_them(runs):
                                                  0.4, 0.2, 0.6, p=0.001)])
     findings.record("r", "13", [findings.finding("rewardbench", "13", "accuracy", "m", 12, 0.5, 0.3, 0.7,
                                                  p=0.9, paper_value=0.78)])
-    csv_path, md_path = findings.summarize(runs / "r")
+    csv_path, md_path, json_path = findings.summarize(runs / "r")
     table = pd.read_csv(csv_path)
     assert list(table.columns) == findings.COLUMNS
     assert list(table["measure"]) == ["human minus self", "accuracy"]
     text = md_path.read_text()
     assert "1 of the 1 tested differ from their null at Holm-adjusted p < 0.05 (human minus self (m) = 0.4" in text
     assert "Reward models in RAG: every quantity has fewer than 30 independent units" in text
-    assert "| rewardbench | 13 | accuracy | m | 12 | 12 | 12 |  | 0.5 | 0.3 | 0.7 | 0.9 | 0.9 |  | 0.78 |  |" in text
+    assert "| rewardbench | 13 | accuracy | accuracy | m | 12 | 12 | 12 |  | 0.5 | 0.3 | 0.7 | 0.9 | 0.9 |  | yes | 0.78 |  |" in text
+    # findings and smoke rows apart; results.json carries the same rows for tools
+    assert text.index("## Findings (n >= 30 units)") < text.index("| human minus self |") < text.index("## Smoke rows")
+    assert text.index("## Smoke rows") < text.index("| accuracy |")
+    import json
+    results = json.loads(json_path.read_text())
+    assert [(r["measure_id"], r["n"], r["smoke"]) for r in results] == [("human_minus_self", 120, False), ("accuracy", 12, True)]
+    assert results[0]["p_adjusted"] == pytest.approx(0.001) and results[1]["pooled"] is False
     assert "Holm's correction over all tested rows of one study" in text and "cluster bootstrap" in text
 
 
@@ -53,7 +60,7 @@ def test_holm_within_study_leaves_pooled_rows_out_and_smoke_counts_units(runs):
     rb = [findings.finding("rewardbench", "13", "accuracy", "m", 12, 0.6, 0.5, 0.7, p=0.02, n_judgments=400)]
     findings.record("h", "06", sp)
     findings.record("h", "13", rb)
-    csv_path, md_path = findings.summarize(runs / "h")
+    csv_path, md_path, json_path = findings.summarize(runs / "h")
     table = pd.read_csv(csv_path).set_index("measure")
     assert table.loc[["rate 0", "rate 1", "rate 2"], "p_adjusted"].tolist() == pytest.approx([0.03, 0.06, 0.06])
     assert math.isnan(table.loc["rate all", "p_adjusted"]) and bool(table.loc["rate all", "pooled"])
@@ -75,7 +82,7 @@ def test_findings_files_of_older_runs_still_collect(runs):
 
 def test_summary_of_a_run_without_findings_is_an_empty_table(runs):
     (runs / "empty").mkdir(parents=True)
-    csv_path, _ = findings.summarize(runs / "empty")
+    csv_path, _, _ = findings.summarize(runs / "empty")
     assert pd.read_csv(csv_path).empty
 
 

@@ -138,7 +138,7 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
     that many pairs can tell."""
     from statsmodels.stats.proportion import proportion_confint
 
-    from lib.findings import finding
+    from lib.findings import finding, slug
 
     rows = []
     for rm, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
@@ -152,7 +152,7 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
                             f"judge overall accuracy, paper's category weights ({method})", parsed.target,
                             len(res), w["estimate"], None if pd.isna(lo) else lo, None if pd.isna(hi) else hi,
                             None, (paper_values or {}).get(res["spec"].iloc[0]), n_judgments=2 * len(res),
-                            unit="pair"))
+                            unit="pair", measure_id=f"judge_overall_accuracy.{slug(method)}"))
     return rows
 
 

@@ -277,7 +277,7 @@ def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_point
     """Human-minus-self rating difference per dataset x evaluator x setting x factuality x method
     (rows of `human_minus_self_methods`); `specs` maps author names to evaluator specs. One
     difference per item (paired t over items); dataset "all" rows repeat the others: pooled."""
-    from lib.findings import finding
+    from lib.findings import finding, slug
 
     rows = []
     for r in hms.to_dict("records"):
@@ -288,7 +288,8 @@ def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_point
             rows.append(finding("self-preference", notebook, measure, specs.get(r["evaluator"], r["evaluator"]),
                                 r[f"n_{fact}"], r[f"diff_{fact}"], _opt(r[f"ci_low_{fact}"]),
                                 _opt(r[f"ci_high_{fact}"]), _opt(r[f"p_{fact}"]),
-                                (paper_values or {}).get(measure), unit="item", pooled=r["dataset"] == "all"))
+                                (paper_values or {}).get(measure), unit="item", pooled=r["dataset"] == "all",
+                                measure_id=f"human_minus_self.{r['dataset']}.{r['setting']}.self_{fact}.{slug(r['method'])}"))
     return rows
 
 
@@ -327,7 +328,7 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
     pair types it covers. The paper's self-preference needs every combination the paper's method was
     asked on; the likelihood decides only pairs with two answer strings (no TT), so for it the
     self-related quantity is the TF-minus-FT asymmetry, given for every method on TF/FT pairs."""
-    from lib.findings import finding
+    from lib.findings import finding, slug
 
     from .tables import UNIT, question_ids, rate_cell
 
@@ -347,10 +348,12 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
                 measure = f"{label} ({method}; {pair_types(ok)} pairs)"
                 rows.append(finding("self-preference", notebook, measure, model, c["n_items"], c["rate"],
                                     _opt(c["ci_low"]), _opt(c["ci_high"]), _opt(c["p"]),
-                                    (paper_values or {}).get(measure), n_judgments=c["n"], unit=UNIT))
+                                    (paper_values or {}).get(measure), n_judgments=c["n"], unit=UNIT,
+                                    measure_id=f"{slug(label)}.{slug(method)}"))
             a = asymmetry(g)
             measure = f"{ASYMMETRY_LABEL} ({method}; TF/FT pairs)"
             rows.append(finding("self-preference", notebook, measure, model, a["n_items"], a["estimate"],
                                 _opt(a["ci_low"]), _opt(a["ci_high"]), _opt(a["p"]),
-                                (paper_values or {}).get(measure), n_judgments=a["n_judgments"], unit=UNIT))
+                                (paper_values or {}).get(measure), n_judgments=a["n_judgments"], unit=UNIT,
+                                measure_id=f"tf_minus_ft_asymmetry.{slug(method)}"))
     return rows

@@ -42,6 +42,19 @@ def test_method_views_and_the_stacked_table_count_the_same_questions():
     assert list(none) == ["paper (parsed reply)"] and no_agreement is None
 
 
+def test_preference_table_offers_the_gee_beside_the_bootstrap():
+    rng = np.random.default_rng(2)
+    p = _pairs(40)
+    lean = rng.beta(1, 1, 40)  # each question its own pull towards passage 1
+    first = rng.random(len(p)) < np.repeat(lean, 8)
+    p = pr.derive_preferences(p.assign(choice=pd.array(np.where(first, 1, 2), dtype="Int64")))
+    boot = pt.preference_table(p, ["evaluator"], prefs=("order",)).iloc[0]
+    gee = pt.preference_table(p, ["evaluator"], prefs=("order",), method="gee").iloc[0]
+    assert boot["order_rate"] == gee["order_rate"] and boot["order_n_items"] == 40
+    assert abs(boot["order_ci_low"] - gee["order_ci_low"]) < 0.04
+    assert abs(boot["order_ci_high"] - gee["order_ci_high"]) < 0.04
+
+
 def test_figure3_uses_the_tables_clustered_intervals():
     by_combo = pt.preference_table(_pairs(), ["dataset", "evaluator", "combo"], prefs=("self",))
     fig = report.self_by_combo_figure(by_combo, pr.COMBOS)

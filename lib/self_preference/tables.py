@@ -160,16 +160,17 @@ def question_ids(frame: pd.DataFrame) -> pd.Series:
     return ds + "|" + frame["item_id"].astype(str)
 
 
-def rate_cell(values: pd.Series, clusters=None, seed: int = 0) -> dict:
+def rate_cell(values: pd.Series, clusters=None, seed: int = 0, method: str = "auto") -> dict:
     """Share of True among the non-missing values: n judgments, n_items units (`clusters`, one label
-    per value; None = each value its own unit), interval and p against 0.5 from the clustered test."""
+    per value; None = each value its own unit), interval and p against 0.5 from the clustered test
+    (`method` as in `lib.stats.clustered_mean`: "auto", "bootstrap" or "gee")."""
     keep = values.notna().to_numpy()
     v = values[keep].astype(bool).astype(float).to_numpy()
     n, k = len(v), int(v.sum())
     if n == 0:
         return {"n": 0, "n_items": 0, "k": 0, "rate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan}
     units = None if clusters is None else np.asarray(clusters, dtype=object)[keep]
-    c = stats.clustered_mean(v, units, null=0.5, seed=seed)
+    c = stats.clustered_mean(v, units, null=0.5, seed=seed, method=method)
     return {"n": n, "n_items": c["n_items"], "k": k, "rate": k / n, "ci_low": c["ci_low"],
             "ci_high": c["ci_high"], "p": c["p"]}
 
@@ -179,13 +180,14 @@ _PREF_COUNTS = ["n_pairs", "n_missing", "n_same_answer", "n_unparsed", "n_valid"
 _PREF_STATS = ["n", "n_items", "k", "rate", "ci_low", "ci_high", "p", "debiased"]
 
 
-def preference_table(pairs: pd.DataFrame, by, prefs=("self", "order", "fact")) -> pd.DataFrame:
+def preference_table(pairs: pd.DataFrame, by, prefs=("self", "order", "fact"), method: str = "auto") -> pd.DataFrame:
     """Self / order / factual preference per group (v2 Table 3 caption), with counts and intervals.
 
     self = share choosing passage A over both orders and all combos; order = share choosing the first
     passage; fact = share choosing the true passage among factuality-asymmetric pairs. `*_debiased`
-    averages the rate over the two orders (beyond the paper). Holm correction is over all cells of
-    each preference column.
+    averages the rate over the two orders (beyond the paper). `*_n` counts valid pairs, `*_n_items`
+    questions; intervals and p resample questions (`method="gee"`: a GEE instead). Holm correction is
+    over all cells of each preference column.
     """
     by = list(by)
     rows = []
@@ -198,7 +200,7 @@ def preference_table(pairs: pd.DataFrame, by, prefs=("self", "order", "fact")) -
                     "n_valid": int(g["valid"].sum()),
                     "n_number_fallback": int((g["method"] == "number_fallback").sum())})
         for pref in prefs:
-            cell = rate_cell(g[PREFS[pref]], question_ids(g))
+            cell = rate_cell(g[PREFS[pref]], question_ids(g), method=method)
             row.update({f"{pref}_{k}": v for k, v in cell.items()})
             row[f"{pref}_debiased"] = debiased_rate(g, PREFS[pref])
         rows.append(row)

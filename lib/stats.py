@@ -113,30 +113,9 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
     rng = np.random.default_rng(seed)
     if null is None and contrast is not None:
         null = 0.0
-    estimates, boots, devs = [], [], []
-    for h in range(int(strat.max()) + 1):
-        in_h = strat == h
-        groups = [np.ones(len(v), bool)] if sign is None else [sign > 0, sign < 0]
-        # clusters of this stratum, renumbered 0..k-1
-        local = pd.factorize(codes[in_h])[0]
-        parts = [_cluster_sums(v[in_h], local, g[in_h]) for g in groups]
-        k = len(np.unique(local))
-        draws = rng.multinomial(k, np.full(k, 1.0 / k), size=n_boot)  # cluster multiplicities
-        means = [s.sum() / c.sum() if c.sum() else np.nan for s, c in parts]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            bmeans = [(draws @ s) / (draws @ c) for s, c in parts]
-        est = means[0] if sign is None else means[0] - means[1]
-        boot = bmeans[0] if sign is None else bmeans[0] - bmeans[1]
-        # each cluster's share of (estimate - null): sums to the estimate's deviation
-        if sign is None:
-            dev = (parts[0][0] - (null if null is not None else est) * parts[0][1]) / parts[0][1].sum()
-        else:
-            pooled = (parts[0][0].sum() + parts[1][0].sum()) / (parts[0][1].sum() + parts[1][1].sum())
-            dev = ((parts[0][0] - pooled * parts[0][1]) / max(parts[0][1].sum(), 1e-300)
-                   - (parts[1][0] - pooled * parts[1][1]) / max(parts[1][1].sum(), 1e-300))
-        estimates.append(est)
-        boots.append(boot)
-        devs.append(dev)
+    parts = [_stratum(v[strat == h], codes[strat == h], None if sign is None else sign[strat == h], null, rng, n_boot)
+             for h in range(int(strat.max()) + 1)]
+    estimates, boots, devs = zip(*parts)
     w = np.ones(1) if strata is None else np.array([float((weights or {}).get(name, 1.0 if weights is None else 0.0))
                                                      for name in stratum_names])
     est = float(np.sum(w * np.array(estimates)) / w.sum()) if w.sum() else np.nan
@@ -152,6 +131,26 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
         flipped = np.abs(rng.choice([-1.0, 1.0], size=(n_boot, len(d))) @ d)
         out["p"] = float((1 + np.sum(flipped >= abs(d.sum()) - 1e-12)) / (n_boot + 1))
     return out
+
+
+def _stratum(v: np.ndarray, codes: np.ndarray, sign, null, rng, n_boot: int) -> tuple:
+    """One stratum of `cluster_bootstrap`: (estimate, bootstrap estimates, each cluster's share of
+    estimate - null). The estimate is the mean, or with `sign` the +1 group's mean minus the -1's."""
+    groups = [np.ones(len(v), bool)] if sign is None else [sign > 0, sign < 0]
+    local = pd.factorize(codes)[0]  # this stratum's clusters as 0..k-1
+    sums = [_cluster_sums(v, local, g) for g in groups]
+    k = int(local.max()) + 1
+    draws = rng.multinomial(k, np.full(k, 1.0 / k), size=n_boot)  # how often each cluster is drawn
+    means = [s.sum() / c.sum() if c.sum() else np.nan for s, c in sums]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot = [(draws @ s) / (draws @ c) for s, c in sums]
+    if sign is None:
+        center = null if null is not None else means[0]
+        return means[0], boot[0], (sums[0][0] - center * sums[0][1]) / sums[0][1].sum()
+    # under the null both groups share one mean: each cluster's part of the difference from it
+    pooled = (sums[0][0].sum() + sums[1][0].sum()) / (sums[0][1].sum() + sums[1][1].sum())
+    dev = [(s - pooled * c) / max(c.sum(), 1e-300) for s, c in sums]
+    return means[0] - means[1], boot[0] - boot[1], dev[0] - dev[1]
 
 
 def gee_mean(values, clusters, null: float | None = None, binary: bool | None = None,

@@ -39,14 +39,15 @@ def _errorbars(ax, frame: pd.DataFrame, x: str, hue: str, y: str, low: str, high
 def pointwise_scores_figure(ratings: pd.DataFrame):
     """Mean parsed score and mean reply-token expected score per author, factuality and setting, with
     95% intervals that resample items."""
-    names = {"score": "parsed score (paper)", "expected_score": EXPECTED_SCORE_NAMES["expected_score"]}
+    # short panel titles: the full name of the reply-token expected score is in EXPECTED_SCORE_NAMES
+    names = {"score": "parsed score", "expected_score": "reply-token expected score"}
     long = ratings.melt(id_vars=["evaluator", "setting", "factuality", "author", "item_id"],
                         value_vars=list(names), var_name="measure", value_name="value").replace({"measure": names})
     # units: the 95% bootstrap resamples items (an item gives one rating per evaluator and bar)
     g = sns.catplot(data=long, x="author", y="value", hue="factuality", row="setting", col="measure",
                     kind="bar", errorbar=("ci", 95), units="item_id", seed=0, height=2.8, aspect=1.4)
     g.set(ylim=(0, 5.2))
-    g.set_titles("{row_name} prompt | {col_name}")
+    g.set_titles("{row_name}: {col_name}")
     return g.figure
 
 

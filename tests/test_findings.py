@@ -21,6 +21,10 @@ def test_finding_checks_its_fields():
         findings.finding("other", "10", "F1", "m", 40, 0.5)
     with pytest.raises(ValueError, match="whole number"):
         findings.finding("utility", "10", "F1", "m", 2.5, 0.5)
+    row = findings.finding("self-preference", "06", "rate", "m", 40, 0.5, n_judgments=320, unit="question")
+    assert (row["n"], row["n_items"], row["n_judgments"], row["unit"]) == (40, 40, 320, "question")
+    with pytest.raises(ValueError, match="n_judgments"):  # fewer judgments than units cannot be
+        findings.finding("self-preference", "06", "rate", "m", 40, 0.5, n_judgments=39)
 
 
 def test_record_replaces_a_notebooks_rows_and_summary_renders_them(runs):
@@ -29,19 +33,56 @@ def test_record_replaces_a_notebooks_rows_and_summary_renders_them(runs):
                                                  0.4, 0.2, 0.6, p=0.001)])
     findings.record("r", "13", [findings.finding("rewardbench", "13", "accuracy", "m", 12, 0.5, 0.3, 0.7,
                                                  p=0.9, paper_value=0.78)])
-    csv_path, md_path = findings.summarize(runs / "r")
+    csv_path, md_path, json_path = findings.summarize(runs / "r")
     table = pd.read_csv(csv_path)
     assert list(table.columns) == findings.COLUMNS
     assert list(table["measure"]) == ["human minus self", "accuracy"]
     text = md_path.read_text()
-    assert "1 of the 1 tested differ from their null at p < 0.05 (human minus self (m) = 0.4" in text
-    assert "Reward models in RAG: every quantity has n < 30, so this run is a smoke test" in text
-    assert "| rewardbench | 13 | accuracy | m | 12 | 0.5 | 0.3 | 0.7 | 0.9 | 0.78 |" in text
+    assert "1 of the 1 tested differ from their null at Holm-adjusted p < 0.05 (human minus self (m) = 0.4" in text
+    assert "Reward models in RAG: every quantity has fewer than 30 independent units" in text
+    assert "| rewardbench | 13 | accuracy | accuracy | m | 12 | 12 | 12 |  | 0.5 | 0.3 | 0.7 | 0.9 | 0.9 |  | yes | 0.78 |  |" in text
+    # findings and smoke rows apart; results.json carries the same rows for tools
+    assert text.index("## Findings (n >= 30 units)") < text.index("| human minus self |") < text.index("## Smoke rows")
+    assert text.index("## Smoke rows") < text.index("| accuracy |")
+    import json
+    results = json.loads(json_path.read_text())
+    assert [(r["measure_id"], r["n"], r["smoke"]) for r in results] == [("human_minus_self", 120, False), ("accuracy", 12, True)]
+    assert results[0]["p_adjusted"] == pytest.approx(0.001) and results[1]["pooled"] is False
+    assert "Holm's correction over all tested rows of one study" in text and "cluster bootstrap" in text
+
+
+def test_holm_within_study_leaves_pooled_rows_out_and_smoke_counts_units(runs):
+    sp = [findings.finding("self-preference", "06", f"rate {i}", "m", 40, 0.6, 0.5, 0.7, p=p,
+                           n_judgments=320, unit="question") for i, p in enumerate((0.01, 0.04, 0.03))]
+    sp.append(findings.finding("self-preference", "06", "rate all", "m", 80, 0.6, 0.5, 0.7, p=0.001,
+                               n_judgments=640, unit="question", pooled=True))
+    # 400 judgments of 12 pairs: a smoke test however many judgments it has
+    rb = [findings.finding("rewardbench", "13", "accuracy", "m", 12, 0.6, 0.5, 0.7, p=0.02, n_judgments=400)]
+    findings.record("h", "06", sp)
+    findings.record("h", "13", rb)
+    csv_path, md_path, json_path = findings.summarize(runs / "h")
+    table = pd.read_csv(csv_path).set_index("measure")
+    assert table.loc[["rate 0", "rate 1", "rate 2"], "p_adjusted"].tolist() == pytest.approx([0.03, 0.06, 0.06])
+    assert math.isnan(table.loc["rate all", "p_adjusted"]) and bool(table.loc["rate all", "pooled"])
+    assert table.loc["accuracy", "p_adjusted"] == pytest.approx(0.02)  # its own study, its own family
+    text = md_path.read_text()
+    assert "1 of the 3 tested differ from their null at Holm-adjusted p < 0.05 (rate 0 (m) = 0.6, Holm p = 0.03)" in text
+    assert "Reward models in RAG: every quantity has fewer than 30 independent units" in text
+
+
+def test_findings_files_of_older_runs_still_collect(runs):
+    folder = runs / "old" / "findings"
+    folder.mkdir(parents=True)
+    pd.DataFrame([{"study": "utility", "notebook": "10", "measure": "F1", "model": "m", "n": 40,
+                   "estimate": 0.5, "ci_low": 0.4, "ci_high": 0.6, "p": 0.01, "paper_value": None}]
+                 ).to_csv(folder / "10.csv", index=False)
+    row = findings.collect(runs / "old").iloc[0]
+    assert (row["n_items"], row["n_judgments"], row["p_adjusted"]) == (40, 40, 0.01)
 
 
 def test_summary_of_a_run_without_findings_is_an_empty_table(runs):
     (runs / "empty").mkdir(parents=True)
-    csv_path, _ = findings.summarize(runs / "empty")
+    csv_path, _, _ = findings.summarize(runs / "empty")
     assert pd.read_csv(csv_path).empty
 
 
@@ -75,6 +116,7 @@ def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
     assert pooled["n"] == 8 and pooled["estimate"] == pytest.approx((human - model).mean())
     assert pooled["p"] == pytest.approx(sps.ttest_rel(human, model).pvalue, rel=1e-3, abs=1e-12)
     assert pooled["ci_low"] <= pooled["estimate"] <= pooled["ci_high"]
+    assert pooled["pooled"] and not found["PPL human minus model (nq, paired t)"]["pooled"]
 
 
 def test_utility_findings_use_the_papers_set_f1_and_count_unreadable_replies():
@@ -89,5 +131,6 @@ def test_utility_findings_use_the_papers_set_f1_and_count_unreadable_replies():
     p, r = (1.0 + 0.5 + 0.0) / 3, (1.0 + 1.0 + 0.0) / 3
     assert f1["n"] == 3 and f1["estimate"] == pytest.approx(100 * 2 * p * r / (p + r))
     assert f1["paper_value"] == 64.14  # ChatGPT's NQ utility cell of Table 2, for reference
+    assert f1["paper_model"] == "ChatGPT (gpt-3.5-turbo-1106)" and f1["unit"] == "question"
     bad = rows["unreadable replies % (utility, listwise-set)"]
     assert bad["n"] == 4 and bad["estimate"] == pytest.approx(25.0) and bad["ci_low"] < 25 < bad["ci_high"]

@@ -17,6 +17,7 @@ from lib.self_preference import pairwise as pr
 from lib.self_preference import tables as pt
 from lib.self_preference.bank import load_bank
 from lib.models.specs import parse_spec
+from tests.sp_pairs import all_combo_pairs
 
 FIX = Path(__file__).parent / "fixtures" / "sp2"
 
@@ -92,8 +93,8 @@ def test_rating_agreement_and_method_table():
     assert 0.9 < a["pearson_r"] < 1.0
     t = lk.method_table(r).iloc[0]
     assert t["paper (parsed reply): n"] == 5 and t["paper (parsed reply): mean"] == pytest.approx(3.0)
-    assert t["likelihood argmax: n"] == 6 and t["likelihood argmax: mean"] == pytest.approx(16 / 6)
-    assert t["likelihood expected: ci_low"] < t["likelihood expected: mean"] < t["likelihood expected: ci_high"]
+    assert t["next-token argmax after ###: n"] == 6 and t["next-token argmax after ###: mean"] == pytest.approx(16 / 6)
+    assert t["next-token expected score after ###: ci_low"] < t["next-token expected score after ###: mean"] < t["next-token expected score after ###: ci_high"]
 
 
 def test_human_minus_self_under_both_methods_and_findings_rows():
@@ -107,7 +108,7 @@ def test_human_minus_self_under_both_methods_and_findings_rows():
     paper = hms[hms["method"] == "paper (parsed reply)"].iloc[0]
     assert paper["diff_true"] == pytest.approx(1.25) and paper["n_true"] == 4
     assert paper["ci_low_true"] < 1.25 < paper["ci_high_true"] and 0 < paper["p_true"] < 1
-    expected = hms[hms["method"] == "likelihood expected"].iloc[0]
+    expected = hms[hms["method"] == "next-token expected score after ###"].iloc[0]
     assert expected["diff_true"] == pytest.approx(np.mean([4.2, 4.8, 4.1, 3.5]) - np.mean([3.1, 3.3, 2.0, 2.9]))
     found = lk.pointwise_findings(hms, {"e": "local:e"})
     assert len(found) == 3  # no self-false passages: those cells have n = 0 and give no row
@@ -161,10 +162,31 @@ def test_choice_agreement_counts_only_pairs_both_decided(pairs):
     assert (a["n_parsed"], a["n_both"], a["agree"]) == (3, 2, 0.5)
     b = lk.choice_agreement(p, variant="per_word").iloc[0]
     assert (b["n_both"], b["agree"]) == (3, 1.0)
+
+
+def _synthetic_pairs(n_items=6):
+    """The parsed reply always takes the true passage (passage 1 when both are alike); the likelihood
+    decides only the two-answer pairs (TF/FT) and takes the own passage there."""
+    return all_combo_pairs(n_items, paper=lambda a_pos, true_pos, asym: true_pos if asym else 1,
+                           lik=lambda a_pos, true_pos, asym: a_pos)
+
+
+def test_preference_findings_name_pair_types_and_give_the_likelihood_an_asymmetry_not_self_preference():
+    p = _synthetic_pairs()
     views = {"paper (parsed reply)": p, "likelihood sum": lk.likelihood_view(p)}
-    rows = lk.preference_findings(views, {"smollm2": "local:smollm2"})
-    assert len(rows) == 6 and rows[0]["n"] == 3 and rows[3]["n"] == 3
-    assert rows[3]["estimate"] == pytest.approx((p["lik_choice"].dropna() == 1).eq(p["order"].loc[p["lik_choice"].notna()] == "a_first").mean())
+    rows = {r["measure"]: r for r in lk.preference_findings(views, {"smollm2": "local:smollm2"})}
+    paper_self = rows["self-preference rate (paper (parsed reply); TT/TF/FT/FF pairs)"]
+    assert (paper_self["n"], paper_self["n_judgments"], paper_self["unit"]) == (6, 48, "question")
+    assert not any(m.startswith("self-preference rate (likelihood") for m in rows)  # no TT pairs decided
+    # paper: always the true passage -> P(true | TF) - P(true | FT) = 0; likelihood: always its own -> 1 - 0
+    assert rows["TF-minus-FT asymmetry of factual choice (paper (parsed reply); TF/FT pairs)"]["estimate"] == 0
+    lik = rows["TF-minus-FT asymmetry of factual choice (likelihood sum; TF/FT pairs)"]
+    assert (lik["estimate"], lik["n"], lik["n_judgments"]) == (1.0, 6, 24)
+    assert lik["p"] == pytest.approx(2 / 2 ** 6, abs=0.015)  # 6 questions, all one way: sign-flip p = 2/64
+    first = rows["first-position rate (likelihood sum; TF/FT pairs)"]
+    assert first["estimate"] == 0.5 and first["n"] == 6
+    planted = p.assign(combo=p["combo"].replace({"FT": "TF"}))  # no FT pair left: no asymmetry to measure
+    assert np.isnan(lk.asymmetry(planted)["estimate"])
 
 
 def test_logprob_judge_uses_option_logprobs_and_agreement(scripted_model):

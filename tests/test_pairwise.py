@@ -138,7 +138,10 @@ def test_always_first_reader_gives_full_order_and_half_self_preference(bank, rul
     assert (table["self_rate"] == 0.5).all()
     assert (table["fact_rate"] == 0.5).all()
     assert (table["self_debiased"] == 0.5).all()
-    assert (table["order_p_holm"] >= table["order_p"]).all()
+    if len(items) < 2:  # one question is one unit: nothing to test
+        assert table["order_p"].isna().all() and (table["order_n_items"] == 1).all()
+    else:  # every pair of the two questions says "first": two questions can do no better than p = 2/4
+        assert (table["order_p_holm"] >= table["order_p"]).all() and (table["order_p"] > 0.3).all()
     assert (table["n_valid"] == len(items) * 4 * 2).all()
 
 

@@ -54,6 +54,23 @@ def test_accuracy_table_levels_and_cis():
     assert list(table.columns[-1]) == ["Overall", ""]
 
 
+def test_equal_samples_per_category_average_with_the_papers_counts():
+    rows = [{"rm": "r", "kind": "implicit", "id": f"{cat}{i}", "category": cat, "group": grp,
+             "subset": f"{cat}-nq", "correct": ok} for cat, grp, ok in
+            (("helpful", "Helpful", 1.0), ("reason", "Helpful", 0.0), ("conflict", "Harmless", 0.0))
+            for i in range(10)]
+    long = M.accuracy_table(pd.DataFrame(rows)).set_index(["level", "name"])
+    n = PUBLISHED_COUNTS
+    # 10 pairs each, but helpful stands for 262 published pairs, reason 306, conflict 184
+    assert long.loc[("group", "Helpful"), "accuracy"] == pytest.approx(n["helpful"] / (n["helpful"] + n["reason"]))
+    overall = n["helpful"] / (n["helpful"] + n["reason"] + n["conflict"])
+    assert long.loc[("overall", "Overall"), "accuracy"] == pytest.approx(overall)
+    assert long.loc[("overall", "Overall"), "accuracy"] != pytest.approx(1 / 3)  # the sample's mean
+    assert long.loc[("overall", "Overall"), "n"] == 30
+    # every category is all right or all wrong: resampling pairs within categories cannot move it
+    assert long.loc[("overall", "Overall"), "ci_low"] == pytest.approx(overall)
+
+
 def test_judge_table_position_and_unparsed():
     res = pd.DataFrame({"rm": "judge:x", "kind": "judge", "correct": [1.0, 0.5, 0.5, 0.0],
                         "unparsed": [0, 0, 1, 2], "consistent": [1.0, 0.0, np.nan, np.nan],
@@ -158,16 +175,23 @@ def test_best_of_n_pick_and_gain(scripted_model):
     assert np.isnan(bon.accuracy_gain_correlation(pd.DataFrame({"accuracy": [0.5, 0.7], "gain": [0.0, 0.1]}))["pearson_r"])
 
 
-def test_judge_finding_interval_is_over_verdicts_not_collapsed():
-    import pandas as pd
-
+def test_judge_finding_counts_pairs_weighs_categories_and_never_collapses():
     from lib.rewardbench.study import judge_findings
 
     # a judge that always names position 1: every pair scores exactly 0.5
     res = pd.DataFrame({"kind": "judge", "rm": "j", "spec": "judge:local:smollm2;logprob", "correct": [0.5] * 30,
-                        "consistent": [False] * 30, "unparsed": [0] * 30, "n_first": [2] * 30})
+                        "consistent": [False] * 30, "unparsed": [0] * 30, "n_first": [2] * 30,
+                        "id": [f"p{i}" for i in range(30)], "category": "helpful"})
     row = judge_findings(res)[0]
-    assert row["n"] == 30 and row["estimate"] == 0.5
-    assert row["ci_low"] < 0.40 and row["ci_high"] > 0.60  # Wilson over 60 verdicts, not [0.5, 0.5]
+    assert (row["n"], row["n_judgments"], row["unit"], row["estimate"]) == (30, 60, "pair", 0.5)
+    assert row["ci_low"] < 0.35 and row["ci_high"] > 0.65  # Wilson over 30 pairs, not [0.5, 0.5]
     none = judge_findings(res.assign(correct=0.0))[0]
-    assert none["ci_low"] == 0.0 and 0.03 < none["ci_high"] < 0.1
+    assert none["ci_low"] == 0.0 and 0.08 < none["ci_high"] < 0.15
+    # ten pairs per category sampled equally: the overall weighs categories as the paper's counts do
+    mixed = pd.concat([res.head(10).assign(category="helpful", correct=1.0),
+                       res.iloc[10:20].assign(category="conflict", correct=0.0),
+                       res.tail(10).assign(category="conflict", correct=[1.0, 0.0] * 5)])
+    row = judge_findings(mixed)[0]
+    n = PUBLISHED_COUNTS
+    assert row["estimate"] == pytest.approx((n["helpful"] + 0.25 * n["conflict"]) / (n["helpful"] + n["conflict"]))
+    assert row["ci_low"] < row["estimate"] < row["ci_high"]

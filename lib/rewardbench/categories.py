@@ -20,6 +20,13 @@ PUBLISHED_COUNTS = {
 }
 
 
+def category_weights(sample_counts: dict) -> dict:
+    """Weight of each category in group and overall averages: the paper's count (Table 4) for its six
+    categories, so equal-sized samples per category average as the paper's Overall does; the sample
+    count for any other category."""
+    return {c: float(PUBLISHED_COUNTS.get(c, n)) for c, n in sample_counts.items()}
+
+
 class CategoryError(DataError):
     """A pair whose category cannot be told from its subset or file name."""
 

@@ -1,17 +1,20 @@
 """Accuracy tables of reward models: per subset, category, group and overall, as in Table 2.
 
 Table 2's averages are weighted by example counts: a category is the count-weighted mean of its
-subsets, Helpful / Harmless the count-weighted mean of their categories, Overall of both groups.
-Every accuracy carries a 95% percentile-bootstrap interval over its pairs (`lib.stats.bootstrap_ci`,
-2000 resamples, seed 0) - beyond the paper, which reports none.
+subsets; Helpful / Harmless and Overall weigh their categories by the paper's category counts
+(Table 4, `categories.category_weights`), so a sample with equally many pairs per category averages
+as the paper's full benchmark does. The pair is the unit (a judge's two orders are one pair): every
+accuracy carries a 95% percentile bootstrap interval over pairs, resampled within each category for
+the weighted averages (`lib.stats.cluster_bootstrap`, 2000 resamples, seed 0) - beyond the paper,
+which reports none.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from lib.rewardbench.categories import CATEGORIES, GROUPS
-from lib.stats import bootstrap_ci
+from lib.rewardbench.categories import CATEGORIES, GROUPS, category_weights
+from lib.stats import bootstrap_ci, cluster_bootstrap
 
 LEVELS = ("subset", "category", "group", "overall")
 
@@ -31,34 +34,38 @@ def _ci(values) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def weighted_accuracy(part: pd.DataFrame, seed: int = 0) -> dict:
+    """Accuracy of a set of pairs averaged over its categories with the paper's category weights,
+    with a bootstrap interval over pairs resampled within each category."""
+    counts = part["category"].value_counts().to_dict()
+    return cluster_bootstrap(part["correct"].to_numpy(float), part["id"] if "id" in part else None,
+                             strata=part["category"], weights=category_weights(counts), seed=seed)
+
+
 def accuracy_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Long table: rm, kind, level, name, n, accuracy, ci_low, ci_high (accuracy in [0, 1])."""
+    """Long table: rm, kind, level, name, n (pairs), accuracy, ci_low, ci_high (accuracy in [0, 1])."""
     rows = []
     for (rm, kind), res in results.groupby(["rm", "kind"], sort=False):
         sub = res.groupby("subset")["correct"].agg(["mean", "size"])
         cat_of_subset = res.groupby("subset")["category"].first()
-        parts = {"subset": {s: (sub.loc[s, "mean"], sub.loc[s, "size"], res[res.subset == s])
-                            for s in sub.index}}
-        cats = {}
+        for s in sub.index:
+            rows.append(_row(rm, kind, "subset", s, res[res["subset"] == s], sub.loc[s, "mean"]))
         for cat, part in res.groupby("category"):
             s = sub.loc[cat_of_subset[cat_of_subset == cat].index]
-            cats[cat] = (weighted_mean(s["mean"], s["size"]), int(s["size"].sum()), part)
-        parts["category"] = cats
-        groups = {}
-        for grp, part in res.groupby("group"):
-            members = [c for c in cats if (part["category"] == c).any()]
-            groups[grp] = (weighted_mean([cats[c][0] for c in members], [cats[c][1] for c in members]),
-                           int(sum(cats[c][1] for c in members)), part)
-        parts["group"] = groups
-        parts["overall"] = {"Overall": (weighted_mean([g[0] for g in groups.values()],
-                                                      [g[1] for g in groups.values()]),
-                                        len(res), res)}
-        for level in LEVELS:
-            for name, (acc, n, part) in parts[level].items():
-                low, high = _ci(part["correct"])
-                rows.append({"rm": rm, "kind": kind, "level": level, "name": name, "n": int(n),
-                             "accuracy": acc, "ci_low": low, "ci_high": high})
+            rows.append(_row(rm, kind, "category", cat, part, weighted_mean(s["mean"], s["size"])))
+        for name, part in [*res.groupby("group"), ("Overall", res)]:
+            w = weighted_accuracy(part)
+            rows.append({"rm": rm, "kind": kind, "level": "overall" if name == "Overall" else "group",
+                         "name": name, "n": len(part), "accuracy": w["estimate"], "ci_low": w["ci_low"],
+                         "ci_high": w["ci_high"]})
     return pd.DataFrame(rows)
+
+
+def _row(rm, kind, level, name, part, acc) -> dict:
+    """One accuracy row with its bootstrap interval over the pairs of `part`."""
+    low, high = _ci(part["correct"])
+    return {"rm": rm, "kind": kind, "level": level, "name": name, "n": len(part), "accuracy": acc,
+            "ci_low": low, "ci_high": high}
 
 
 def paper_table(long: pd.DataFrame) -> pd.DataFrame:

@@ -95,8 +95,11 @@ def study_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 def judge_agreement(results: pd.DataFrame) -> pd.DataFrame:
     """Generate-and-parse judge vs `;logprob` judge of the same model (beyond the paper): share of
-    verdicts (pair x order) that agree among those where the generated reply parsed, Wilson 95%."""
-    from lib.stats import wilson_ci
+    verdicts (pair x order) that agree among those where the generated reply parsed, with a 95%
+    interval over pairs (a pair's two orders are one unit)."""
+    import numpy as np
+
+    from lib.stats import clustered_mean
 
     judges = results[results["kind"] == "judge"]
     by_spec = {s: parse_reward_spec(s) for s in judges["spec"].unique()}
@@ -109,12 +112,14 @@ def judge_agreement(results: pd.DataFrame) -> pd.DataFrame:
                 continue
             a = judges[judges["spec"] == gen_spec].set_index("id")
             b = judges[judges["spec"] == lp_spec].set_index("id").reindex(a.index)
-            k = n = 0
+            same, ids = [], []
             for order in ("cr", "rc"):
                 parsed = a[f"choice_{order}"].notna() & b[f"choice_{order}"].notna()
-                n += int(parsed.sum())
-                k += int((a.loc[parsed, f"choice_{order}"] == b.loc[parsed, f"choice_{order}"]).sum())
-            lo, hi = wilson_ci(k, n) if n else (float("nan"), float("nan"))
+                same += list(a.loc[parsed, f"choice_{order}"] == b.loc[parsed, f"choice_{order}"])
+                ids += list(a.index[parsed])
+            n, k = len(same), int(sum(same))
+            c = clustered_mean(np.asarray(same, float), ids) if n else {}
+            lo, hi = c.get("ci_low", float("nan")), c.get("ci_high", float("nan"))
             rows.append({"generate": a["rm"].iloc[0] if len(a) else gen_spec, "logprob": lp_spec,
                          "pairs": len(a), "verdicts": 2 * len(a), "parsed_verdicts": n,
                          "agree": k / n if n else float("nan"), "ci_low": lo, "ci_high": hi})
@@ -124,24 +129,30 @@ def judge_agreement(results: pd.DataFrame) -> pd.DataFrame:
 
 def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
                    paper_values: dict | None = None) -> list[dict]:
-    """Headline rows (lib.findings): each judge's accuracy (orders averaged, unparsed = wrong), the
-    paper's number, with a Wilson 95% interval over its 2 x pairs verdicts (k = accuracy x verdicts).
-    Not the bootstrap over pairs: a judge that always names position 1 scores exactly 0.5 on every
-    pair, and that bootstrap collapses to [0.5, 0.5]; the verdict interval says what 60 verdicts
-    can tell. It treats a pair's two orders as independent, so it is slightly narrow (said in README)."""
-    from lib.findings import finding
-    from lib.stats import wilson_ci
+    """Headline rows (lib.findings): each judge's overall accuracy (orders averaged, unparsed = wrong),
+    categories weighted by the paper's counts as its Overall is (`metrics.weighted_accuracy`), n =
+    pairs (a pair's two orders are one unit), n_judgments = verdicts, 95% bootstrap interval over
+    pairs within categories. Where no pair differs from another within its category (a judge that
+    always names position 1 scores 0.5 on every pair) that bootstrap has nothing to resample and
+    collapses to a point; the row then gives the Wilson interval over pairs instead, which says what
+    that many pairs can tell."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from lib.findings import finding, slug
 
     rows = []
-    for r in metrics.judge_table(results).to_dict("records"):
-        spec = results.loc[results["rm"] == r["rm"], "spec"].iloc[0]
-        parsed = parse_reward_spec(spec)
+    for rm, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
+        parsed = parse_reward_spec(res["spec"].iloc[0])
         method = "log-probability verdict" if parsed.options.get("decide") == "logprob" else "generate-and-parse"
-        verdicts = 2 * int(r["pairs"])
-        lo, hi = (None, None) if not verdicts or pd.isna(r["accuracy"]) else wilson_ci(
-            round(float(r["accuracy"]) * verdicts), verdicts)
-        rows.append(finding("rewardbench", notebook, f"judge accuracy ({method})", parsed.target,
-                            r["pairs"], r["accuracy"], lo, hi, None, (paper_values or {}).get(spec)))
+        w = metrics.weighted_accuracy(res)
+        lo, hi = w["ci_low"], w["ci_high"]
+        if len(res) and not pd.isna(w["estimate"]) and not (hi - lo > 0):
+            lo, hi = proportion_confint(w["estimate"] * len(res), len(res), method="wilson")
+        rows.append(finding("rewardbench", notebook,
+                            f"judge overall accuracy, paper's category weights ({method})", parsed.target,
+                            len(res), w["estimate"], None if pd.isna(lo) else lo, None if pd.isna(hi) else hi,
+                            None, (paper_values or {}).get(res["spec"].iloc[0]), n_judgments=2 * len(res),
+                            unit="pair", measure_id=f"judge_overall_accuracy.{slug(method)}"))
     return rows
 
 

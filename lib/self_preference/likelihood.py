@@ -97,7 +97,7 @@ def rate_evaluators_likelihood(ratings: pd.DataFrame, evaluators, author_names=N
 
 
 def mean_cell(values) -> dict:
-    """n, mean and t-based 95% interval of the non-missing values."""
+    """n, mean and t-based 95% interval of the non-missing values (one value per item)."""
     v = pd.to_numeric(pd.Series(values), errors="coerce").dropna().to_numpy(float)
     n = len(v)
     mean = float(v.mean()) if n else np.nan
@@ -107,8 +107,13 @@ def mean_cell(values) -> dict:
     return {"n": n, "mean": mean, "ci_low": float(lo), "ci_high": float(hi)}
 
 
-RATING_METHODS = {"paper (parsed reply)": "score", "likelihood argmax": "lik_argmax",
-                  "likelihood expected": "lik_expected"}
+# Two different "expected scores" exist in 05: the one from the top log-probabilities of the generated
+# reply's score token (pointwise.expected_score, column expected_score) and this module's, from the
+# next-token distribution right after "###" (column lik_expected). Their names say which.
+RATING_METHODS = {"paper (parsed reply)": "score", "next-token argmax after ###": "lik_argmax",
+                  "next-token expected score after ###": "lik_expected"}
+EXPECTED_SCORE_NAMES = {"expected_score": "reply-token expected score (top log-probs of the reply)",
+                        "lik_expected": "next-token expected score after ###"}
 METHOD_KEYS = ["dataset", "evaluator", "author", "factuality", "setting"]
 
 
@@ -125,15 +130,33 @@ def method_table(ratings: pd.DataFrame, keys=METHOD_KEYS) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _agreement_ci(agree: np.ndarray, rows: pd.DataFrame) -> tuple[float, float]:
+    """95% interval of an agreement share, the item resampled (an item gives several ratings/pairs)."""
+    if not len(agree):
+        return np.nan, np.nan
+    from .tables import question_ids
+
+    c = stats.clustered_mean(agree.astype(float), question_ids(rows) if "item_id" in rows else None)
+    return c["ci_low"], c["ci_high"]
+
+
+def method_tables(ratings: pd.DataFrame) -> dict:
+    """Notebook 05's two likelihood tables by file name ({} when no rating has a likelihood score)."""
+    if "lik_argmax" not in ratings or not ratings["lik_argmax"].notna().any():
+        return {}
+    return {"05_likelihood_vs_paper": method_table(ratings), "05_likelihood_agreement": rating_agreement(ratings)}
+
+
 def rating_agreement(ratings: pd.DataFrame, by=("evaluator", "setting")) -> pd.DataFrame:
     """Agreement of the parsed score with the likelihood score on rows whose reply parsed: exact
-    match with the argmax (Wilson interval), Spearman and Pearson correlation with the expected score."""
+    match with the argmax (95% interval over items), Spearman and Pearson correlation with the
+    next-token expected score."""
     by = [k for k in by if k in ratings]
     rows = []
     for key, g in ratings.groupby(by, sort=False):
         both = g[["score", "lik_argmax", "lik_expected"]].apply(pd.to_numeric, errors="coerce").dropna()
         n, k = len(both), int((both["score"] == both["lik_argmax"]).sum())
-        lo, hi = stats.wilson_ci(k, n) if n else (np.nan, np.nan)
+        lo, hi = _agreement_ci((both["score"] == both["lik_argmax"]).to_numpy(), g.loc[both.index])
         row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
         row.update({"n_rows": len(g), "n_both": n, "exact_match": k / n if n else np.nan,
                     "exact_ci_low": lo, "exact_ci_high": hi})
@@ -210,17 +233,30 @@ def likelihood_view(pairs: pd.DataFrame, variant: str = "sum") -> pd.DataFrame:
     return derive_preferences(view)
 
 
+def method_views(scored: pd.DataFrame) -> tuple[dict, pd.DataFrame | None]:
+    """Notebook 06's methods: {label: pairs as that method decides them}, the paper's first, and the
+    agreement table of the two choices (None when no pair has a likelihood choice)."""
+    views = {"paper (parsed reply)": scored}
+    if "lik_choice" not in scored or not scored["lik_choice"].notna().any():
+        print("Likelihood choices did not run (switched off, unavailable, or no pair with two answer strings).")
+        return views, None
+    for variant in CHOICE_VARIANTS:
+        views[f"likelihood {variant}"] = likelihood_view(scored, variant)
+    return views, pd.concat([choice_agreement(scored, variant=v) for v in CHOICE_VARIANTS], ignore_index=True)
+
+
 def choice_agreement(pairs: pd.DataFrame, by=("evaluator",), variant: str = "sum") -> pd.DataFrame:
     """Share of pairs where the likelihood choice equals the parsed reply's choice, among pairs
-    where both decided, with a Wilson interval."""
+    where both decided (the same pairs for both methods), with a 95% interval over questions."""
     col = CHOICE_VARIANTS[variant]
     by = [k for k in by if k in pairs]
     rows = []
     for key, g in pairs.groupby(by, sort=False):
         both = g[g["choice"].notna() & g[col].notna()] if col in g else g.iloc[:0]
         n = len(both)
-        k = int((both["choice"].astype(int) == both[col].astype(int)).sum()) if n else 0
-        lo, hi = stats.wilson_ci(k, n) if n else (np.nan, np.nan)
+        same = (both["choice"].astype(int) == both[col].astype(int)).to_numpy() if n else np.array([])
+        k = int(same.sum())
+        lo, hi = _agreement_ci(same, both)
         row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
         row.update({"variant": variant, "n_parsed": int(g["valid"].sum()),
                     "n_undecidable": int(((g["status"] == "ok") & (g["design"] != "answer")).sum()),
@@ -239,8 +275,9 @@ def _opt(x):
 def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_pointwise_reranking",
                        paper_values: dict | None = None) -> list[dict]:
     """Human-minus-self rating difference per dataset x evaluator x setting x factuality x method
-    (rows of `human_minus_self_methods`); `specs` maps author names to evaluator specs."""
-    from lib.findings import finding
+    (rows of `human_minus_self_methods`); `specs` maps author names to evaluator specs. One
+    difference per item (paired t over items); dataset "all" rows repeat the others: pooled."""
+    from lib.findings import finding, slug
 
     rows = []
     for r in hms.to_dict("records"):
@@ -251,29 +288,72 @@ def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_point
             rows.append(finding("self-preference", notebook, measure, specs.get(r["evaluator"], r["evaluator"]),
                                 r[f"n_{fact}"], r[f"diff_{fact}"], _opt(r[f"ci_low_{fact}"]),
                                 _opt(r[f"ci_high_{fact}"]), _opt(r[f"p_{fact}"]),
-                                (paper_values or {}).get(measure)))
+                                (paper_values or {}).get(measure), unit="item", pooled=r["dataset"] == "all",
+                                measure_id=f"human_minus_self.{r['dataset']}.{r['setting']}.self_{fact}.{slug(r['method'])}"))
     return rows
 
 
 PREF_LABELS = {"chose_a": "self-preference rate", "chose_first": "first-position rate",
                "chose_true": "factual preference rate"}
+ASYMMETRY_LABEL = "TF-minus-FT asymmetry of factual choice"
+
+
+def pair_types(pairs: pd.DataFrame) -> str:
+    """The factuality combinations a method can decide among these pairs (its 'ok' rows: what the
+    paper's method asked, what the likelihood can tell apart), e.g. 'TF/FT'."""
+    from .pairwise import COMBOS
+
+    found = set(pairs.loc[pairs["status"] == "ok", "combo"])
+    return "/".join(c for c in COMBOS if c in found) or "none"
+
+
+def asymmetry(pairs: pd.DataFrame, seed: int = 0) -> dict:
+    """P(chose the true passage | TF) - P(chose it | FT) over valid pairs, questions resampled: what a
+    choice between two different answers says about the own passage (= 2 x own-passage rate on
+    TF/FT - 1 when both are equally many). Null 0 (sign-flip test over questions)."""
+    from .tables import question_ids
+
+    tf = pairs[pairs["valid"].astype(bool) & pairs["combo"].isin(["TF", "FT"])]
+    c = stats.cluster_bootstrap(tf["chose_true"].astype(float).to_numpy(), question_ids(tf),
+                                contrast=np.where(tf["combo"] == "TF", 1, -1), seed=seed)
+    if not ((tf["combo"] == "TF").any() and (tf["combo"] == "FT").any()):
+        c.update(estimate=np.nan, ci_low=np.nan, ci_high=np.nan, p=np.nan)
+    return c
 
 
 def preference_findings(views: dict, specs: dict, notebook: str = "06_generation_phase",
                         paper_values: dict | None = None) -> list[dict]:
-    """Self, first-position and factual preference per evaluator (pooled over authors, combos and
-    orders) under each method; `views` maps a method label to pairs in `score_pairs` columns."""
-    from lib.findings import finding
+    """Per evaluator (pooled over authors, combos and orders) under each method; `views` maps a
+    method label to pairs in `score_pairs` columns, the paper's method first. Each measure names the
+    pair types it covers. The paper's self-preference needs every combination the paper's method was
+    asked on; the likelihood decides only pairs with two answer strings (no TT), so for it the
+    self-related quantity is the TF-minus-FT asymmetry, given for every method on TF/FT pairs."""
+    from lib.findings import finding, slug
 
-    from .tables import rate_cell
+    from .tables import UNIT, question_ids, rate_cell
 
+    paper = next(iter(views.values()))
+    asked = {e: set(g.loc[g["status"] == "ok", "combo"]) for e, g in paper.groupby("evaluator", sort=False)}
     rows = []
     for method, pairs in views.items():
         for evaluator, g in pairs.groupby("evaluator", sort=False):
+            model = specs.get(evaluator, evaluator)
             for col, label in PREF_LABELS.items():
-                c = rate_cell(g[col])
-                measure = f"{label} ({method})"
-                rows.append(finding("self-preference", notebook, measure, specs.get(evaluator, evaluator), c["n"],
-                                    c["rate"], _opt(c["ci_low"]), _opt(c["ci_high"]), _opt(c["p"]),
-                                    (paper_values or {}).get(measure)))
+                ok = g[g["status"] == "ok"]
+                if col == "chose_a" and pairs is not paper and not asked.get(evaluator, set()) <= set(ok["combo"]):
+                    continue  # the paper's self-preference is over every asked combo; this method lacks some
+                if col == "chose_true":
+                    ok = ok[ok["combo"].isin(["TF", "FT"])]
+                c = rate_cell(g[col], question_ids(g))
+                measure = f"{label} ({method}; {pair_types(ok)} pairs)"
+                rows.append(finding("self-preference", notebook, measure, model, c["n_items"], c["rate"],
+                                    _opt(c["ci_low"]), _opt(c["ci_high"]), _opt(c["p"]),
+                                    (paper_values or {}).get(measure), n_judgments=c["n"], unit=UNIT,
+                                    measure_id=f"{slug(label)}.{slug(method)}"))
+            a = asymmetry(g)
+            measure = f"{ASYMMETRY_LABEL} ({method}; TF/FT pairs)"
+            rows.append(finding("self-preference", notebook, measure, model, a["n_items"], a["estimate"],
+                                _opt(a["ci_low"]), _opt(a["ci_high"]), _opt(a["p"]),
+                                (paper_values or {}).get(measure), n_judgments=a["n_judgments"], unit=UNIT,
+                                measure_id=f"tf_minus_ft_asymmetry.{slug(method)}"))
     return rows

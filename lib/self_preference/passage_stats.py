@@ -77,5 +77,6 @@ def ppl_findings(tests: pd.DataFrame, notebook: str = "03_perplexity") -> list[d
     for r in tests.itertuples(index=False):
         low, high = (float(x) for x in r.CI95)
         rows.append(finding("self-preference", notebook, f"PPL human minus model ({r.dataset}, {r.test})",
-                            r.author, min(r.n_human, r.n_model), r.ppl_human - r.ppl_model, low, high, p=r.p))
+                            r.author, min(r.n_human, r.n_model), r.ppl_human - r.ppl_model, low, high, p=r.p,
+                            unit="item", pooled=r.dataset == "all"))  # "all" repeats the datasets' rows
     return rows

@@ -2,8 +2,11 @@
 
 Every table keeps its denominators: rows asked, rows parsed, rows that could not be asked (missing
 passage, same answer string) and rows never parsed, so a cell is never silently smaller.
-Rates come with Wilson 95% intervals and a two-sided binomial test against 50%, Holm-corrected over
-the cells of the table (beyond the paper). v2 Table 3's margins are computed as the paper computes
+Rates come with 95% intervals and a two-sided test against 50%, Holm-corrected over the cells of the
+table (beyond the paper). One question gives several judgments (two orders, four factuality
+combinations, several authors), so the question (dataset x item) is the unit: a cluster bootstrap
+interval and a sign-flip test over questions (`lib.stats.clustered_mean`); Wilson and binomial only
+where each question gives one judgment. v2 Table 3's margins are computed as the paper computes
 them (`table3_margins`): "Aggregated" is the unweighted mean of a row's cells, "Average" one row of
 column means over all evaluator x dataset rows; pooled rates over all pairs of a row are a
 separate, labelled beyond-the-paper column.
@@ -42,14 +45,15 @@ def _with_false_by(ratings: pd.DataFrame) -> pd.DataFrame:
 
 
 def pointwise_summary(ratings: pd.DataFrame, keys=POINTWISE_KEYS) -> pd.DataFrame:
-    """Mean and sd of the parsed scores per cell (v2 Tables 6-9), with parse-failure rate and
-    expected score; false passages per author and per false-answer source (`false_by`)."""
+    """Mean and sd of the parsed scores per cell (v2 Tables 6-9), with parse-failure rate and the
+    reply-token expected score (from the reply's top log-probabilities); false passages per author and per false-answer source (`false_by`)."""
     ratings = _with_false_by(ratings)
     def cell(g):
         s = g["score"].dropna()
         return pd.Series({"n": len(g), "n_parsed": len(s), "parse_fail_rate": 1 - len(s) / len(g),
                           "mean": s.mean(), "sd": s.std(ddof=1),
-                          "mean_expected": g["expected_score"].mean(),
+                          # from the reply's top log-probs, not the next-token score after ### (likelihood.py)
+                          "mean_reply_token_expected": g["expected_score"].mean(),
                           "mean_attempts": g["attempts"].mean()})
     return ratings.groupby(keys, sort=False).apply(cell, include_groups=False).reset_index()
 
@@ -73,6 +77,11 @@ def pointwise_wide(summary: pd.DataFrame, setting: str, factuality: str) -> pd.D
                            aggfunc="first")
     # NaN here means the author wrote no passage for that dataset, unlike '-' (nothing parsed).
     return wide.reindex(columns=authors).fillna("n/a").reset_index()
+
+
+def pointwise_tables(summary: pd.DataFrame, settings) -> dict:
+    """v2 Tables 6-9: {(setting, factuality): wide table} for every setting, true then false."""
+    return {(s, f): pointwise_wide(summary, s, f) for s in settings for f in ("true", "false")}
 
 
 def _human_minus(g: pd.DataFrame, author: str, factuality: str, human: pd.Series) -> dict:
@@ -142,28 +151,43 @@ def score_distribution(ratings: pd.DataFrame) -> pd.DataFrame:
     return _with_false_by(ratings).groupby(POINTWISE_KEYS, sort=False).apply(cell, include_groups=False).reset_index()
 
 
-def rate_cell(values: pd.Series) -> dict:
-    """Share of True among the non-missing values, with Wilson CI and binomial p against 0.5."""
-    v = values.dropna().astype(bool)
+UNIT = "question"  # what the intervals and tests of this module resample
+
+
+def question_ids(frame: pd.DataFrame) -> pd.Series:
+    """The unit of every judgment: its question (dataset and item id; item ids alone may repeat)."""
+    ds = frame["dataset"].astype(str) if "dataset" in frame else ""
+    return ds + "|" + frame["item_id"].astype(str)
+
+
+def rate_cell(values: pd.Series, clusters=None, seed: int = 0, method: str = "auto") -> dict:
+    """Share of True among the non-missing values: n judgments, n_items units (`clusters`, one label
+    per value; None = each value its own unit), interval and p against 0.5 from the clustered test
+    (`method` as in `lib.stats.clustered_mean`: "auto", "bootstrap" or "gee")."""
+    keep = values.notna().to_numpy()
+    v = values[keep].astype(bool).astype(float).to_numpy()
     n, k = len(v), int(v.sum())
     if n == 0:
-        return {"n": 0, "k": 0, "rate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan}
-    lo, hi = stats.wilson_ci(k, n)
-    return {"n": n, "k": k, "rate": k / n, "ci_low": lo, "ci_high": hi, "p": stats.binom_test(k, n, p=0.5)}
+        return {"n": 0, "n_items": 0, "k": 0, "rate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan}
+    units = None if clusters is None else np.asarray(clusters, dtype=object)[keep]
+    c = stats.clustered_mean(v, units, null=0.5, seed=seed, method=method)
+    return {"n": n, "n_items": c["n_items"], "k": k, "rate": k / n, "ci_low": c["ci_low"],
+            "ci_high": c["ci_high"], "p": c["p"]}
 
 
 PREFS = {"self": "chose_a", "order": "chose_first", "fact": "chose_true"}
 _PREF_COUNTS = ["n_pairs", "n_missing", "n_same_answer", "n_unparsed", "n_valid", "n_number_fallback"]
-_PREF_STATS = ["n", "k", "rate", "ci_low", "ci_high", "p", "debiased"]
+_PREF_STATS = ["n", "n_items", "k", "rate", "ci_low", "ci_high", "p", "debiased"]
 
 
-def preference_table(pairs: pd.DataFrame, by, prefs=("self", "order", "fact")) -> pd.DataFrame:
+def preference_table(pairs: pd.DataFrame, by, prefs=("self", "order", "fact"), method: str = "auto") -> pd.DataFrame:
     """Self / order / factual preference per group (v2 Table 3 caption), with counts and intervals.
 
     self = share choosing passage A over both orders and all combos; order = share choosing the first
     passage; fact = share choosing the true passage among factuality-asymmetric pairs. `*_debiased`
-    averages the rate over the two orders (beyond the paper). Holm correction is over all cells of
-    each preference column.
+    averages the rate over the two orders (beyond the paper). `*_n` counts valid pairs, `*_n_items`
+    questions; intervals and p resample questions (`method="gee"`: a GEE instead). Holm correction is
+    over all cells of each preference column.
     """
     by = list(by)
     rows = []
@@ -176,7 +200,7 @@ def preference_table(pairs: pd.DataFrame, by, prefs=("self", "order", "fact")) -
                     "n_valid": int(g["valid"].sum()),
                     "n_number_fallback": int((g["method"] == "number_fallback").sum())})
         for pref in prefs:
-            cell = rate_cell(g[PREFS[pref]])
+            cell = rate_cell(g[PREFS[pref]], question_ids(g), method=method)
             row.update({f"{pref}_{k}": v for k, v in cell.items()})
             row[f"{pref}_debiased"] = debiased_rate(g, PREFS[pref])
         rows.append(row)
@@ -189,6 +213,11 @@ def preference_table(pairs: pd.DataFrame, by, prefs=("self", "order", "fact")) -
         else:
             table[f"{pref}_p_holm"] = np.nan
     return table
+
+
+def preference_table_by_method(views: dict, by) -> pd.DataFrame:
+    """`preference_table` of each method's pairs, stacked with a `method` column."""
+    return pd.concat([preference_table(v, by).assign(method=m) for m, v in views.items()], ignore_index=True)
 
 
 def table3_margins(cells: pd.DataFrame, prefs=("self", "order", "fact"),
@@ -209,7 +238,7 @@ def table3_margins(cells: pd.DataFrame, prefs=("self", "order", "fact"),
 
 
 def fmt_pct(rate, p_holm=np.nan) -> str:
-    """'43' (percent) with a dagger when the Holm-corrected binomial test rejects 50%."""
+    """'43' (percent) with a dagger when the Holm-corrected clustered test rejects 50%."""
     if pd.isna(rate):
         return "-"
     return f"{100 * rate:.0f}" + ("†" if (not pd.isna(p_holm) and p_holm < 0.05) else "")
@@ -218,7 +247,7 @@ def fmt_pct(rate, p_holm=np.nan) -> str:
 def table3_wide(pref: pd.DataFrame, margins: pd.DataFrame | None = None, pooled: pd.DataFrame | None = None,
                 row_keys=("evaluator", "dataset"), col_key="b_author") -> pd.DataFrame:
     """v2 Table 3 layout: cells 'self / order / fact (n=valid pairs)' in percent, one column per other
-    author (dagger: Holm-corrected binomial test over the cells); then the paper's margins
+    author (dagger: Holm-corrected test over the cells, questions resampled); then the paper's margins
     (`table3_margins`: Aggregated column, Average row, one decimal as printed) and, when given, the
     pooled column of `preference_table(pairs, row_keys)` labelled beyond the paper."""
     if pref.empty:
@@ -260,9 +289,9 @@ def knowledge_table(pairs: pd.DataFrame, knowledge: pd.DataFrame) -> pd.DataFram
             sub = g if level == "overall" else g[g["level"] == level]
             if level == "unknown" and sub.empty:
                 continue
-            fact = rate_cell(sub["chose_true"])
+            fact = rate_cell(sub["chose_true"], question_ids(sub))
             acc_rows = sub[sub["valid"] & (sub["combo"] != "FF")]
-            acc = rate_cell(acc_rows["mentions_true"].astype("boolean"))
+            acc = rate_cell(acc_rows["mentions_true"].astype("boolean"), question_ids(acc_rows))
             rows.append({"dataset": dataset, "evaluator": evaluator, "level": level,
                          "n_items": sub["item_id"].nunique(), "n_asym_pairs": int((sub["a_fact"] != sub["b_fact"]).sum()),
                          **{f"fact_{k}": v for k, v in fact.items()},

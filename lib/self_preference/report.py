@@ -1,0 +1,112 @@
+"""Figures and table views of notebooks 05 and 06 (so the notebooks hold parameters, calls and prose).
+
+Figures draw their error bars from the tables' own intervals, which resample the question (item), never
+from a per-judgment bootstrap.
+"""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from .likelihood import EXPECTED_SCORE_NAMES
+
+TABLE2_COLUMNS = ["dataset", "evaluator", "setting", "human_true", "self_true", "self_false",
+                  "diff_true_fmt", "diff_false_fmt", "n_true", "n_false"]
+HMS_COLUMNS = ["dataset", "evaluator", "setting", "method", "n_true", "diff_true", "ci_low_true", "ci_high_true",
+               "p_true", "n_false", "diff_false", "ci_low_false", "ci_high_false", "p_false"]
+PREF_VIEW = r"^(method|dataset|evaluator|b_author|combo|order|n_valid|n_same_answer|n_unparsed|\w+_(n|n_items|rate|ci_low|ci_high|p|p_holm))$"
+
+
+def pref_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The columns of a preference table a reader needs: keys, counts, rates, intervals, p."""
+    return table.filter(regex=PREF_VIEW)
+
+
+def _errorbars(ax, frame: pd.DataFrame, x: str, hue: str, y: str, low: str, high: str, order, hues):
+    """Bars of y per x and hue with the given interval columns as error bars."""
+    width = 0.8 / max(len(hues), 1)
+    for j, h in enumerate(hues):
+        part = frame[frame[hue] == h].set_index(x).reindex(order)
+        pos = np.arange(len(order)) - 0.4 + width * (j + 0.5)
+        ax.bar(pos, part[y], width, label=str(h))
+        err = np.vstack([part[y] - part[low], part[high] - part[y]])
+        ax.errorbar(pos, part[y], yerr=np.where(np.isnan(err), 0, err), fmt="none", ecolor="black", lw=1)
+    ax.set_xticks(np.arange(len(order)), [str(o) for o in order])
+
+
+def pointwise_scores_figure(ratings: pd.DataFrame):
+    """Mean parsed score and mean reply-token expected score per author, factuality and setting, with
+    95% intervals that resample items."""
+    # short panel titles: the full name of the reply-token expected score is in EXPECTED_SCORE_NAMES
+    names = {"score": "parsed score", "expected_score": "reply-token expected score"}
+    long = ratings.melt(id_vars=["evaluator", "setting", "factuality", "author", "item_id"],
+                        value_vars=list(names), var_name="measure", value_name="value").replace({"measure": names})
+    # units: the 95% bootstrap resamples items (an item gives one rating per evaluator and bar)
+    g = sns.catplot(data=long, x="author", y="value", hue="factuality", row="setting", col="measure",
+                    kind="bar", errorbar=("ci", 95), units="item_id", seed=0, height=2.8, aspect=1.4)
+    g.set(ylim=(0, 5.2))
+    g.set_titles("{row_name}: {col_name}")
+    return g.figure
+
+
+def coverage_line(ratings: pd.DataFrame) -> str:
+    """One line: parse failures after retries and how often the reply-token expected score exists."""
+    return (f"parse failures after retries: {1 - ratings['parsed'].mean():.1%}; reply-token expected score "
+            f"available for {ratings['expected_score'].notna().mean():.1%} of replies")
+
+
+def parsed_vs_next_token_figure(ratings: pd.DataFrame):
+    """Parsed score against the next-token expected score after ###, one dot per parsed reply."""
+    fig, ax = plt.subplots(figsize=(4.5, 3.5))
+    sns.stripplot(data=ratings.dropna(subset=["score"]), x="score", y="lik_expected", hue="setting",
+                  dodge=True, ax=ax)
+    ax.set(xlabel="parsed score (paper method)", ylabel=EXPECTED_SCORE_NAMES["lik_expected"], ylim=(1, 5))
+    return fig
+
+
+def self_by_combo_figure(by_combo: pd.DataFrame, combos):
+    """v2 Figure 3: self-preference rate per factuality combination and evaluator, with the table's
+    95% intervals (questions resampled)."""
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    if by_combo["self_rate"].notna().any():
+        _errorbars(ax, by_combo.groupby(["combo", "evaluator"], as_index=False)[
+            ["self_rate", "self_ci_low", "self_ci_high"]].mean(), "combo", "evaluator", "self_rate",
+            "self_ci_low", "self_ci_high", list(combos), list(by_combo["evaluator"].unique()))
+        ax.legend(title="evaluator", fontsize="small")
+    ax.axhline(0.5, color="grey", lw=1, ls="--")
+    ax.set(ylim=(0, 1), ylabel="self preference", xlabel="factuality (self, other)")
+    return fig
+
+
+def preferences_by_method_figure(both: pd.DataFrame):
+    """Self / order / factual preference rate per method (pooled over authors and datasets' rows)."""
+    rates = both.melt(id_vars=["method", "evaluator"], value_vars=["self_rate", "order_rate", "fact_rate"],
+                      var_name="preference", value_name="rate")
+    rates["preference"] = rates["preference"].str.replace("_rate", "")
+    fig, ax = plt.subplots(figsize=(6, 3.2))
+    if rates["rate"].notna().any():
+        sns.barplot(data=rates, x="preference", y="rate", hue="method", errorbar=None, ax=ax)
+    ax.axhline(0.5, color="grey", lw=1, ls="--")
+    ax.set(ylim=(0, 1), ylabel="rate (pooled over authors)", xlabel="")
+    return fig
+
+
+V1_TABLES = {  # name: (combos kept, extra keys, preferences)
+    "06_v1_table9_front": (None, [], ("order",)),
+    "06_v1_table10_self_vs_order": (("TT", "FF"), ["order"], ("order", "self")),
+    "06_v1_table11_fact_vs_self": (("TF", "FT"), [], ("fact", "self")),
+    "06_v1_table13_both_false": (("FF",), ["order"], ("order", "self")),
+}
+
+
+def v1_tables(scored: pd.DataFrame) -> dict:
+    """v1 Tables 9, 10, 11 and 13 from the scored pairs, per dataset x evaluator x other author."""
+    from .tables import preference_table
+
+    out = {}
+    for name, (combos, extra, prefs) in V1_TABLES.items():
+        pairs = scored if combos is None else scored[scored["combo"].isin(combos)]
+        out[name] = preference_table(pairs, ["dataset", "evaluator", "b_author"] + extra, prefs=prefs)
+    return out

@@ -1,0 +1,95 @@
+"""Notebook 05 / 06 views and figures (lib.self_preference.report and the helpers the notebooks call)."""
+import matplotlib
+
+matplotlib.use("Agg")
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from lib.self_preference import likelihood as lk  # noqa: E402
+from lib.self_preference import pairwise as pr  # noqa: E402
+from lib.self_preference import report  # noqa: E402
+from lib.self_preference import tables as pt  # noqa: E402
+from tests.sp_pairs import all_combo_pairs  # noqa: E402
+
+
+def _pairs(n_items=5):
+    """The parsed reply always takes passage 1, the likelihood (two-answer pairs only) the true passage."""
+    return all_combo_pairs(n_items, paper=lambda a_pos, true_pos, asym: 1, lik=lambda a_pos, true_pos, asym: true_pos)
+
+
+def test_v1_tables_keep_the_papers_combinations():
+    tables = report.v1_tables(_pairs())
+    assert list(tables) == list(report.V1_TABLES)
+    t10 = tables["06_v1_table10_self_vs_order"]
+    assert set(t10["order"]) == {"a_first", "b_first"} and (t10["n_valid"] == 5 * 2).all()  # TT + FF per order
+    t11 = tables["06_v1_table11_fact_vs_self"]
+    assert t11["n_valid"].tolist() == [5 * 2 * 2] and "fact_rate" in t11 and "order_rate" not in t11
+    assert tables["06_v1_table13_both_false"]["n_valid"].tolist() == [5, 5]
+    assert tables["06_v1_table9_front"]["order_rate"].tolist() == [1.0]
+
+
+def test_method_views_and_the_stacked_table_count_the_same_questions():
+    views, agreement = lk.method_views(_pairs())
+    assert list(views) == ["paper (parsed reply)", "likelihood sum", "likelihood per_word"]
+    both = pt.preference_table_by_method(views, ["evaluator"]).set_index("method")
+    assert both.loc["paper (parsed reply)", "order_rate"] == 1.0
+    assert both.loc["likelihood sum", "fact_rate"] == 1.0 and both.loc["likelihood sum", "n_valid"] == 20
+    assert (both["fact_n_items"] == 5).all()
+    assert agreement["n_both"].tolist() == [20, 20] and agreement["agree"].tolist() == [0.5, 0.5]
+    view = report.pref_view(both.reset_index())
+    assert "fact_n_items" in view and "status" not in view
+    none, no_agreement = lk.method_views(_pairs().drop(columns=["lik_choice"]))
+    assert list(none) == ["paper (parsed reply)"] and no_agreement is None
+
+
+def test_preference_table_offers_the_gee_beside_the_bootstrap():
+    rng = np.random.default_rng(2)
+    p = _pairs(40)
+    lean = rng.beta(1, 1, 40)  # each question its own pull towards passage 1
+    first = rng.random(len(p)) < np.repeat(lean, 8)
+    p = pr.derive_preferences(p.assign(choice=pd.array(np.where(first, 1, 2), dtype="Int64")))
+    boot = pt.preference_table(p, ["evaluator"], prefs=("order",)).iloc[0]
+    gee = pt.preference_table(p, ["evaluator"], prefs=("order",), method="gee").iloc[0]
+    assert boot["order_rate"] == gee["order_rate"] and boot["order_n_items"] == 40
+    assert abs(boot["order_ci_low"] - gee["order_ci_low"]) < 0.04
+    assert abs(boot["order_ci_high"] - gee["order_ci_high"]) < 0.04
+
+
+def test_figure3_uses_the_tables_clustered_intervals():
+    by_combo = pt.preference_table(_pairs(), ["dataset", "evaluator", "combo"], prefs=("self",))
+    fig = report.self_by_combo_figure(by_combo, pr.COMBOS)
+    ax = fig.axes[0]
+    heights = [round(b.get_height(), 3) for b in ax.patches]
+    assert heights == by_combo.set_index("combo").loc[list(pr.COMBOS), "self_rate"].round(3).tolist()
+    # planted: a table without intervals still draws, with no error bars beyond the bars
+    fig2 = report.self_by_combo_figure(by_combo.assign(self_ci_low=np.nan, self_ci_high=np.nan), pr.COMBOS)
+    assert len(fig2.axes[0].patches) == 4
+
+
+def _ratings():
+    rows = []
+    for i in range(4):
+        for author, s in (("human", 4.0), ("e", 3.0)):
+            for setting in ("normal", "rag"):
+                rows.append({"dataset": "nq", "evaluator": "e", "setting": setting, "factuality": "true",
+                             "author": author, "false_by": "", "item_id": f"q{i}", "score": s + (i % 2),
+                             "parsed": True, "expected_score": s + 0.2, "attempts": 1,
+                             "lik_argmax": s, "lik_expected": s + 0.1})
+    return pd.DataFrame(rows)
+
+
+def test_pointwise_helpers_name_the_two_expected_scores_apart():
+    r = _ratings()
+    tables = pt.pointwise_tables(pt.pointwise_summary(r), ["normal", "rag"])
+    assert list(tables) == [("normal", "true"), ("normal", "false"), ("rag", "true"), ("rag", "false")]
+    assert tables[("rag", "true")].loc[0, "human"] == "4.50±0.58"
+    lik = lk.method_tables(r)
+    assert set(lik) == {"05_likelihood_vs_paper", "05_likelihood_agreement"}
+    assert "next-token expected score after ###: mean" in lik["05_likelihood_vs_paper"]
+    assert lk.method_tables(r.assign(lik_argmax=np.nan)) == {}
+    assert lk.EXPECTED_SCORE_NAMES["expected_score"] != lk.EXPECTED_SCORE_NAMES["lik_expected"]
+    fig = report.pointwise_scores_figure(r)
+    titles = " ".join(a.get_title() for a in fig.axes)
+    assert "reply-token expected score" in titles and "parsed score" in titles
+    assert report.parsed_vs_next_token_figure(r).axes[0].get_ylabel() == "next-token expected score after ###"
+    assert report.coverage_line(r).startswith("parse failures after retries: 0.0%")

@@ -92,3 +92,34 @@ def api_key_for(spec: ModelSpec) -> str | None:
     if "generativelanguage.googleapis.com" in spec.base_url:
         return os.environ.get("RAGBIAS_API_KEY") or os.environ.get("GEMINI_API_KEY")
     return os.environ.get("RAGBIAS_API_KEY")
+
+
+# --- reward-model specs ('judge:<spec>', 'implicit:<spec>;ref:<spec>', 'rm:<hub id>') -------------
+# The grammar lives in lib/rewardbench/rm_specs.py for now; these three keep the runner free of any
+# study import (imported on call, since rm_specs imports this module).
+def parse_reward_spec(spec: str):
+    """Parse a reward-model spec; a bad one is a SpecError with the grammar's help."""
+    from lib.rewardbench.rm_specs import RMSpecError, parse_rm_spec
+
+    try:
+        return parse_rm_spec(spec)
+    except RMSpecError as e:
+        raise SpecError(str(e)) from None
+
+
+def reward_spec_models(spec: str) -> list[str]:
+    """The model specs inside a reward-model spec (its model and reference; none for 'rm:')."""
+    rm = parse_reward_spec(spec)
+    return ([rm.target] if rm.kind != "rm" else []) + ([rm.options["ref"]] if rm.options.get("ref") else [])
+
+
+def with_model(spec: str, model: str) -> str:
+    """The reward-model spec with its model replaced by `model`, options and reference kept;
+    'rm:' specs (a reward head, not a model under study) come back unchanged."""
+    rm = parse_reward_spec(spec)
+    if rm.kind == "rm" or rm.target == model:
+        return spec
+    kind, rest = spec.split(":", 1)
+    head, sep, tail = rest.partition(";")
+    after = head[head.index("-ref:"):] if "-ref:" in head else ""  # the 'implicit:<a>-ref:<b>' synonym
+    return parse_reward_spec(f"{kind}:{model}{after}{sep}{tail}").raw

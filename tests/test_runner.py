@@ -52,9 +52,11 @@ def test_command_line_beats_per_notebook_and_parameters():
     demo_05 = yaml.safe_load(DEMO.read_text())["per_notebook"]["05_pointwise_reranking"]
     assert eff["n_items"] == (demo_05["n_items"], "per_notebook")
     assert eff["datasets"][1] == "notebook"
-    plain = runner.plan(runner.load_config(DEMO), [nb])[0][1]
-    assert plain["evaluators"] == demo_05["evaluators"] and plain["k_retries"] == demo_05["k_retries"]
-    assert plain["k_retries"] != 3  # so the first assertion shows the command line winning
+    (_, plain), = runner.effective_parameters(runner.load_config(DEMO), [nb])
+    demo_model = yaml.safe_load(DEMO.read_text())["parameters"]["model"]
+    assert plain["evaluators"] == ([demo_model], "model (parameters)")
+    assert plain["k_retries"] == (demo_05["k_retries"], "per_notebook")
+    assert demo_05["k_retries"] != 3 and demo_model != "hf:foo/bar"  # so the first assertion shows the command line winning
 
 
 def test_bad_command_line_spec_fails_before_work(tmp_runs):
@@ -80,13 +82,14 @@ def test_bad_reward_model_spec_fails_before_the_first_notebook(tmp_path, tmp_run
         runner.run(runner.load_config(DEMO, {"reward_models": [bad]}), "never", ["00", "14"])
 
 
-def test_reward_model_specs_bring_their_model_specs():
-    assert runner.model_specs({"reward_models": ["judge:openai:m@http://127.0.0.1:9/v1;logprob",
-                                                 "implicit:local:smollm2;ref:local:gemma3", "rm:some/hub-id"],
-                               "policy_model": "local:smollm2"}) == {
-        "openai:m@http://127.0.0.1:9/v1", "local:smollm2", "local:gemma3"}
+def test_reward_model_specs_bring_their_model_specs(tmp_path):
+    rms = ["judge:openai:m@http://127.0.0.1:9/v1;logprob", "implicit:local:smollm2;ref:local:gemma3", "rm:some/hub-id"]
+    cfg = runner.load_config(write_cfg(tmp_path, {"per_notebook": {"15_best_of_n": {
+        "reward_models": rms, "policy_model": "hf:gpt2"}}}))
+    steps = runner.effective_parameters(cfg, runner.select_notebooks(cfg, ["15"]))
+    assert runner.model_specs(steps) == {"openai:m@http://127.0.0.1:9/v1", "hf:gpt2", "local:smollm2", "local:gemma3"}
     with pytest.raises(runner.ConfigError, match="unreachable"):
-        runner.check_models({"reward_models": ["judge:openai:m@http://127.0.0.1:9/v1"]})
+        runner.check_specs(runner.model_specs(steps))
 
 
 def test_cli_reproduction_of_the_issue_now_fails_before_work(capsys, tmp_runs):

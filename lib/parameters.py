@@ -165,3 +165,13 @@ def markdown_table(declared: dict[str, dict[str, Parameter]]) -> str:
         default = f"`{defaults[0]}`" if len(defaults) == 1 else "varies"
         lines.append(f"| `{name}` | {kinds} | {roles} | {nbs} | {default.replace('|', '&#124;')} |")
     return "\n".join(lines)
+
+
+def unused(nb: Path, declared: dict[str, Parameter]) -> list[str]:
+    """Declared parameters that no code cell after the parameters cell mentions (dead parameters)."""
+    import nbformat
+
+    cells = [c for c in nbformat.read(str(nb), as_version=4).cells if c.cell_type == "code"
+             and "parameters" not in c.metadata.get("tags", [])]
+    body = "\n".join(c.source for c in cells)
+    return [n for n in declared if n != "run_name" and not re.search(rf"\b{re.escape(n)}\b", body)]

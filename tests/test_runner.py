@@ -179,3 +179,38 @@ def test_only_keeps_global_parameters_of_other_notebooks_valid():
     cfg = runner.load_config(ROOT / "configs" / "demo.yaml")
     steps = runner.plan(cfg, runner.select_notebooks(cfg, ["09"]))
     assert [nb.stem for nb, _ in steps] == ["09_utility_benchmarks"] and "ppl_model" not in steps[0][1]
+
+
+def test_invalid_yaml_is_one_line_with_file_line_and_column(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("run: x\nparameters:\n  n_items: [1, 2\n  seed: 0\n")
+    assert runner.main(["run", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    # the flow sequence opened on line 3 is never closed: yaml points at line 4, column 7
+    assert err.startswith(f"error: {bad}:4:7: not valid YAML (")
+    good = tmp_path / "good.yaml"
+    good.write_text("run: x\nparameters:\n  n_items: [1, 2]\n")
+    assert runner.load_config(good)["parameters"] == {"n_items": [1, 2]}
+
+
+def test_failure_line_is_the_notebooks_error_not_papermills():
+    from papermill.exceptions import PapermillExecutionError
+
+    err = PapermillExecutionError(cell_index=3, exec_count=3, source="load()", ename="DataError",
+                                  evalue="/x/nq.json: file not found.\nSecond line.", traceback=["\x1b[31m..."])
+    assert runner.failure_line(err) == "DataError: /x/nq.json: file not found. Second line."
+    assert runner.failure_line(KeyError("k")) == "KeyError: 'k'"
+
+
+@pytest.mark.notebooks
+def test_failed_notebook_ends_with_its_error_and_no_tcp_warning(capfd, tmp_runs):
+    code = runner.main(["run", str(DEMO), "--only", "01", "--run", "pytest_fail", "-p", "nq_path=/nonexistent/nq.json"])
+    out, err = capfd.readouterr()
+    last = err.strip().splitlines()[-1]
+    assert code == 1
+    assert last.startswith("01_dataset failed: DataError: /nonexistent/nq.json") and "PapermillExecutionError" not in last
+    assert last.endswith(f"(full traceback: {tmp_runs / 'pytest_fail' / 'notebooks' / '01_dataset.ipynb'})")
+    assert "without encryption" not in out + err
+    man = json.loads((tmp_runs / "pytest_fail" / "manifest.json").read_text())
+    assert man["status"] == "failed" and man["notebooks"][0]["error"].startswith("DataError: ")

@@ -155,7 +155,11 @@ def test_quickstart_run_manifest_and_warm_rerun(tmp_path, tmp_runs):
     entry = man["notebooks"][0]
     # smoke.yaml sets max_tokens: 8 for 00 per notebook; the command line wins, and the manifest says so
     assert entry["parameters"]["max_tokens"] == 6 and entry["parameter_sources"]["max_tokens"] == "command line"
-    assert entry["parameter_sources"]["chat_model"] == "parameters"
+    # smoke.yaml names the model under study once (`model`); 00's chat role got it, perplexity kept its own
+    assert entry["parameter_sources"]["chat_model"] == "model (parameters)"
+    assert entry["model_roles"] == {
+        "chat_model": {"role": "chat", "spec": "local:smollm2", "source": "model (parameters)"},
+        "ppl_model": {"role": "perplexity", "spec": "local:gemma3", "source": "parameters"}}
     written = {f["path"] for f in man["files"]}
     figs = tmp_path / "figures" / name
     assert str(figs / "quickstart_perplexity.png") in written and str(figs / "quickstart_perplexity.pdf") in written

@@ -18,7 +18,9 @@ def preference_bars(rows: pd.DataFrame, x: str, value: str, ylabel: str, xlabel:
     if len(rows):
         sns.barplot(data=rows, x=x, y=value, hue=hue, errorbar=("ci", 95), order=order, ax=ax)
     else:
-        ax.text(0.5, 0.5, "no valid pairs", ha="center", va="center", transform=ax.transAxes)
+        # above the 50% line, and no meaningless x ticks on an empty axis
+        ax.text(0.5, 0.75, "no valid pairs", ha="center", va="center", transform=ax.transAxes)
+        ax.set_xticks([])
     ax.axhline(0.5, color="grey", lw=1, ls="--")
     ax.set(ylim=(0, 1), ylabel=ylabel, xlabel=xlabel)
     return fig

@@ -201,11 +201,11 @@ def effective_parameters(cfg: dict, notebooks: list[Path]) -> list[tuple[Path, d
             eff.update({k: (v, source) for k, v in values.items() if k in own and k != "run_name"})
             if values.get(RUN_MODEL) not in (None, ""):
                 model = (values[RUN_MODEL], source)
-        try:
+        try:  # checked first, so the run-level model works on normalized values (a list where declared)
+            eff = {k: (checked(own[k], v), src) for k, (v, src) in eff.items()}
             if model:
                 check_run_model(model[0])
                 eff = {k: apply_run_model(own[k], v, src, *model) for k, (v, src) in eff.items()}
-            eff = {k: (checked(own[k], v), src) for k, (v, src) in eff.items()}
         except ParameterError as e:
             raise ConfigError(f"{cfg['_path']}: {e}") from None
         steps.append((nb, eff))

@@ -130,16 +130,23 @@ def test_values_are_checked_against_their_declared_kind(override, match):
         runner.effective_parameters(cfg, runner.select_notebooks(cfg, ["05"]))
 
 
-def test_one_spec_where_a_list_is_declared_becomes_a_list():
+def test_one_spec_where_a_list_is_declared_becomes_a_list(tmp_path):
     cfg = runner.load_config(DEMO, {"evaluators": "hf:gpt2"})
     (_, eff), = runner.effective_parameters(cfg, runner.select_notebooks(cfg, ["05"]))
     assert eff["evaluators"] == (["hf:gpt2"], "command line")
+    # a single reward-model spec given below the run-level model is a list before the model goes in
+    cfg = runner.load_config(runner_cfg(tmp_path, {"parameters": {"reward_models": "implicit:local:smollm2;mean"}}),
+                             {"model": "hf:gpt2"})
+    (_, eff), = runner.effective_parameters(cfg, runner.select_notebooks(cfg, ["14"]))
+    assert eff["reward_models"] == (["implicit:hf:gpt2;mean"], "model (command line)")
 
 
 def test_with_model_keeps_options_reference_and_reward_heads():
     assert with_model("implicit:local:smollm2;ref:local:gemma3;mean", "hf:x") == "implicit:hf:x;ref:local:gemma3;mean"
     assert with_model("implicit:local:smollm2-ref:local:gemma3", "hf:x") == "implicit:hf:x-ref:local:gemma3"
     assert with_model("rm:some/head", "hf:x") == "rm:some/head"
+    same = "judge:local:smollm2;retries:0;max_tokens:8"  # the same model: the very string, so names and keys stay
+    assert with_model(same, "local:smollm2") is same
     assert reward_spec_models("implicit:hf:x-ref:local:gemma3") == ["hf:x", "local:gemma3"]
     with pytest.raises(SpecError, match="Unknown reward-model kind"):
         with_model("critic:local:smollm2", "hf:x")

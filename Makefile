@@ -33,7 +33,7 @@ lab: install
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. --MultiKernelManager.default_kernel_name=$(KERNEL) \
 		$(if $(filter 0,$(shell id -u)),--allow-root)
 
-# e.g. make sweep GRID='--grid chat_model=[local:smollm2,hf:gpt2]'
+# e.g. make sweep GRID='--grid model=[local:smollm2,hf:gpt2]'
 sweep: install
 	$(PY) -m lib.runner sweep $(CONFIG) $(GRID)
 

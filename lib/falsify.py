@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from lib.textmatch import matches
+
 # Lead-ins small chat models put before the text they were asked for ("Sure! Here is ...:").
 _LEAD_IN = re.compile(r"^\s*(sure|certainly|okay|ok|here|rewritten|new paragraph|passage)\b[^\n]*:\s*\n+",
                       re.IGNORECASE)
@@ -21,7 +23,8 @@ def substitute_answer(text: str, answer: str, false_answer: str) -> str:
 def false_passage(text: str, answer: str, false_answer: str) -> str | None:
     """The text with the answer swapped, or None if the swap leaves the answer or misses it."""
     out = substitute_answer(text, answer, false_answer)
-    if answer.lower() in out.lower() or false_answer.lower() not in out.lower():
+    # the `substring` rule: case-insensitive, as the substitution itself is
+    if matches(out, answer, rule="substring") or not matches(out, false_answer, rule="substring"):
         return None
     return out
 
@@ -43,7 +46,7 @@ def parse_false_answer(response: str, answer: str) -> str | None:
         line = line.strip().strip("\"'").rstrip(".").strip()
         if not line or line.lower().startswith(("question:", "question ")):
             continue
-        if str(answer).lower() in line.lower():
+        if not str(answer).strip() or matches(line, answer, rule="substring"):
             return None
         if len(line.split()) > max(8, 3 * len(str(answer).split())):
             return None

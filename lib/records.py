@@ -1,4 +1,4 @@
-"""Reading input records (JSON / JSON lines) and the one error type for unusable input data.
+"""Reading and writing records (JSON / JSON lines) and the one error type for unusable input data.
 
 Every study's loaders read files through `read_records` and raise `DataError`, so a researcher gets
 one kind of message, naming the file, the item and the field, whichever notebook reads the data.
@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 
 class DataError(ValueError):
@@ -34,6 +35,23 @@ def read_records(path) -> list | dict:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise DataError(f"{path}: not valid JSON ({err.msg} at line {err.lineno}).") from None
+
+
+def write_records(path, records, append: bool = False) -> Path:
+    """Write records as JSON lines (UTF-8, non-ASCII kept), the layout `read_records` reads back:
+    dicts one per line (values JSON cannot hold as text), or a DataFrame's rows as pandas writes them
+    (NaN as null); `append` adds to an existing file. Creates the folder; returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(records, pd.DataFrame):
+        if append:
+            raise ValueError("write_records: append a DataFrame's rows as dicts (df.to_dict('records')).")
+        records.to_json(path, orient="records", lines=True, force_ascii=False)
+        return path
+    with path.open("a" if append else "w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+    return path
 
 
 def field(rec: dict, name: str, path, where) -> object:

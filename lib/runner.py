@@ -1,16 +1,18 @@
 """Run the numbered notebooks headlessly with papermill, from a YAML config; sweeps over a grid.
 
     python -m lib.runner run configs/demo.yaml [--run NAME] [--only 00,03] [-p key=value ...]
-    python -m lib.runner sweep configs/demo.yaml --grid 'evaluators=[[local:smollm2],[hf:gpt2]]'
+    python -m lib.runner sweep configs/demo.yaml --grid 'model=[local:smollm2, hf:gpt2]'
+    python -m lib.runner params --markdown      # the declared parameters (README's table)
 
 Which value a notebook gets, lowest to highest: its own default < the config's `parameters` <
-the config's `per_notebook` entry < the command line (`-p`, then a sweep's grid). manifest.json
-records every notebook's effective parameters and where each one came from.
+the config's `per_notebook` entry < the command line (`-p`, then a sweep's grid). The run-level
+`model` replaces every studied model role (lib.parameters) whose value comes from a lower level;
+at the same level the more specific parameter wins. manifest.json records every notebook's
+effective parameters, where each one came from, and which model role got which spec.
 """
 from __future__ import annotations
 
 import argparse
-import ast
 import itertools
 import json
 import os
@@ -23,14 +25,16 @@ from importlib import metadata
 from pathlib import Path
 
 import yaml
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import default
 
 from . import findings
 from .config import NOTEBOOKS, ROOT, cache_dir, figure_dir, run_dir
+from .parameters import (MODEL_KINDS, RUN_MODEL, Parameter, ParameterError, apply_run_model, check_run_model,
+                         checked, markdown_table, read_declarations, specs_in)
 from .models.specs import SpecError, parse_spec, require_api_key
 
 CONFIG_KEYS = {"run", "notebooks", "parameters", "per_notebook", "sweep", "kernel", "timeout"}
-SPEC_LIST_KEYS = {"models", "evaluators", "authors"}
-RM_SPEC_KEYS = {"reward_models"}
 KERNEL = "rag-bias-lab"  # the project's Jupyter kernel: this environment's interpreter (make install registers it)
 KERNEL_DISPLAY = "Python (rag-bias-lab)"
 NOTEBOOK_RE = re.compile(r"^\d\d_.+\.ipynb$")
@@ -40,19 +44,29 @@ class ConfigError(ValueError):
     """A runner config that cannot run, with the fix in the message."""
 
 
+class NotebookFailed(RuntimeError):
+    """A notebook raised: the message is '<notebook> failed: <Type>: <message> (full traceback: <file>)'."""
+
+
+class IPCKernelManager(AsyncKernelManager):
+    """Kernels over local sockets: nothing on TCP ports, so no unencrypted-TCP warning per notebook."""
+
+    @default("transport")
+    def _transport_default(self):
+        return "ipc"
+
+
 def numbered_notebooks(folder: Path = NOTEBOOKS) -> list[Path]:
     """All numbered notebooks (NN_name.ipynb) in order."""
     return sorted(p for p in folder.glob("*.ipynb") if NOTEBOOK_RE.match(p.name))
 
 
-def declared_parameters(nb: Path) -> dict:
-    """Parameters declared in a notebook's `parameters` cell (name -> default as text)."""
-    import papermill as pm
-
-    params = pm.inspect_notebook(str(nb))
-    if not params:
-        raise ConfigError(f"{nb.name} has no cell tagged 'parameters'; tag one in JupyterLab (cell tags).")
-    return {k: v.get("default") for k, v in params.items()}
+def declared_parameters(nb: Path) -> dict[str, Parameter]:
+    """Parameters of a notebook's `parameters` cell with their declarations (lib.parameters)."""
+    try:
+        return read_declarations(nb)
+    except ParameterError as e:
+        raise ConfigError(str(e)) from None
 
 
 def load_config(path: str | Path, overrides: dict | None = None) -> dict:
@@ -61,7 +75,12 @@ def load_config(path: str | Path, overrides: dict | None = None) -> dict:
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"Config {path} does not exist; see configs/demo.yaml for the layout.")
-    cfg = yaml.safe_load(path.read_text()) or {}
+    try:
+        cfg = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(yaml_error_line(path, e)) from None
+    if not isinstance(cfg, dict):
+        raise ConfigError(f"{path}: a config is a YAML mapping (run:, parameters:, ...); see configs/demo.yaml.")
     unknown = set(cfg) - CONFIG_KEYS
     if unknown:
         raise ConfigError(f"{path}: unknown top-level key(s) {sorted(unknown)}; allowed: {sorted(CONFIG_KEYS)}.")
@@ -70,6 +89,14 @@ def load_config(path: str | Path, overrides: dict | None = None) -> dict:
     cfg["_overrides"] = dict(overrides or {})
     cfg["_path"] = str(path)
     return cfg
+
+
+def yaml_error_line(path: Path, err: yaml.YAMLError) -> str:
+    """One line for a config that is not valid YAML: file, line and column (1-based), and the problem."""
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+    problem = " ".join(str(getattr(err, "problem", None) or err).split())
+    return f"{where}: not valid YAML ({problem})"
 
 
 def select_notebooks(cfg: dict, only: list[str] | None = None) -> list[Path]:
@@ -88,45 +115,30 @@ def select_notebooks(cfg: dict, only: list[str] | None = None) -> list[Path]:
     return sorted(chosen)
 
 
-def _spec_values(key: str, value) -> list[str]:
-    if key.endswith("_model") or key == "model":
-        return [value] if isinstance(value, str) and value else []
-    if key in SPEC_LIST_KEYS or key.endswith("_models") and key not in RM_SPEC_KEYS:
-        if isinstance(value, str):  # one spec where a list is expected
-            return [value] if value else []
-        return [v for v in (value or []) if isinstance(v, str)]
-    return []
+def parameter_table() -> str:
+    """The markdown table of every notebook's declared parameters (README's, generated)."""
+    return markdown_table({nb.stem: declared_parameters(nb) for nb in numbered_notebooks()})
 
 
-def _rm_model_specs(key: str, value) -> list[str]:
-    """The model specs inside reward-model specs ('judge:<spec>', 'implicit:<spec>;ref:<spec>');
-    a bad reward-model spec is a ConfigError here, before any notebook runs."""
-    if key not in RM_SPEC_KEYS:
-        return []
-    from .models.specs import RewardSpecError as RMSpecError, parse_reward_spec as parse_rm_spec
-
-    out = []
-    for v in ([value] if isinstance(value, str) else value or []):
-        try:
-            rm = parse_rm_spec(v)
-        except (RMSpecError, SpecError) as e:
-            raise ConfigError(f"{key}: {e}") from None
-        if rm.kind != "rm":
-            out.append(rm.target)
-        if rm.options.get("ref"):
-            out.append(rm.options["ref"])
+def model_specs(steps) -> set[str]:
+    """Every model spec the planned notebooks name, from their declarations (those inside reward-model
+    specs included); `steps` as effective_parameters returns them."""
+    out = set()
+    for nb, eff in steps:
+        declared = declared_parameters(nb)
+        for name, (value, _) in eff.items():
+            try:
+                out.update(specs_in(declared[name], value))
+            except ParameterError as e:
+                raise ConfigError(str(e)) from None
     return out
 
 
-def model_specs(params: dict) -> set[str]:
-    """Every model spec named in the parameters, those inside reward-model specs included."""
-    return {s for k, v in params.items() for s in _spec_values(k, v) + _rm_model_specs(k, v)}
-
-
-def check_models(params: dict) -> list[str]:
-    """Parse every model spec named in the parameters (reward-model specs included); fail early on
-    bad specs, missing keys or unreachable servers."""
-    return check_specs(model_specs(params))
+def model_roles(nb: Path, eff: dict) -> dict:
+    """{parameter: {role, spec, source}} for a notebook's declared model parameters (the manifest's)."""
+    declared = declared_parameters(nb)
+    return {k: {"role": declared[k].role, "spec": v, "source": src} for k, (v, src) in eff.items()
+            if declared[k].kind in MODEL_KINDS}
 
 
 def check_specs(specs) -> list[str]:
@@ -158,12 +170,15 @@ def plan(cfg: dict, notebooks: list[Path]) -> list[tuple[Path, dict]]:
 
 def effective_parameters(cfg: dict, notebooks: list[Path]) -> list[tuple[Path, dict]]:
     """Per selected notebook, {name: (value, source)} for every parameter it declares; source is
-    'notebook' (its default), 'parameters', 'per_notebook' or 'command line'."""
+    'notebook' (its default), 'parameters', 'per_notebook', 'command line', or 'model (<level>)'
+    where the run-level model reached a declared model role. Values are checked against their
+    declared kinds before any notebook starts."""
     declared = {nb.stem: declared_parameters(nb) for nb in numbered_notebooks()}
     every = set().union(*[set(d) for d in declared.values()]) if declared else set()
+    runner_keys = {"run_name", RUN_MODEL}
     overrides = cfg.get("_overrides") or {}
     for what, keys in (("parameter(s)", cfg["parameters"]), ("command-line parameter(s)", overrides)):
-        unknown = set(keys) - every - {"run_name"}
+        unknown = set(keys) - every - runner_keys
         if unknown:
             raise ConfigError(f"{cfg['_path']}: {what} {sorted(unknown)} are declared by no notebook; "
                               f"check the spelling (declared: {sorted(every)}).")
@@ -171,28 +186,30 @@ def effective_parameters(cfg: dict, notebooks: list[Path]) -> list[tuple[Path, d
         if stem not in declared:
             raise ConfigError(f"{cfg['_path']}: per_notebook names {stem!r}, which is not a notebook "
                               f"(notebooks: {sorted(declared)}).")
-        bad = set(extra) - set(declared[stem])
+        bad = set(extra) - set(declared[stem]) - {RUN_MODEL}
         if bad:
             raise ConfigError(f"{cfg['_path']}: {stem} declares no parameter(s) {sorted(bad)}; it declares "
                               f"{sorted(declared[stem])}.")
     steps = []
     for nb in notebooks:
         own = declared[nb.stem]
-        eff = {k: (_literal(v), "notebook") for k, v in own.items() if k != "run_name"}
+        eff = {k: (p.value, "notebook") for k, p in own.items() if k != "run_name"}
         layers = (("parameters", cfg["parameters"]), ("per_notebook", cfg["per_notebook"].get(nb.stem) or {}),
                   ("command line", overrides))
+        model = None
         for source, values in layers:
             eff.update({k: (v, source) for k, v in values.items() if k in own and k != "run_name"})
+            if values.get(RUN_MODEL) not in (None, ""):
+                model = (values[RUN_MODEL], source)
+        try:  # checked first, so the run-level model works on normalized values (a list where declared)
+            eff = {k: (checked(own[k], v), src) for k, (v, src) in eff.items()}
+            if model:
+                check_run_model(model[0])
+                eff = {k: apply_run_model(own[k], v, src, *model) for k, (v, src) in eff.items()}
+        except ParameterError as e:
+            raise ConfigError(f"{cfg['_path']}: {e}") from None
         steps.append((nb, eff))
     return steps
-
-
-def _literal(text):
-    """A notebook default as a value when it is a plain literal, else its source text."""
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError):
-        return text
 
 
 def project_kernel() -> str:
@@ -250,7 +267,7 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
     notebooks = select_notebooks(cfg, only)
     effective = effective_parameters(cfg, notebooks)  # validates everything before any notebook starts
     steps = [(nb, {k: v for k, (v, src) in eff.items() if src != "notebook"}) for nb, eff in effective]
-    specs = check_specs({s for _, eff in effective for s in model_specs({k: v for k, (v, _) in eff.items()})})
+    specs = check_specs(model_specs(effective))
     kernel_name = kernel or cfg.get("kernel") or project_kernel()
     out_dir = run_dir(name)
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
@@ -269,16 +286,17 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
         eff = dict(effective)[nb]
         entry = {"notebook": nb.name, "parameters": {k: v for k, (v, _) in eff.items()},
                  "parameter_sources": {k: src for k, (_, src) in eff.items()},
+                 "model_roles": model_roles(nb, eff),
                  "output": display_path(out_nb)}
         manifest["notebooks"].append(entry)
         try:
             pm.execute_notebook(str(nb), str(out_nb), parameters={**params, "run_name": name},
-                                kernel_name=kernel_name, cwd=str(NOTEBOOKS),
-                                progress_bar=False, execution_timeout=cfg.get("timeout"))
+                                kernel_name=kernel_name, cwd=str(NOTEBOOKS), progress_bar=False,
+                                execution_timeout=cfg.get("timeout"), kernel_manager_class=IPCKernelManager)
             entry["status"] = "ok"
         except Exception as e:  # papermill wraps the cell error; the output notebook has the traceback
             entry["status"] = "failed"
-            entry["error"] = f"{e.__class__.__name__}: {str(e)[:2000]}"
+            entry["error"] = failure_line(e)
             manifest["status"] = "failed"
         entry["seconds"] = round(time.time() - t0, 2)
         print(f"[run {name}] {nb.stem}: {entry['status']} in {entry['seconds']} s", flush=True)
@@ -290,9 +308,21 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
     _finish_manifest(manifest, name)
     if manifest["status"] != "ok":
         failed = manifest["notebooks"][-1]
-        raise RuntimeError(f"{failed['notebook']} failed; see {failed['output']} for the traceback "
-                           f"(finished model calls are cached: re-running resumes). {failed['error'][:500]}")
+        raise NotebookFailed(f"{Path(failed['notebook']).stem} failed: {failed['error']} "
+                             f"(full traceback: {failed['output']})")
     return manifest
+
+
+def failure_line(err: Exception) -> str:
+    """'DataError: <message>' on one line: the error raised inside the notebook (papermill keeps its
+    type and message apart from the traceback), else the runner's own."""
+    from papermill.exceptions import PapermillExecutionError
+
+    if isinstance(err, PapermillExecutionError):
+        kind, message = err.ename, err.evalue
+    else:
+        kind, message = err.__class__.__name__, str(err)
+    return f"{kind}: {' '.join(str(message).split())}"
 
 
 def _finish_manifest(manifest: dict, name: str) -> None:
@@ -359,6 +389,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lib.runner", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("params", help="list the declared parameters").add_argument(
+        "--markdown", action="store_true", help="README's table (the default prints the same)")
     for cmd in ("run", "sweep"):
         s = sub.add_parser(cmd)
         s.add_argument("config")
@@ -370,6 +402,9 @@ def main(argv=None) -> int:
             s.add_argument("--grid", action="append", help="key=[v1, v2] (YAML list); repeat for more keys")
     args = ap.parse_args(argv)
     try:
+        if args.cmd == "params":
+            print(parameter_table())
+            return 0
         cfg = load_config(args.config, _parse_pairs(args.param, "-p"))
         only = args.only.split(",") if args.only else None
         if args.cmd == "run":
@@ -382,7 +417,7 @@ def main(argv=None) -> int:
         configs = [(name, overrides, sweep_config(cfg, overrides)) for name, overrides in runs]
         for name, overrides, c in configs:  # validate every combination before running the first
             eff = effective_parameters(c, select_notebooks(c, only))
-            check_specs({s for _, e in eff for s in model_specs({k: v for k, (v, _) in e.items()})})
+            check_specs(model_specs(eff))
         summary = []
         for name, overrides, c in configs:
             m = run(c, name, only, args.kernel)
@@ -390,6 +425,10 @@ def main(argv=None) -> int:
                             "seconds": m["seconds"], "misses": m["cache"]["misses"]})
         print(json.dumps(summary, indent=1))
         return 0
+    except NotebookFailed as e:
+        print("Finished model calls are cached: a re-run resumes where this one stopped.", file=sys.stderr)
+        print(e, file=sys.stderr)
+        return 1
     except (ConfigError, SpecError, RuntimeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

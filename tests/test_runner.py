@@ -52,9 +52,11 @@ def test_command_line_beats_per_notebook_and_parameters():
     demo_05 = yaml.safe_load(DEMO.read_text())["per_notebook"]["05_pointwise_reranking"]
     assert eff["n_items"] == (demo_05["n_items"], "per_notebook")
     assert eff["datasets"][1] == "notebook"
-    plain = runner.plan(runner.load_config(DEMO), [nb])[0][1]
-    assert plain["evaluators"] == demo_05["evaluators"] and plain["k_retries"] == demo_05["k_retries"]
-    assert plain["k_retries"] != 3  # so the first assertion shows the command line winning
+    (_, plain), = runner.effective_parameters(runner.load_config(DEMO), [nb])
+    demo_model = yaml.safe_load(DEMO.read_text())["parameters"]["model"]
+    assert plain["evaluators"] == ([demo_model], "model (parameters)")
+    assert plain["k_retries"] == (demo_05["k_retries"], "per_notebook")
+    assert demo_05["k_retries"] != 3 and demo_model != "hf:foo/bar"  # so the first assertion shows the command line winning
 
 
 def test_bad_command_line_spec_fails_before_work(tmp_runs):
@@ -80,13 +82,14 @@ def test_bad_reward_model_spec_fails_before_the_first_notebook(tmp_path, tmp_run
         runner.run(runner.load_config(DEMO, {"reward_models": [bad]}), "never", ["00", "14"])
 
 
-def test_reward_model_specs_bring_their_model_specs():
-    assert runner.model_specs({"reward_models": ["judge:openai:m@http://127.0.0.1:9/v1;logprob",
-                                                 "implicit:local:smollm2;ref:local:gemma3", "rm:some/hub-id"],
-                               "policy_model": "local:smollm2"}) == {
-        "openai:m@http://127.0.0.1:9/v1", "local:smollm2", "local:gemma3"}
+def test_reward_model_specs_bring_their_model_specs(tmp_path):
+    rms = ["judge:openai:m@http://127.0.0.1:9/v1;logprob", "implicit:local:smollm2;ref:local:gemma3", "rm:some/hub-id"]
+    cfg = runner.load_config(write_cfg(tmp_path, {"per_notebook": {"15_best_of_n": {
+        "reward_models": rms, "policy_model": "hf:gpt2"}}}))
+    steps = runner.effective_parameters(cfg, runner.select_notebooks(cfg, ["15"]))
+    assert runner.model_specs(steps) == {"openai:m@http://127.0.0.1:9/v1", "hf:gpt2", "local:smollm2", "local:gemma3"}
     with pytest.raises(runner.ConfigError, match="unreachable"):
-        runner.check_models({"reward_models": ["judge:openai:m@http://127.0.0.1:9/v1"]})
+        runner.check_specs(runner.model_specs(steps))
 
 
 def test_cli_reproduction_of_the_issue_now_fails_before_work(capsys, tmp_runs):
@@ -152,7 +155,11 @@ def test_quickstart_run_manifest_and_warm_rerun(tmp_path, tmp_runs):
     entry = man["notebooks"][0]
     # smoke.yaml sets max_tokens: 8 for 00 per notebook; the command line wins, and the manifest says so
     assert entry["parameters"]["max_tokens"] == 6 and entry["parameter_sources"]["max_tokens"] == "command line"
-    assert entry["parameter_sources"]["chat_model"] == "parameters"
+    # smoke.yaml names the model under study once (`model`); 00's chat role got it, perplexity kept its own
+    assert entry["parameter_sources"]["chat_model"] == "model (parameters)"
+    assert entry["model_roles"] == {
+        "chat_model": {"role": "chat", "spec": "local:smollm2", "source": "model (parameters)"},
+        "ppl_model": {"role": "perplexity", "spec": "local:gemma3", "source": "parameters"}}
     written = {f["path"] for f in man["files"]}
     figs = tmp_path / "figures" / name
     assert str(figs / "quickstart_perplexity.png") in written and str(figs / "quickstart_perplexity.pdf") in written
@@ -176,3 +183,38 @@ def test_only_keeps_global_parameters_of_other_notebooks_valid():
     cfg = runner.load_config(ROOT / "configs" / "demo.yaml")
     steps = runner.plan(cfg, runner.select_notebooks(cfg, ["09"]))
     assert [nb.stem for nb, _ in steps] == ["09_utility_benchmarks"] and "ppl_model" not in steps[0][1]
+
+
+def test_invalid_yaml_is_one_line_with_file_line_and_column(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("run: x\nparameters:\n  n_items: [1, 2\n  seed: 0\n")
+    assert runner.main(["run", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    # the flow sequence opened on line 3 is never closed: yaml points at line 4, column 7
+    assert err.startswith(f"error: {bad}:4:7: not valid YAML (")
+    good = tmp_path / "good.yaml"
+    good.write_text("run: x\nparameters:\n  n_items: [1, 2]\n")
+    assert runner.load_config(good)["parameters"] == {"n_items": [1, 2]}
+
+
+def test_failure_line_is_the_notebooks_error_not_papermills():
+    from papermill.exceptions import PapermillExecutionError
+
+    err = PapermillExecutionError(cell_index=3, exec_count=3, source="load()", ename="DataError",
+                                  evalue="/x/nq.json: file not found.\nSecond line.", traceback=["\x1b[31m..."])
+    assert runner.failure_line(err) == "DataError: /x/nq.json: file not found. Second line."
+    assert runner.failure_line(KeyError("k")) == "KeyError: 'k'"
+
+
+@pytest.mark.notebooks
+def test_failed_notebook_ends_with_its_error_and_no_tcp_warning(capfd, tmp_runs):
+    code = runner.main(["run", str(DEMO), "--only", "01", "--run", "pytest_fail", "-p", "nq_path=/nonexistent/nq.json"])
+    out, err = capfd.readouterr()
+    last = err.strip().splitlines()[-1]
+    assert code == 1
+    assert last.startswith("01_dataset failed: DataError: /nonexistent/nq.json") and "PapermillExecutionError" not in last
+    assert last.endswith(f"(full traceback: {tmp_runs / 'pytest_fail' / 'notebooks' / '01_dataset.ipynb'})")
+    assert "without encryption" not in out + err
+    man = json.loads((tmp_runs / "pytest_fail" / "manifest.json").read_text())
+    assert man["status"] == "failed" and man["notebooks"][0]["error"].startswith("DataError: ")

@@ -214,7 +214,7 @@ def with_model(spec: str, model: str) -> str:
     """The reward-model spec with `model` as its judge or policy model (options and any reference
     model kept); an `rm:` spec is returned unchanged, a classification head has no model to swap."""
     parsed = parse_reward_spec(spec)
-    if parsed.kind == "rm":
-        return spec
+    if parsed.kind == "rm" or parsed.target == model:
+        return spec  # unchanged, to the letter: the reward model's name (and cache keys) stay
     parse_spec(model)
     return format_reward_spec(RewardSpec(parsed.kind, model, parsed.options))

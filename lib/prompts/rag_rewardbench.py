@@ -2,8 +2,8 @@
 
 The paper already writes its input slots with braces (`{docs}`, `{question}`, `{prompt}`,
 `{response1}`, `{response2}`). The citation system prompt also contains a literal LaTeX
-`\\footnote{...}`, so these templates are filled with `fill()` (which replaces only the named slots)
-and never with `str.format`.
+`\\footnote{...}`, so these templates are filled with `lib.prompts.fill.fill` (which replaces only the
+named slots; re-exported here) and never with `str.format`.
 
 The paper does not show how the retrieved references are laid out inside `{docs}`; its data examples
 (appendix D) use `Reference [i]` / `Title:` / `Text:` blocks. That layout is ours to reproduce and
@@ -11,7 +11,7 @@ lives in `REFERENCE_BLOCK`, apart from the verbatim wording.
 """
 from __future__ import annotations
 
-import re
+from .fill import fill
 
 # --- verbatim from Table 5: generation prompt for retrieval augmented language models ---------------
 # "Prompt for helpful, multi-hop reasoning, harmless, appropriate abstain and conflict robustness"
@@ -65,17 +65,6 @@ TABLE6_JUDGE_USER = (
 
 # --- ours: layout of one retrieved reference inside {docs}, after the paper's appendix D examples ---
 REFERENCE_BLOCK = "Reference [{index}]\nTitle: {title}\nText: {text}"
-
-_SLOT = re.compile(r"\{(docs|question|prompt|response1|response2|index|title|text)\}")
-
-
-def fill(template: str, **values: str) -> str:
-    """Fill the named `{slot}`s of a template in one pass; other braces stay literal."""
-    missing = {m.group(1) for m in _SLOT.finditer(template)} - set(values)
-    if missing:
-        raise KeyError(f"prompt template needs values for {sorted(missing)}")
-    return _SLOT.sub(lambda m: str(values[m.group(1)]), template)
-
 
 def format_references(passages: list[dict]) -> str:
     """Lay out passages ({'title', 'text'}) as numbered reference blocks for `{docs}`."""

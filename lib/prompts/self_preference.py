@@ -2,14 +2,16 @@
 `self-preference-v2-fact-centric.txt` (same wording as v1 appendix E.1).
 
 The paper writes input slots as `<question>`, `<answer>`, `<passage>`; here they are `{question}`,
-`{answer}`, `{passage}` for `str.format`. `<short answer>` in the generation-phase prompt is part of the
-reply format the model is asked to follow, so it stays literal.
+`{answer}`, `{passage}`, filled by `lib.prompts.fill.fill`. `<short answer>` in the generation-phase
+prompt is part of the reply format the model is asked to follow, so it stays literal.
 
 The paper does not show where the passage to rewrite, or the two passages of the generation phase,
 are placed. Those joins are ours and live in the `*_INPUT` constants below, kept apart from the
 paper's wording so that a user can change them without touching a verbatim prompt.
 """
 from __future__ import annotations
+
+from .fill import fill
 
 # --- verbatim from appendix B.1 -------------------------------------------------------------
 B1_GENERATE_NORMAL_PASSAGES = (
@@ -88,38 +90,38 @@ KNOWLEDGE_PROBE_SUFFIX = " Short answer with less than 5 words:"
 
 def rewrite_prompt(passage: str) -> str:
     """Normal-passage rewrite prompt (B.1 'Generate Normal Passages') with the passage appended."""
-    return REWRITE_INPUT.format(instruction=B1_GENERATE_NORMAL_PASSAGES, passage=passage)
+    return fill(REWRITE_INPUT, instruction=B1_GENERATE_NORMAL_PASSAGES, passage=passage)
 
 
 def long_prompt(passage: str) -> str:
     """Long-passage rewrite prompt (B.1 'Generate Long Passages') with the passage appended."""
-    return REWRITE_INPUT.format(instruction=B1_GENERATE_LONG_PASSAGES, passage=passage)
+    return fill(REWRITE_INPUT, instruction=B1_GENERATE_LONG_PASSAGES, passage=passage)
 
 
 def false_answer_prompt(question: str, answer: str) -> str:
     """B.1 'Generate False Answer' filled in."""
-    return B1_GENERATE_FALSE_ANSWER.format(question=question, answer=answer)
+    return fill(B1_GENERATE_FALSE_ANSWER, question=question, answer=answer)
 
 
 def gen_by_qa_prompt(question: str, answer: str) -> str:
     """B.1 'Generate Gen-by-QA Passages' filled in."""
-    return B1_GENERATE_GEN_BY_QA_PASSAGES.format(question=question, answer=answer)
+    return fill(B1_GENERATE_GEN_BY_QA_PASSAGES, question=question, answer=answer)
 
 
 def pointwise_baseline_prompt(passage: str) -> str:
     """B.1 'Pointwise Reranking Phase Baseline Prompt' with the passage appended."""
-    return B1_POINTWISE_BASELINE + POINTWISE_BASELINE_INPUT.format(passage=passage)
+    return B1_POINTWISE_BASELINE + fill(POINTWISE_BASELINE_INPUT, passage=passage)
 
 
 def pointwise_rag_prompt(question: str, passage: str) -> str:
     """B.1 'Pointwise Reranking Phase RAG Prompt' filled in."""
-    return B1_POINTWISE_RAG.format(question=question, passage=passage)
+    return fill(B1_POINTWISE_RAG, question=question, passage=passage)
 
 
 def generation_phase_prompt(question: str, passage_1: str, passage_2: str) -> str:
     """B.1 'Generation Phase' prompt with the question and both passages appended."""
-    return B1_GENERATION_PHASE + GENERATION_PHASE_INPUT.format(
-        question=question, passage_1=passage_1, passage_2=passage_2)
+    return B1_GENERATION_PHASE + fill(GENERATION_PHASE_INPUT, question=question, passage_1=passage_1,
+                                      passage_2=passage_2)
 
 
 def knowledge_probe_prompt(question: str) -> str:

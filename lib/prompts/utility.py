@@ -20,9 +20,7 @@ The counterfactual-evidence prompt of section 2.2.4 is verbatim from the paper.
 """
 from __future__ import annotations
 
-import re
-
-_SLOT = re.compile(r"\{(question|number|pair|paras)\}")
+from .fill import fill
 
 # --- 2.2.4 generation-based counterfactual passages: verbatim ----------------------------------
 # The paper's quotation ends in "Evidence:." where the final period closes the sentence of the
@@ -148,10 +146,8 @@ def judgment_messages(question: str, passages: list[str], judgment: str = "utili
         # so a question or passage that says "utility" stays as it is).
         system, user = (t.replace("utility", "relevance").replace("Utility", "Relevance")
                         for t in (system, user))
-    fill = {"question": question, "number": len(passages), "pair": format_paras(passages, form),
-            "paras": format_paras(passages, form)}
-    # One pass over the named slots (str.format would choke on braces inside passages).
-    user = _SLOT.sub(lambda m: str(fill[m.group(1)]), user)
+    paras = format_paras(passages, form)
+    user = fill(user, question=question, number=len(passages), pair=paras, paras=paras)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
@@ -182,12 +178,12 @@ def qa_prompt(question: str, passages: list[str], factoid: bool = True) -> str:
     """Fill the QA prompt (factoid or non-factoid), without evidence when passages is empty."""
     if not passages:
         template = S234_QA_FACTOID_NO_EVIDENCE if factoid else S234_QA_NON_FACTOID_NO_EVIDENCE
-        return template.format(question=question)
+        return fill(template, question=question)
     template = S234_QA_FACTOID if factoid else S234_QA_NON_FACTOID
-    return template.format(question=question, passages="\n".join(
+    return fill(template, question=question, passages="\n".join(
         passage_label("listwise-set", i) + p for i, p in enumerate(passages)))
 
 
 def counterfactual_evidence_prompt(claim: str) -> str:
     """Section 2.2.4 prompt asking for realistic fake evidence that supports a false claim."""
-    return S224_GENERATE_COUNTERFACTUAL_EVIDENCE.format(claim=claim)
+    return fill(S224_GENERATE_COUNTERFACTUAL_EVIDENCE, claim=claim)

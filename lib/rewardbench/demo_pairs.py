@@ -18,6 +18,7 @@ import random
 import re
 from pathlib import Path
 
+from lib.records import write_records
 from lib.prompts.rag_rewardbench import (TABLE5_GENERATION_SYSTEM, TABLE5_GENERATION_USER, fill,
                                          format_references)
 from lib.textmatch import first_match, matches
@@ -183,10 +184,7 @@ def read_demo_items(paths) -> list[dict]:
 
 def write_pairs(pairs: list[dict], path) -> Path:
     """Write pairs as JSON lines (the published layout plus `system`, `answer`, `source`)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pairs), encoding="utf-8")
-    return path
+    return write_records(path, pairs)
 
 
 DEMO_PAIRS = Path(__file__).resolve().parents[2] / "data" / "demo" / "rag_rewardbench_pairs.jsonl"

@@ -1,12 +1,11 @@
 """Glue the three reward-model notebooks share: which pairs to use and their per-pair results."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
-from lib.records import DataError, read_records
+from lib.records import DataError, read_records, write_records
 from lib.rewardbench import demo_pairs, loader, metrics, registry
 from lib.models.specs import parse_reward_spec
 from lib.rewardbench.self_preference import rm_families, self_preference_table
@@ -64,10 +63,7 @@ def pair_results(reward_models, pairs: pd.DataFrame, path=None, models: dict | N
 
 def write_raw(records: list[dict], path) -> Path:
     """Raw per-pair records as JSON lines (one per reward model and pair)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-    return path
+    return write_records(path, records)
 
 
 def reparse(path) -> pd.DataFrame:

@@ -18,7 +18,7 @@ import pandas as pd
 from lib.asking import ask_until_parsed
 from lib.falsify import clean_generation, false_passage, parse_false_answer
 from lib.prompts import self_preference as P
-from lib.records import DataError, field as record_field, read_records
+from lib.records import DataError, field as record_field, read_records, write_records
 from lib.textmatch import matches
 
 from .columns import BANK_COLUMNS, bank_row
@@ -81,10 +81,7 @@ def save_bank(bank: pd.DataFrame, path) -> Path:
     missing = [c for c in BANK_COLUMNS if c not in bank]
     if missing:
         raise DataError(f"bank to save at {path} lacks columns {missing}.")
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    bank.to_json(path, orient="records", lines=True, force_ascii=False)
-    return path
+    return write_records(path, bank)
 
 
 def subsample_bank(bank: pd.DataFrame, n_items: int | None = None, datasets=None,

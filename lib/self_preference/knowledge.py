@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from lib.prompts import self_preference as P
-from lib.records import DataError, field, read_records
+from lib.records import DataError, field, read_records, write_records
 from lib.textmatch import check_rule, matches
 
 from .columns import KNOWLEDGE_LEVELS
@@ -170,7 +170,4 @@ def level_shares(knowledge: pd.DataFrame) -> pd.DataFrame:
 
 def save_knowledge(knowledge: pd.DataFrame, path) -> Path:
     """Write probe results as JSONL that `load_knowledge` reads back."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    knowledge.to_json(path, orient="records", lines=True, force_ascii=False)
-    return path
+    return write_records(path, knowledge)

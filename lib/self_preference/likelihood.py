@@ -29,6 +29,7 @@ from scipy import stats as sps
 from lib import stats
 from lib.prompts import self_preference as sp
 
+from .evaluators import run_evaluators
 from .pairwise import derive_preferences
 from .pointwise import SCORES, pointwise_prompt
 
@@ -73,21 +74,22 @@ def rate_likelihood(model, ratings: pd.DataFrame, chat: bool | None = None) -> p
 
 def _for_evaluators(table: pd.DataFrame, evaluators, author_names, fn, columns):
     """Apply fn(model, rows of that evaluator) per evaluator; an unavailable one keeps NaN columns."""
-    from lib.models import LikelihoodUnavailable, get_model
-    from lib.models.specs import author_name
+    from lib.models import LikelihoodUnavailable
 
-    parts, notes = [], []
-    for spec in evaluators:
-        rows = table[table["evaluator"] == author_name(spec, author_names)]
+    notes = []
+
+    def one(model, name, spec):
+        rows = table[table["evaluator"] == name]
         try:
-            parts.append(fn(get_model(spec), rows))
+            return fn(model, rows)
         except LikelihoodUnavailable as e:
             notes.append(f"Likelihood scoring is unavailable for {spec} ({e}); its likelihood columns stay empty.")
-            parts.append(rows.assign(**{c: np.nan for c in columns}))
-    rest = table[~table.index.isin([i for p in parts for i in p.index])]
-    out = pd.concat(parts + [rest.assign(**{c: np.nan for c in columns})]).sort_index() if parts else \
-        table.assign(**{c: np.nan for c in columns})
-    return out, notes
+            return rows.assign(**{c: np.nan for c in columns})
+
+    done = run_evaluators(evaluators, author_names, one, ignore_index=False)
+    rest = table[~table.index.isin(done.index)]
+    parts = [done] if len(done) else []  # no evaluator: every row keeps empty likelihood columns
+    return pd.concat(parts + [rest.assign(**{c: np.nan for c in columns})]).sort_index(), notes
 
 
 def rate_evaluators_likelihood(ratings: pd.DataFrame, evaluators, author_names=None, chat=None):

@@ -29,6 +29,8 @@ from lib.asking import ask_until_parsed
 from lib.prompts import self_preference as sp
 from lib.textmatch import authors_match, whole_word_match, word_normalize
 
+from .evaluators import run_evaluators
+
 COMBOS = ("TT", "TF", "FT", "FF")
 ORDERS = ("a_first", "b_first")
 _FACT = {"T": "true", "F": "false"}
@@ -265,14 +267,8 @@ def ask_pairs(model, evaluator: str, pairs: pd.DataFrame, k_retries: int = 2, ma
 def ask_evaluators(bank: pd.DataFrame, evaluators: list[str], author_names: dict | None = None,
                    combos=COMBOS, **ask_kw) -> pd.DataFrame:
     """Every evaluator's own passages against every other author's, asked and scored, in one table."""
-    from lib.models import get_model
-    from lib.models.specs import author_name
-
-    runs = []
-    for spec in evaluators:
-        name = author_name(spec, author_names)
-        runs.append(ask_pairs(get_model(spec), name, build_pairs(bank, name, combos=combos), **ask_kw))
-    return pd.concat(runs, ignore_index=True)
+    return run_evaluators(evaluators, author_names,
+                          lambda model, name, _: ask_pairs(model, name, build_pairs(bank, name, combos=combos), **ask_kw))
 
 
 # v2 section 4.3 (Tables 4, 5): (kind, styled passage, compared with that author's normal passage;
@@ -291,18 +287,14 @@ def style_pairs(bank: pd.DataFrame, focus_style: str, other_author: str | None =
 def ask_style_evaluators(bank: pd.DataFrame, evaluators: list[str], author_names: dict | None = None,
                          **ask_kw) -> pd.DataFrame:
     """The writing-style pairs of STYLE_COMPARISONS asked of every evaluator, with a `kind` column."""
-    from lib.models import get_model
-    from lib.models.specs import author_name
-
     results = []
     for kind, focus_style, other in STYLE_COMPARISONS:
         pairs = style_pairs(bank, focus_style, other)
         print(f"{kind}: {len(pairs)} pairs, {(pairs['status'] == 'ok').sum()} askable")
         if not len(pairs):
             continue
-        for spec in evaluators:
-            results.append(ask_pairs(get_model(spec), author_name(spec, author_names), pairs, **ask_kw)
-                           .assign(kind=kind))
+        results.append(run_evaluators(evaluators, author_names,
+                                      lambda model, name, _: ask_pairs(model, name, pairs, **ask_kw)).assign(kind=kind))
     return pd.concat(results, ignore_index=True) if results else pd.DataFrame()
 
 

@@ -20,6 +20,8 @@ import pandas as pd
 from lib.asking import ask_until_parsed
 from lib.prompts import self_preference as sp
 
+from .evaluators import run_evaluators
+
 SETTINGS = ("normal", "rag")
 SCORES = (1, 2, 3, 4, 5)
 _NUM = r"(\d+(?:\.\d+)?)"
@@ -205,8 +207,4 @@ def _empty_ratings(passages: pd.DataFrame) -> pd.DataFrame:
 def rate_evaluators(passages: pd.DataFrame, evaluators: list[str], author_names: dict | None = None,
                     **rate_kw) -> pd.DataFrame:
     """Every evaluator rates every passage (rate_passages), in one table."""
-    from lib.models import get_model
-    from lib.models.specs import author_name
-
-    return pd.concat([rate_passages(get_model(spec), author_name(spec, author_names), passages, **rate_kw)
-                      for spec in evaluators], ignore_index=True)
+    return run_evaluators(evaluators, author_names, lambda model, name, _: rate_passages(model, name, passages, **rate_kw))

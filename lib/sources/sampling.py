@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lib.records import DataError, as_list
+from lib.records import DataError, as_list, write_records
 from lib.textmatch import first_match
 
 from .common import ITEM_COLUMNS, SOURCES, items_frame
@@ -69,10 +69,7 @@ def load_demo(source: str, n: int | None = None, seed: int = 0) -> pd.DataFrame:
 
 def save_items(items: pd.DataFrame, path) -> Path:
     """Write items as JSONL (the demo layout)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    items[ITEM_COLUMNS].to_json(path, orient="records", lines=True, force_ascii=False)
-    return path
+    return write_records(path, items[ITEM_COLUMNS])
 
 
 def as_sources(datasets) -> list[str]:

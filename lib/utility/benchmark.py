@@ -9,13 +9,12 @@ without answers needs `answers_path` (answers are joined on the question).
 """
 from __future__ import annotations
 
-import json
 import random
 import zlib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from lib.records import DataError, read_records
+from lib.records import DataError, read_records, write_records
 from lib.textmatch import matches
 
 GT, CP, HRNP, WRNP, RETRIEVED = ("ground_truth", "counterfactual", "highly_relevant",
@@ -164,12 +163,7 @@ def build_gtu(item: dict, ranked: list[str], n: int = 10) -> Candidates:
 
 def save_benchmark(rows: list[Candidates], path: str | Path) -> Path:
     """Write candidate sets as JSON lines."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(asdict(row), ensure_ascii=False) + "\n")
-    return path
+    return write_records(path, [asdict(row) for row in rows])
 
 
 ANSWER_FIX = ("each line needs an answer: add an 'answer' / 'answers' field, or pass answers_path= a "

@@ -2,12 +2,11 @@
 re-reads them with the current parsers without any model call (as notebooks 05 and 06 allow)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
-from lib.records import DataError, read_records
+from lib.records import DataError, read_records, write_records
 from lib.utility.benchmark import Candidates
 from lib.utility.evaluate import judgment_rows
 from lib.utility.judging import Judgment, from_replies
@@ -15,13 +14,8 @@ from lib.utility.judging import Judgment, from_replies
 
 def save_replies(judgments: list[Judgment], path, **tags) -> Path:
     """Append one line per judgment: id, form, judgment, presentation order, raw replies, tags."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as fh:
-        for j in judgments:
-            fh.write(json.dumps({"id": j.id, "form": j.form, "judgment": j.judgment, "order": j.order,
-                                 "replies": j.raw, **tags}, ensure_ascii=False, default=str) + "\n")
-    return path
+    return write_records(path, ({"id": j.id, "form": j.form, "judgment": j.judgment, "order": j.order,
+                                 "replies": j.raw, **tags} for j in judgments), append=True)
 
 
 def reparse(path, rows: list[Candidates], tag_columns: list[str] | None = None) -> pd.DataFrame:

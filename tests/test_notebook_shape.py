@@ -9,7 +9,7 @@ from lib.runner import numbered_notebooks
 
 MAX_CODE_LINES = 60
 # Bodies trimmed by other parts of the restructuring (issue 20); they join the check as they land.
-NOT_YET_SHAPED = {"01", "04", "05", "06", "09", "10", "11", "13", "16"}
+NOT_YET_SHAPED: set[str] = set()  # every notebook is shaped; a new one may be listed while it is
 WRITES = re.compile(r"\bout\.(table|figure)\(")
 NAMES_SOURCE = re.compile(r"Table|Figure|§|no paper table|beyond the paper", re.IGNORECASE)
 

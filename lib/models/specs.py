@@ -211,10 +211,14 @@ def reward_spec_models(spec: str) -> list[str]:
 
 
 def with_model(spec: str, model: str) -> str:
-    """The reward-model spec with `model` as its judge or policy model (options and any reference
-    model kept); an `rm:` spec is returned unchanged, a classification head has no model to swap."""
+    """The reward-model spec with `model` as its judge or policy model, written as the user wrote it
+    (options, their order and any reference model kept); an `rm:` spec, or one whose model is already
+    `model`, comes back unchanged (a classification head has no model to swap)."""
     parsed = parse_reward_spec(spec)
     if parsed.kind == "rm" or parsed.target == model:
-        return spec  # unchanged, to the letter: the reward model's name (and cache keys) stay
+        return spec  # to the letter: the reward model's name and cache keys stay
     parse_spec(model)
-    return format_reward_spec(RewardSpec(parsed.kind, model, parsed.options))
+    kind, rest = spec.split(":", 1)
+    head, sep, tail = rest.partition(";")
+    after = head[head.index("-ref:"):] if "-ref:" in head else ""  # the 'implicit:<a>-ref:<b>' synonym
+    return parse_reward_spec(f"{kind}:{model}{after}{sep}{tail}").raw

@@ -134,13 +134,15 @@ def _key_columns(df: pd.DataFrame) -> list[str]:
 
 
 def column_groups(columns: list[str], keys: list[str], max_columns: int = MAX_COLUMNS) -> list[list[str]]:
-    """Columns per tabular: all in one when they fit, else the key columns plus up to
-    max_columns - len(keys) others per part."""
+    """Columns per tabular: all in one when they fit, else the key columns plus at most
+    max_columns - len(keys) others per part, spread evenly (no part left with one lone column)."""
     if len(columns) <= max_columns:
         return [list(columns)]
     rest = [c for c in columns if c not in keys]
-    step = max(max_columns - len(keys), 1)
-    return [keys + rest[i:i + step] for i in range(0, len(rest), step)]
+    n_parts = math.ceil(len(rest) / max(max_columns - len(keys), 1))
+    size, extra = divmod(len(rest), n_parts)
+    bounds = [i * size + min(i, extra) for i in range(n_parts + 1)]
+    return [keys + rest[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
 def _tabular(df: pd.DataFrame, cols: list[str], decimals: int) -> str:

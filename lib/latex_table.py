@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import unicodedata
 
+import numpy as np
 import pandas as pd
 
 from .labels import label
@@ -86,6 +88,8 @@ def _format_column(col: pd.Series, decimals: int) -> list[str]:
             cells.append(format_number(v))
         elif isinstance(v, tuple):
             cells.append(escape(label(v)))
+        elif isinstance(v, (list, np.ndarray)) and all(isinstance(x, numbers.Number) for x in v):
+            cells.append("[" + ", ".join(format_number(x, decimals) for x in v) + "]")  # e.g. a CI pair
         else:
             cells.append(escape(v))
     return cells
@@ -112,15 +116,16 @@ def _n_column(df: pd.DataFrame) -> str | None:
 
 
 def n_text(df: pd.DataFrame) -> str:
-    """'n = 12' (one value), 'n = 3--14 per row' (several), or '' when the frame states no n."""
+    """'n = 12' (one value), 'n = 3--14 pairs per row' (several, from an `n_pairs` column), or ''
+    when the frame states no n."""
     col = _n_column(df)
     if col is None:
         return ""
     values = pd.to_numeric(df[col], errors="coerce").dropna().astype(int)
-    what = "" if col == "n" else f" ({escape(label(col))})"
+    what = "" if col == "n" else " " + escape(label(col.removeprefix("n_")))
     if values.nunique() == 1:
         return f"n = {values.iloc[0]}{what}"
-    return f"n = {values.min()}--{values.max()} per row{what}"
+    return f"n = {values.min()}--{values.max()}{what} per row"
 
 
 def _key_columns(df: pd.DataFrame) -> list[str]:
@@ -168,7 +173,11 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
         if missing:
             raise KeyError(f"Table {name!r}: no column {missing} to show; it has {list(flat.columns)}.")
         flat = flat[list(columns)]
-    title = escape(caption if caption is not None else label(name))
+    # without a caption: the table's name, less the notebook number it starts with
+    if caption is None:
+        caption = label(re.sub(r"^\d+_", "", name))
+        caption = caption[:1].upper() + caption[1:]
+    title = escape(caption)
     n = n_text(flat)
     groups = column_groups(list(flat.columns), _key_columns(flat), max_columns)
     parts = [_tabular(flat, cols, decimals) for cols in groups]

@@ -92,3 +92,12 @@ def test_chosen_columns_and_unknown_column(tmp_path):
     assert len(pd.read_csv(out.table_dir / "chosen.csv").columns) == 33  # the CSV keeps every column
     with pytest.raises(KeyError, match="metric_99"):
         out.table(_wide(5), "bad", latex_columns=["metric_99"])
+
+
+def test_interval_cells_and_caption_from_an_n_column():
+    """pingouin's CI95 arrays are written as short pairs; an `n_pairs` column gives the caption's n."""
+    df = pd.DataFrame({"dataset": ["nq", "nq"], "n_pairs": [4, 6],
+                       "CI95": [np.array([-21.3412345, 32.3]), np.array([0.1, 0.2])]})
+    tex = to_latex(df, "06_preferences")
+    assert r"\caption{Preferences. n = 4--6 pairs per row}" in tex
+    assert "[-21.341, 32.300]" in tex and content_problems("t", tex) == []

@@ -31,6 +31,7 @@ _VALUE_FLAGS = {"norm", "decide"}  # options whose value reads as a flag: norm:m
 # a machine name: a spec (has ':' ';' or '='), snake_case, or one lower-case word
 _MACHINE = re.compile(r"^[\w.\-]+[:;=][\w.\-:;=@/]*$|^\w+_\w+$|^[a-z0-9]+$")
 _PRINTED_TUPLE = re.compile(r"^\((.*,.*)\)$")
+_NAMES_LIST = re.compile(r"^\w+(,\w+)+$")
 
 
 def _word(word: str) -> str:
@@ -104,8 +105,13 @@ def humanize(text: str) -> str:
     printed = _PRINTED_TUPLE.match(stripped)
     if printed:
         return ", ".join(humanize(p.strip(" '\"")) for p in printed.group(1).split(","))
+    if " | " in stripped:  # facet titles: "rag | expected_score"
+        return " | ".join(humanize(p) for p in stripped.split(" | "))
+    if _NAMES_LIST.match(stripped):  # pandas' label of a MultiIndex: "dataset,model"
+        return ", ".join(humanize(p) for p in stripped.split(","))
     if not _MACHINE.match(stripped) or re.fullmatch(r"[\d.\-e+]+", stripped):
-        return text
+        # a phrase: only its snake_case words change ("likelihood per_word" -> "likelihood per word")
+        return re.sub(r"\b[A-Za-z]\w*_\w+\b", lambda m: label(m.group()), text)
     if stripped.isalnum() and stripped.lower() not in WORDS and stripped not in LABELS:
         return text  # an ordinary word ("accuracy") stays as written
     return label(stripped)

@@ -32,6 +32,8 @@ def _relabel_ticks(ax) -> None:
     for axis, setter in ((ax.xaxis, ax.set_xticks), (ax.yaxis, ax.set_yticks)):
         texts = [t.get_text() for t in axis.get_ticklabels()]
         new = [humanize(t) for t in texts]
+        if texts and all(re.fullmatch(r"-?\d+\.0", t) for t in texts):
+            new = [t.removesuffix(".0") for t in texts]  # float categories of whole numbers: 3.0 -> 3
         if new != texts:
             setter(axis.get_ticklocs(), new)
 
@@ -107,7 +109,8 @@ def note_empty(ax, reason: str) -> None:
         artist.set_visible(False)
     ax.text(0.5, 0.5, textwrap.fill(text, 26), transform=ax.transAxes, ha="center", va="center",
             fontsize="medium", color="0.3")
-    ax.set_xticks([]), ax.set_yticks([])
+    # tick_params, not set_xticks([]): facets share their locators, and the full panels keep theirs
+    ax.tick_params(bottom=False, left=False, labelbottom=False, labelleft=False)
 
 
 def _integer_ticks(ax) -> None:

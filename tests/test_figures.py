@@ -100,6 +100,22 @@ def test_humanize_leaves_sentences_and_numbers():
     for text in ["accuracy", "n = 3", "0.5", "-1.25", "share of pairs (%)", "gpt-4o-mini"]:
         assert humanize(text) == text
     assert humanize("('nq', 'rag')") == "NQ, RAG prompt" and humanize("n_pairs") == "n pairs"
+    assert humanize("dataset,model") == "dataset, model"  # pandas' MultiIndex axis label
+    assert humanize("rag | expected_score") == "RAG prompt | expected score"  # a facet title
+    assert humanize("likelihood per_word") == "likelihood per word"
+
+
+def test_empty_facet_leaves_the_other_facets_ticks(out):
+    """Facets share their axes: the note on an empty facet must not strip the ticks of full ones."""
+    df = pd.DataFrame({"setting": ["normal", "rag", "rag"], "author": ["human", "human", "smollm2"],
+                       "score": [np.nan, 3.0, 4.0]})
+    g = sns.catplot(df, x="author", y="score", col="setting", kind="bar")
+    g.figure.suptitle("n = 2")
+    out.figure(g.figure, "facets")
+    empty, full = g.axes.flat
+    assert empty.texts and "no data" in empty.texts[0].get_text()
+    assert [t.get_text() for t in full.get_xticklabels()] == ["human", "SmolLM2"]
+    assert full.xaxis.get_tick_params()["labelbottom"] and len(full.get_yticks()) > 1
 
 
 def test_tidy_relabels_ticks_legend_and_integer_axis():

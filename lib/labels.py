@@ -32,6 +32,7 @@ _VALUE_FLAGS = {"norm", "decide"}  # options whose value reads as a flag: norm:m
 _MACHINE = re.compile(r"^[\w.\-]+[:;=][\w.\-:;=@/]*$|^\w+_\w+$|^[a-z0-9]+$")
 _PRINTED_TUPLE = re.compile(r"^\((.*,.*)\)$")
 _NAMES_LIST = re.compile(r"^\w+(,\w+)+$")
+_SPEC_IN_PHRASE = re.compile(r"\b(?:judge|implicit|rm|local|openai|hf)(?:-\w+)*:[^\s,()]+")
 
 
 def _word(word: str) -> str:
@@ -110,7 +111,9 @@ def humanize(text: str) -> str:
     if _NAMES_LIST.match(stripped):  # pandas' label of a MultiIndex: "dataset,model"
         return ", ".join(humanize(p) for p in stripped.split(","))
     if not _MACHINE.match(stripped) or re.fullmatch(r"[\d.\-e+]+", stripped):
-        # a phrase: only its snake_case words change ("likelihood per_word" -> "likelihood per word")
+        # a phrase: only its specs and snake_case words change ("likelihood per_word (local:gemma3)"
+        # -> "likelihood per word (Gemma-3)")
+        text = _SPEC_IN_PHRASE.sub(lambda m: label(m.group()), text)
         return re.sub(r"\b[A-Za-z]\w*_\w+\b", lambda m: label(m.group()), text)
     if stripped.isalnum() and stripped.lower() not in WORDS and stripped not in LABELS:
         return text  # an ordinary word ("accuracy") stays as written

@@ -103,6 +103,7 @@ def test_humanize_leaves_sentences_and_numbers():
     assert humanize("dataset,model") == "dataset, model"  # pandas' MultiIndex axis label
     assert humanize("rag | expected_score") == "RAG prompt | expected score"  # a facet title
     assert humanize("likelihood per_word") == "likelihood per word"
+    assert humanize("Passage perplexity (local:gemma3)") == "Passage perplexity (Gemma-3)"
 
 
 def test_empty_facet_leaves_the_other_facets_ticks(out):

@@ -39,15 +39,15 @@ def _relabel_ticks(ax) -> None:
 
 
 def _relabel_texts(fig) -> None:
+    # set_text on the Text objects themselves: set_title / set_xlabel would reset their font settings
+    texts = [t for ax in fig.axes for t in (ax.xaxis.label, ax.yaxis.label, ax.title, ax._left_title, ax._right_title)]
+    texts += [t for leg in _legends(fig) for t in (*leg.get_texts(), leg.get_title())]
+    if fig._suptitle is not None:
+        texts.append(fig._suptitle)
+    for t in texts:
+        t.set_text(humanize(t.get_text()))
     for ax in fig.axes:
         _relabel_ticks(ax)
-        ax.set_xlabel(humanize(ax.get_xlabel()))
-        ax.set_ylabel(humanize(ax.get_ylabel()))
-        ax.set_title(humanize(ax.get_title()))
-    for leg in _legends(fig):
-        for t in leg.get_texts():
-            t.set_text(humanize(t.get_text()))
-        leg.get_title().set_text(humanize(leg.get_title().get_text()))
 
 
 def _legends(fig) -> list:

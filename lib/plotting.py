@@ -107,6 +107,9 @@ def note_empty(ax, reason: str) -> None:
     text = reason if reason.lower().startswith("no data") else f"no data: {reason}"
     for artist in ax.lines + ax.patches:
         artist.set_visible(False)
+    if ax.get_legend() is not None:
+        ax.get_legend().remove()  # a legend of nothing: headers without entries
+    ax.grid(False)
     ax.text(0.5, 0.5, textwrap.fill(text, 26), transform=ax.transAxes, ha="center", va="center",
             fontsize="medium", color="0.3")
     # tick_params, not set_xticks([]): facets share their locators, and the full panels keep theirs
@@ -119,7 +122,7 @@ def _integer_ticks(ax) -> None:
     for values, axis in ((x, ax.xaxis), (y, ax.yaxis)):
         # only the default numeric locator: categorical and hand-set ticks stay as they are
         if values.size and np.all(np.mod(values, 1) == 0) and type(axis.get_major_locator()) is AutoLocator:
-            axis.set_major_locator(MaxNLocator(integer=True))
+            axis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))  # 0, 20 .. not 0, 15 ..
 
 
 def _legend_over_data(ax, leg, renderer) -> bool:

@@ -42,11 +42,14 @@ def test_partly_empty_figure_notes_the_empty_panel(out):
     fig, (full, empty) = plt.subplots(1, 2)
     full.bar(["x", "y"], [0.4, 0.6])
     empty.set_title("parsed replies")
+    empty.plot([], [], label="smollm2")
+    empty.legend(title="model")  # seaborn leaves such a legend of headers on an empty facet
     fig.suptitle("n = 12")
     paths = out.figure(fig, "partly", empty_note="no reply in the paper's format: see the likelihood panel")
     assert [p.suffix for p in paths] == [".png", ".pdf"] and all(p.stat().st_size > 0 for p in paths)
     assert [t.get_text() for t in full.texts] == []
     assert "no data: no reply in the paper's format" in empty.texts[0].get_text().replace("\n", " ")
+    assert empty.get_legend() is None
 
 
 def test_panel_with_its_own_note_keeps_it(out):

@@ -122,7 +122,8 @@ def _integer_ticks(ax) -> None:
     for values, axis in ((x, ax.xaxis), (y, ax.yaxis)):
         # only the default numeric locator: categorical and hand-set ticks stay as they are
         if values.size and np.all(np.mod(values, 1) == 0) and type(axis.get_major_locator()) is AutoLocator:
-            axis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))  # 0, 20 .. not 0, 15 ..
+            # steps: 0, 20, 40 rather than 0, 15, 30; min_n_ticks=1: one whole tick even on a narrow range
+            axis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10], min_n_ticks=1))
 
 
 def _legend_over_data(ax, leg, renderer) -> bool:
@@ -154,13 +155,24 @@ def _unoverlap_ticks(fig, renderer) -> None:
                 t.set_rotation(30), t.set_ha("right"), t.set_rotation_mode("anchor")
 
 
+def _mark_lone_points(ax) -> None:
+    """A line through one finite point draws nothing: give it a marker so the value shows."""
+    for line in ax.lines:
+        if line.get_transform() is ax.transData and line.get_marker() in (None, "None", "", " "):
+            x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+            if x.shape == y.shape and np.count_nonzero(np.isfinite(x) & np.isfinite(y)) == 1:
+                line.set_marker("o")
+
+
 def tidy(fig) -> None:
     """The finishing pass before a figure is saved: machine names become labels, axes of whole
-    numbers get integer ticks, a legend covering data moves outside, overlapping tick labels rotate."""
+    numbers get integer ticks, a one-point line gets a marker, a legend covering data moves outside,
+    overlapping tick labels rotate."""
     _relabel_texts(fig)
     for ax in fig.axes:
         if is_panel(ax) and not is_empty(ax):
             _integer_ticks(ax)
+            _mark_lone_points(ax)
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     _legends_outside(fig, renderer)

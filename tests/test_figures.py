@@ -150,3 +150,14 @@ def test_legend_over_data_moves_outside():
     renderer = fig.canvas.get_renderer()
     assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
     plt.close(fig)
+
+
+def test_single_whole_number_gets_an_integer_tick():
+    """A curve measured at k = 2 only: the axis shows 2, not 1.900 ... 2.100."""
+    house_style()
+    g = sns.relplot(pd.DataFrame({"k": [2, 2], "f1": [0.5, 0.5]}), x="k", y="f1", kind="line")
+    tidy(g.figure)
+    ax = g.axes.flat[0]
+    assert 2 in ax.get_xticks() and np.all(np.mod(ax.get_xticks(), 1) == 0)
+    assert ax.lines[0].get_marker() == "o"  # one point on a line without markers would draw nothing
+    plt.close(g.figure)

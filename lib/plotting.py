@@ -40,7 +40,8 @@ def _relabel_ticks(ax) -> None:
 
 def _relabel_texts(fig) -> None:
     # set_text on the Text objects themselves: set_title / set_xlabel would reset their font settings
-    texts = [t for ax in fig.axes for t in (ax.xaxis.label, ax.yaxis.label, ax.title, ax._left_title, ax._right_title)]
+    texts = [t for ax in fig.axes for t in (ax.xaxis.label, ax.yaxis.label, ax.title, ax._left_title, ax._right_title,
+                                             *ax.texts)]  # ax.texts: annotations naming points
     texts += [t for leg in _legends(fig) for t in (*leg.get_texts(), leg.get_title())]
     if fig._suptitle is not None:
         texts.append(fig._suptitle)

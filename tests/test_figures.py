@@ -128,11 +128,13 @@ def test_tidy_relabels_ticks_legend_and_integer_axis():
                        "model": ["local:smollm2"] * 2 + ["judge:smollm2;max_tokens:8"] * 2})
     fig, ax = plt.subplots()
     sns.barplot(df, x="setting", y="count", hue="model", ax=ax)
+    ax.annotate("implicit:smollm2", (0, 1))
     tidy(fig)
     ticks = [t.get_text() for t in ax.get_xticklabels()]
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert ticks == ["ok first try", "self-preference rate"]
     assert legend == ["SmolLM2", "SmolLM2 judge (8 tokens)"]
+    assert ax.texts[0].get_text() == "SmolLM2 implicit"  # a point's annotation
     locs = ax.get_yticks()
     assert len(locs) >= 2 and np.all(np.mod(locs, 1) == 0)  # counts: no 0.25 tick
     plt.close(fig)

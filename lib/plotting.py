@@ -69,7 +69,8 @@ def data_values(ax) -> tuple[np.ndarray, np.ndarray]:
     for p in ax.patches:
         if p.get_data_transform() is ax.transData and hasattr(p, "get_height"):
             w, h = p.get_width(), p.get_height()
-            if np.isfinite(w) and np.isfinite(h):
+            # zero-width rectangles are seaborn's stand-ins for bars of no data (NaN), not values
+            if np.isfinite(w) and np.isfinite(h) and w != 0:
                 xs.append(np.array([p.get_x() + w])), ys.append(np.array([p.get_y() + h]))
     for c in ax.collections:
         arr = c.get_array()
@@ -127,16 +128,29 @@ def _integer_ticks(ax) -> None:
             axis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10], min_n_ticks=1))
 
 
+def _along_lines(ax, per_segment: int = 24) -> np.ndarray:
+    """Points along every data line (not only its vertices), in display coordinates."""
+    out = []
+    for line in ax.lines:
+        if line.get_transform() is ax.transData and line.get_visible() and line.get_linestyle() not in ("None", ""):
+            xy = np.column_stack([np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)])
+            xy = ax.transData.transform(xy[np.isfinite(xy).all(axis=1)])
+            t = np.linspace(0, 1, per_segment)[:, None, None]
+            if len(xy) > 1:
+                out.append(((1 - t) * xy[:-1] + t * xy[1:]).reshape(-1, 2))
+    return np.vstack(out) if out else np.empty((0, 2))
+
+
 def _legend_over_data(ax, leg, renderer) -> bool:
-    """True when the legend box covers a plotted point or bar of its axes."""
+    """True when the legend box covers a bar, a plotted point or a stretch of a line of its axes."""
     box = leg.get_window_extent(renderer)
     for p in ax.patches:
         if p.get_data_transform() is ax.transData and box.overlaps(p.get_window_extent(renderer)):
             return True
     x, y = data_values(ax)
-    if x.size == y.size and x.size:
-        return bool(box.count_contains(ax.transData.transform(np.column_stack([x, y]))))
-    return False
+    if x.size == y.size and x.size and box.count_contains(ax.transData.transform(np.column_stack([x, y]))):
+        return True
+    return bool(box.count_contains(_along_lines(ax)))
 
 
 def _legends_outside(fig, renderer) -> None:

@@ -77,6 +77,10 @@ def test_missing_n_warns_and_stated_n_does_not(out):
 
 
 def test_empty_detection_by_artist_kind():
+    g = sns.catplot(pd.DataFrame({"form": ["a", "a"], "f1": [np.nan] * 2, "level": ["none", "answer"]}),
+                    x="form", y="f1", hue="level", kind="bar")
+    assert is_empty(g.axes.flat[0])  # seaborn draws zero-width stand-ins for NaN bars
+    plt.close(g.figure)
     fig, axes = plt.subplots(1, 5)
     axes[0].scatter([], [])
     axes[1].scatter([1], [2])
@@ -163,3 +167,17 @@ def test_single_whole_number_gets_an_integer_tick():
     assert 2 in ax.get_xticks() and np.all(np.mod(ax.get_xticks(), 1) == 0)
     assert ax.lines[0].get_marker() == "o"  # one point on a line without markers would draw nothing
     plt.close(g.figure)
+
+
+def test_legend_crossed_by_a_line_moves_outside():
+    """No vertex under the legend, but a line segment runs through it."""
+    house_style()
+    fig, ax = plt.subplots()
+    ax.plot([0, 10], [0, 10], label="diagonal_line")
+    ax.plot([0, 10], [10, 0], label="other_line")
+    ax.legend(loc="center")
+    tidy(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
+    plt.close(fig)

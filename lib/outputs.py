@@ -67,7 +67,7 @@ class RunOutputs:
         """Save a matplotlib figure as PNG and PDF after the house style's finishing pass. A panel
         with no data gets `empty_note` written in it; a figure whose every panel is empty is not
         saved (printed, and no paths returned); a figure that states no n anywhere (caption,
-        titles, labels, legend: 'n = ...') is saved with a FigureWarning."""
+        titles, labels, legend: 'n = ...') or is wider than a page is saved with a FigureWarning."""
         _check_name(name)
         panels = [ax for ax in fig.axes if plotting.is_panel(ax)]
         empty = [ax for ax in panels if plotting.is_empty(ax)]
@@ -80,6 +80,11 @@ class RunOutputs:
         plotting.tidy(fig)
         if not plotting.states_n(fig, caption):
             warnings.warn(f"figure {name!r} states no n: put 'n = ...' in its title or caption",
+                          FigureWarning, stacklevel=2)
+        width = plotting.saved_width(fig)
+        if width > plotting.PAGE_WIDTH:
+            warnings.warn(f"figure {name!r} is {width:.1f} in wide as saved: wider than a paper's page "
+                          f"({plotting.PAGE_WIDTH} in), so its text shrinks when printed; use a smaller figsize",
                           FigureWarning, stacklevel=2)
         paths = []
         for ext in ("png", "pdf"):

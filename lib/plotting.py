@@ -18,6 +18,7 @@ PALETTE = "colorblind"
 # A paper's column is about 3.3 in wide and its full width about 7 in: at 5 x 3.2 in and these
 # font sizes, a figure shrunk to one column still has text of about 7 pt.
 FIGSIZE = (5.0, 3.2)
+PAGE_WIDTH = 7.0  # inches: the text width of a two-column paper's page
 
 def house_style() -> None:
     """Apply the house style (call once per notebook, before plotting)."""
@@ -201,3 +202,9 @@ def states_n(fig, caption: str | None = None) -> bool:
     """True when the caption, the suptitle, a panel title or any other text of the figure says n."""
     texts = [caption or ""] + [t.get_text() for t in fig.findobj(Text)]
     return any(_N_STATED.search(t) for t in texts)
+
+
+def saved_width(fig) -> float:
+    """Width in inches of the figure as saved with bbox_inches='tight' (legends outside included)."""
+    fig.canvas.draw()
+    return fig.get_tightbbox(fig.canvas.get_renderer()).width

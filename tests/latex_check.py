@@ -24,6 +24,7 @@ def engine() -> str | None:
 
 
 def in_ci() -> bool:
+    """True under CI (the CI variable set), where a missing engine is a failure, not a skip."""
     return bool(os.environ.get("CI"))
 
 

@@ -117,7 +117,7 @@ def test_empty_facet_leaves_the_other_facets_ticks(out):
     """Facets share their axes: the note on an empty facet must not strip the ticks of full ones."""
     df = pd.DataFrame({"setting": ["normal", "rag", "rag"], "author": ["human", "human", "smollm2"],
                        "score": [np.nan, 3.0, 4.0]})
-    g = sns.catplot(df, x="author", y="score", col="setting", kind="bar")
+    g = sns.catplot(df, x="author", y="score", col="setting", kind="bar", height=2.6)
     g.figure.suptitle("n = 2")
     out.figure(g.figure, "facets")
     empty, full = g.axes.flat
@@ -181,3 +181,17 @@ def test_legend_crossed_by_a_line_moves_outside():
     renderer = fig.canvas.get_renderer()
     assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
     plt.close(fig)
+
+
+def test_figure_wider_than_a_page_warns(out):
+    fig, ax = plt.subplots(figsize=(10, 3))
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("n = 2")
+    with pytest.warns(FigureWarning, match="wider than a paper's page"):
+        out.figure(fig, "wide")
+    fig, ax = plt.subplots()  # the house size
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("n = 2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        out.figure(fig, "house_size")

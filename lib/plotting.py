@@ -20,6 +20,7 @@ PALETTE = "colorblind"
 FIGSIZE = (5.0, 3.2)
 PAGE_WIDTH = 7.0  # inches: the text width of a two-column paper's page
 
+
 def house_style() -> None:
     """Apply the house style (call once per notebook, before plotting)."""
     sns.set_theme(context="paper", style="whitegrid", palette=PALETTE, font_scale=1.2)
@@ -57,16 +58,21 @@ def _legends(fig) -> list:
     return [leg for leg in found if leg is not None]
 
 
+def _line_xy(line) -> np.ndarray:
+    """A line's points as an (n, 2) float array (categories and dates already converted)."""
+    x, y = np.asarray(line.get_xdata(orig=False), float), np.asarray(line.get_ydata(orig=False), float)
+    return np.column_stack([x, y]) if x.shape == y.shape else np.empty((0, 2))
+
+
 def data_values(ax) -> tuple[np.ndarray, np.ndarray]:
     """The finite x and y values of what is plotted in data coordinates (lines, bars, points);
     reference lines (axhline / axvline) and spans are not data."""
     xs, ys = [], []
     for line in ax.lines:
         if line.get_transform() is ax.transData:
-            x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
-            if x.shape == y.shape:
-                ok = np.isfinite(x) & np.isfinite(y)
-                xs.append(x[ok]), ys.append(y[ok])
+            xy = _line_xy(line)
+            xy = xy[np.isfinite(xy).all(axis=1)]
+            xs.append(xy[:, 0]), ys.append(xy[:, 1])
     for p in ax.patches:
         if p.get_data_transform() is ax.transData and hasattr(p, "get_height"):
             w, h = p.get_width(), p.get_height()
@@ -134,7 +140,7 @@ def _along_lines(ax, per_segment: int = 24) -> np.ndarray:
     out = []
     for line in ax.lines:
         if line.get_transform() is ax.transData and line.get_visible() and line.get_linestyle() not in ("None", ""):
-            xy = np.column_stack([np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)])
+            xy = _line_xy(line)
             xy = ax.transData.transform(xy[np.isfinite(xy).all(axis=1)])
             t = np.linspace(0, 1, per_segment)[:, None, None]
             if len(xy) > 1:
@@ -175,8 +181,7 @@ def _mark_lone_points(ax) -> None:
     """A line through one finite point draws nothing: give it a marker so the value shows."""
     for line in ax.lines:
         if line.get_transform() is ax.transData and line.get_marker() in (None, "None", "", " "):
-            x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
-            if x.shape == y.shape and np.count_nonzero(np.isfinite(x) & np.isfinite(y)) == 1:
+            if np.count_nonzero(np.isfinite(_line_xy(line)).all(axis=1)) == 1:
                 line.set_marker("o")
 
 

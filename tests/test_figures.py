@@ -88,6 +88,10 @@ def test_empty_detection_by_artist_kind():
     axes[3].plot([np.nan], [np.nan]); axes[3].axvspan(0, 1)
     sns.heatmap(pd.DataFrame([[1.0, np.nan]]), ax=axes[4], cbar=False)
     assert [is_empty(ax) for ax in axes] == [True, False, False, True, False]
+    fig2, ax = plt.subplots()
+    ax.plot(["nq", "marco"], [0.5, 0.7])  # a line over categories: its data are strings until converted
+    assert not is_empty(ax)
+    plt.close(fig2)
     plt.close(fig)
 
 

@@ -10,7 +10,7 @@ import unicodedata
 import numpy as np
 import pandas as pd
 
-from .labels import label
+from .labels import humanize, label
 
 # Columns per tabular (key columns included): about what fits a page's text width in \small.
 MAX_COLUMNS = 8
@@ -73,25 +73,27 @@ def format_number(value, decimals: int = 3) -> str:
 
 
 def _format_column(col: pd.Series, decimals: int) -> list[str]:
-    """Cells of one column as LaTeX text; a float column whose values are all whole numbers (counts
-    that became floats through a NaN) is written as integers."""
+    """Cells of one column as LaTeX text. A float column with a NaN whose other values are all whole
+    numbers holds counts that pandas made floats, and is written as integers; a float column
+    without NaN keeps its decimals (50.0 % stays 50.0). Machine names in text cells become labels."""
     values = list(col)
     numeric = [v for v in values if isinstance(v, numbers.Number) and not _is_missing(v)]
-    whole = bool(numeric) and all(float(v).is_integer() and abs(v) < 1e15 for v in numeric)
+    whole = (bool(numeric) and any(_is_missing(v) for v in values)
+             and all(float(v).is_integer() and abs(v) < 1e15 for v in numeric))
     cells = []
     for v in values:
         if _is_missing(v):
             cells.append(MISSING)
-        elif isinstance(v, numbers.Number) and not isinstance(v, bool):
+        elif isinstance(v, (bool, np.bool_)):
+            cells.append(format_number(bool(v)))
+        elif isinstance(v, numbers.Number):
             cells.append(format_number(int(v) if whole else v, decimals))
-        elif isinstance(v, bool):
-            cells.append(format_number(v))
         elif isinstance(v, tuple):
             cells.append(escape(label(v)))
         elif isinstance(v, (list, np.ndarray)) and all(isinstance(x, numbers.Number) for x in v):
             cells.append("[" + ", ".join(format_number(x, decimals) for x in v) + "]")  # e.g. a CI pair
         else:
-            cells.append(escape(v))
+            cells.append(escape(humanize(str(v))))
     return cells
 
 

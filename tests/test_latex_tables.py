@@ -79,7 +79,7 @@ def test_wide_frame_is_split_with_keys_repeated():
     parts = tex.count(r"\begin{tabular}")
     assert parts == -(-31 // (MAX_COLUMNS - 2))  # n + 30 metrics, the 2 key columns in every part
     assert tex.count("dataset & evaluator") == parts and f"({parts} parts" in tex
-    assert min(line.count("&") for line in tex.splitlines() if line.startswith("nq &")) >= 3  # no lone column
+    assert min(line.count("&") for line in tex.splitlines() if line.startswith("NQ &")) >= 3  # no lone column
     assert all(line.count("&") < MAX_COLUMNS for line in tex.splitlines())
     assert to_latex(_wide(6), "narrow").count(r"\begin{tabular}") == 1
 
@@ -101,3 +101,13 @@ def test_interval_cells_and_caption_from_an_n_column():
     tex = to_latex(df, "06_preferences")
     assert r"\caption{Preferences. n = 4--6 pairs per row}" in tex
     assert "[-21.341, 32.300]" in tex and content_problems("t", tex) == []
+
+
+def test_whole_floats_keep_decimals_unless_counts_with_nan():
+    """50.0 % stays 50.0 (no NaN: a float quantity); a count column with a NaN is written as integers;
+    spec names in cells become short model names."""
+    df = pd.DataFrame({"model": ["judge:smollm2;max_tokens:8;retries:0", "implicit:smollm2"],
+                       "accuracy": [50.0, 0.0], "n_pairs": [4.0, np.nan]})
+    tex = to_latex(df, "t", decimals=1)
+    assert r"SmolLM2 judge (8 tokens, 0 retries) & 50.0 & 4 \\" in tex
+    assert r"SmolLM2 implicit & 0.0 & --- \\" in tex

@@ -72,6 +72,8 @@ class RunOutputs:
         panels = [ax for ax in fig.axes if plotting.is_panel(ax)]
         empty = [ax for ax in panels if plotting.is_empty(ax)]
         if panels and len(empty) == len(panels):
+            for ext in ("png", "pdf", "caption.txt"):  # an earlier run's file of this name is no longer true
+                (self.figure_dir / f"{name}.{ext}").unlink(missing_ok=True)
             print(f"figure {name!r} not saved: every panel is empty ({empty_note})")
             return []
         for ax in empty:

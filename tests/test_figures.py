@@ -29,6 +29,7 @@ def _saved(out, name):
 
 
 def test_all_empty_figure_is_not_saved(out, capsys):
+    (out.figure_dir / "empty.png").write_bytes(b"an earlier run's figure")
     fig, axes = plt.subplots(1, 2)
     axes[0].bar(["a", "b"], [np.nan, np.nan])  # rates of n = 0: NaN bars
     axes[1].axhline(0.5, ls="--")  # a chance line alone is not data

@@ -121,8 +121,12 @@ def note_empty(ax, reason: str) -> None:
     ax.grid(False)
     ax.text(0.5, 0.5, textwrap.fill(text, 26), transform=ax.transAxes, ha="center", va="center",
             fontsize="medium", color="0.3")
-    # tick_params, not set_xticks([]): facets share their locators, and the full panels keep theirs
-    ax.tick_params(bottom=False, left=False, labelbottom=False, labelleft=False)
+    # Only an axis of its own loses its ticks: a facet's shared axis may carry the scale of its
+    # neighbours (which hide their own tick labels), and set_xticks([]) would empty theirs too.
+    if len(ax.get_shared_x_axes().get_siblings(ax)) == 1:
+        ax.tick_params(bottom=False, labelbottom=False)
+    if len(ax.get_shared_y_axes().get_siblings(ax)) == 1:
+        ax.tick_params(left=False, labelleft=False)
 
 
 def _integer_ticks(ax) -> None:

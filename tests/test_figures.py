@@ -50,6 +50,7 @@ def test_partly_empty_figure_notes_the_empty_panel(out):
     assert [p.suffix for p in paths] == [".png", ".pdf"] and all(p.stat().st_size > 0 for p in paths)
     assert [t.get_text() for t in full.texts] == []
     assert "no data: no reply in the paper's format" in empty.texts[0].get_text().replace("\n", " ")
+    assert not empty.yaxis.get_tick_params()["labelleft"]  # an axis of its own: its meaningless ticks go
     assert empty.get_legend() is None
 
 
@@ -129,6 +130,8 @@ def test_empty_facet_leaves_the_other_facets_ticks(out):
     assert empty.texts and "no data" in empty.texts[0].get_text()
     assert [t.get_text() for t in full.get_xticklabels()] == ["human", "SmolLM2"]
     assert full.xaxis.get_tick_params()["labelbottom"] and len(full.get_yticks()) > 1
+    # the empty facet keeps the shared y scale that its full neighbour does not label itself
+    assert empty.yaxis.get_tick_params()["labelleft"] and not full.yaxis.get_tick_params()["labelleft"]
 
 
 def test_tidy_relabels_ticks_legend_and_integer_axis():

@@ -1,13 +1,19 @@
-"""Strip outputs and execution counts from notebooks (committed notebooks carry none)."""
+"""Strip outputs and execution counts from notebooks (committed notebooks carry none) and name the
+project's kernel in their metadata, so JupyterLab opens them on this environment's interpreter."""
 from __future__ import annotations
 
 import sys
 
 import nbformat
 
+from .runner import KERNEL, KERNEL_DISPLAY
+
+KERNELSPEC = {"display_name": KERNEL_DISPLAY, "language": "python", "name": KERNEL}
+
 
 def strip(path: str) -> bool:
-    """Remove outputs and execution counts in place; True if the file changed."""
+    """Remove outputs and execution counts in place and set the project's kernelspec; True if the
+    file changed."""
     nb = nbformat.read(path, as_version=4)
     changed = False
     for cell in nb.cells:
@@ -18,6 +24,9 @@ def strip(path: str) -> bool:
             if key in cell.get("metadata", {}):
                 del cell.metadata[key]
                 changed = True
+    if dict(nb.metadata.get("kernelspec", {})) != KERNELSPEC:
+        nb.metadata["kernelspec"] = nbformat.from_dict(KERNELSPEC)
+        changed = True
     if changed:
         nbformat.write(nb, path)
     return changed

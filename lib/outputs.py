@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 import pandas as pd
 
+from . import latex_table, plotting
 from .models import cache, cost_table
 from .config import figure_dir, run_dir
 
@@ -17,6 +19,13 @@ def _check_name(name: str) -> str:
     if not _SAFE.match(name):
         raise ValueError(f"Output name {name!r} may use only letters, digits, '_', '-' and '.'.")
     return name
+
+
+class FigureWarning(UserWarning):
+    """A saved figure that a reader cannot judge as it is (e.g. no n stated)."""
+
+
+NO_DATA = "no data: no value to show in this panel"
 
 
 class RunOutputs:
@@ -37,24 +46,58 @@ class RunOutputs:
         """A file in the run folder shared by the notebooks of this run (e.g. the passage bank)."""
         return self.run_dir / _check_name(filename)
 
-    def table(self, df: pd.DataFrame, name: str, latex: bool = True, float_format: str = "%.3f") -> Path:
-        """Write df as CSV in the run folder and as a LaTeX table beside the figures."""
+    def table(self, df: pd.DataFrame, name: str, latex: bool = True, float_format: str = "%.3f",
+              caption: str | None = None, latex_columns: list[str] | None = None) -> Path:
+        """Write df as CSV in the run folder and as a LaTeX table beside the figures (escaped,
+        booktabs, numbers with float_format's decimals, a caption with n; `latex_columns` picks
+        the columns shown in LaTeX, the CSV keeps them all)."""
         csv = self.table_dir / f"{_check_name(name)}.csv"
         df.to_csv(csv, index=not isinstance(df.index, pd.RangeIndex))
         self.written.append(str(csv))
         if latex:
+            decimals = re.fullmatch(r"%\.(\d+)f", float_format)
+            if not decimals:
+                raise ValueError(f"Table {name!r}: float_format {float_format!r} must look like '%.3f'.")
             tex = self.figure_dir / f"{name}.tex"
-            tex.write_text(df.to_latex(float_format=lambda x: float_format % x,
-                                       index=not isinstance(df.index, pd.RangeIndex)))
+            tex.write_text(latex_table.to_latex(df, name, caption=caption, columns=latex_columns,
+                                                decimals=int(decimals.group(1))))
             self.written.append(str(tex))
         return csv
 
-    def figure(self, fig, name: str) -> list[Path]:
-        """Save a matplotlib figure as PNG and PDF in the run's figure folder."""
+    def figure(self, fig, name: str, caption: str | None = None, empty_note: str = NO_DATA) -> list[Path]:
+        """Save a matplotlib figure as PNG and PDF after the house style's finishing pass. A panel
+        with no data gets `empty_note` written in it; a figure whose every panel is empty is not
+        saved (printed, and no paths returned); a figure that states no n anywhere (caption,
+        titles, labels, legend: 'n = ...') or is wider than a page is saved with a FigureWarning."""
+        _check_name(name)
+        panels = [ax for ax in fig.axes if plotting.is_panel(ax)]
+        empty = [ax for ax in panels if plotting.is_empty(ax)]
+        if panels and len(empty) == len(panels):
+            for ext in ("png", "pdf", "caption.txt"):  # an earlier run's file of this name is no longer true
+                (self.figure_dir / f"{name}.{ext}").unlink(missing_ok=True)
+            print(f"figure {name!r} not saved: every panel is empty ({empty_note})")
+            return []
+        for ax in empty:
+            if not ax.texts:  # a panel that already explains itself keeps its own words
+                plotting.note_empty(ax, empty_note)
+        plotting.tidy(fig)
+        if not plotting.states_n(fig, caption):
+            warnings.warn(f"figure {name!r} states no n: put 'n = ...' in its title or caption",
+                          FigureWarning, stacklevel=2)
+        width = plotting.saved_width(fig)
+        if width > plotting.PAGE_WIDTH:
+            warnings.warn(f"figure {name!r} is {width:.1f} in wide as saved: wider than a paper's page "
+                          f"({plotting.PAGE_WIDTH} in), so its text shrinks when printed; use a smaller figsize",
+                          FigureWarning, stacklevel=2)
         paths = []
         for ext in ("png", "pdf"):
-            p = self.figure_dir / f"{_check_name(name)}.{ext}"
+            p = self.figure_dir / f"{name}.{ext}"
             fig.savefig(p, bbox_inches="tight")
+            paths.append(p)
+            self.written.append(str(p))
+        if caption:
+            p = self.figure_dir / f"{name}.caption.txt"
+            p.write_text(caption + "\n")
             paths.append(p)
             self.written.append(str(p))
         return paths

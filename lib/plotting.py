@@ -1,14 +1,219 @@
-"""The house figure style: one seaborn theme and palette for every notebook."""
+"""The house figure style: one seaborn theme, human labels for machine names (`label`), and the
+finishing pass every saved figure gets (`tidy`: readable labels, integer ticks, legends off the data,
+no overlapping tick labels)."""
 from __future__ import annotations
 
+import re
+import textwrap
+
 import matplotlib.pyplot as plt
+import numpy as np
 import seaborn as sns
+from matplotlib.text import Text
+from matplotlib.ticker import AutoLocator, MaxNLocator
+
+from .labels import humanize, label  # noqa: F401  (label is part of the house style's surface)
 
 PALETTE = "colorblind"
+# A paper's column is about 3.3 in wide and its full width about 7 in: at 5 x 3.2 in and these
+# font sizes, a figure shrunk to one column still has text of about 7 pt.
+FIGSIZE = (5.0, 3.2)
+PAGE_WIDTH = 7.0  # inches: the text width of a two-column paper's page
 
 
 def house_style() -> None:
     """Apply the house style (call once per notebook, before plotting)."""
     sns.set_theme(context="paper", style="whitegrid", palette=PALETTE, font_scale=1.2)
     plt.rcParams.update({"figure.dpi": 110, "savefig.dpi": 200, "savefig.bbox": "tight",
-                         "axes.titleweight": "bold", "figure.figsize": (6.4, 4.0)})
+                         "axes.titleweight": "bold", "figure.figsize": FIGSIZE,
+                         "legend.frameon": False, "pdf.fonttype": 42})
+
+
+def _relabel_ticks(ax) -> None:
+    """Categorical tick labels that are machine names become labels (numbers never match)."""
+    for axis, setter in ((ax.xaxis, ax.set_xticks), (ax.yaxis, ax.set_yticks)):
+        texts = [t.get_text() for t in axis.get_ticklabels()]
+        new = [humanize(t) for t in texts]
+        if texts and all(re.fullmatch(r"-?\d+\.0", t) for t in texts):
+            new = [t.removesuffix(".0") for t in texts]  # float categories of whole numbers: 3.0 -> 3
+        if new != texts:
+            setter(axis.get_ticklocs(), new)
+
+
+def _relabel_texts(fig) -> None:
+    # set_text on the Text objects themselves: set_title / set_xlabel would reset their font settings
+    texts = [t for ax in fig.axes for t in (ax.xaxis.label, ax.yaxis.label, ax.title, ax._left_title, ax._right_title,
+                                             *ax.texts)]  # ax.texts: annotations naming points
+    texts += [t for leg in _legends(fig) for t in (*leg.get_texts(), leg.get_title())]
+    if fig._suptitle is not None:
+        texts.append(fig._suptitle)
+    for t in texts:
+        t.set_text(humanize(t.get_text()))
+    for ax in fig.axes:
+        _relabel_ticks(ax)
+
+
+def _legends(fig) -> list:
+    found = [ax.get_legend() for ax in fig.axes] + list(fig.legends)
+    return [leg for leg in found if leg is not None]
+
+
+def _line_xy(line) -> np.ndarray:
+    """A line's points as an (n, 2) float array (categories and dates already converted)."""
+    x, y = np.asarray(line.get_xdata(orig=False), float), np.asarray(line.get_ydata(orig=False), float)
+    return np.column_stack([x, y]) if x.shape == y.shape else np.empty((0, 2))
+
+
+def data_values(ax) -> tuple[np.ndarray, np.ndarray]:
+    """The finite x and y values of what is plotted in data coordinates (lines, bars, points);
+    reference lines (axhline / axvline) and spans are not data."""
+    xs, ys = [], []
+    for line in ax.lines:
+        if line.get_transform() is ax.transData:
+            xy = _line_xy(line)
+            xy = xy[np.isfinite(xy).all(axis=1)]
+            xs.append(xy[:, 0]), ys.append(xy[:, 1])
+    for p in ax.patches:
+        if p.get_data_transform() is ax.transData and hasattr(p, "get_height"):
+            w, h = p.get_width(), p.get_height()
+            # zero-width rectangles are seaborn's stand-ins for bars of no data (NaN), not values
+            if np.isfinite(w) and np.isfinite(h) and w != 0:
+                xs.append(np.array([p.get_x() + w])), ys.append(np.array([p.get_y() + h]))
+    for c in ax.collections:
+        arr = c.get_array()
+        if arr is not None and np.size(arr):  # heatmaps and colour-mapped points: any finite cell
+            if np.isfinite(np.ma.filled(np.ma.asarray(arr, float), np.nan)).any():
+                xs.append(np.array([0.0])), ys.append(np.array([0.0]))
+            continue
+        if c.get_offset_transform() is ax.transData:  # scatter: the points are the offsets
+            pts = np.asarray(c.get_offsets(), float).reshape(-1, 2)
+        elif c.get_transform() is ax.transData:  # filled areas, violins, line collections
+            paths = [p.vertices for p in c.get_paths() if len(p.vertices)]
+            pts = np.vstack(paths) if paths else np.empty((0, 2))
+        else:
+            continue
+        ok = np.isfinite(pts).all(axis=1)
+        xs.append(pts[ok, 0]), ys.append(pts[ok, 1])
+    xs += [np.array([0.0])] * len(ax.images)
+    ys += [np.array([0.0])] * len(ax.images)
+    cat = lambda parts: np.concatenate(parts) if parts else np.empty(0)  # noqa: E731
+    return cat(xs), cat(ys)
+
+
+def is_panel(ax) -> bool:
+    """An axes that shows data (not a colorbar, not a switched-off axes holding only a legend)."""
+    return ax.axison and not hasattr(ax, "_colorbar") and ax.get_label() != "<colorbar>"
+
+
+def is_empty(ax) -> bool:
+    """True when the panel has nothing plotted from data."""
+    return data_values(ax)[1].size == 0
+
+
+def note_empty(ax, reason: str) -> None:
+    """Write a centred note in the panel ('no data: <reason>'); its reference lines and ticks,
+    meaningless without data, are hidden."""
+    text = reason if reason.lower().startswith("no data") else f"no data: {reason}"
+    for artist in ax.lines + ax.patches:
+        artist.set_visible(False)
+    if ax.get_legend() is not None:
+        ax.get_legend().remove()  # a legend of nothing: headers without entries
+    ax.grid(False)
+    ax.text(0.5, 0.5, textwrap.fill(text, 26), transform=ax.transAxes, ha="center", va="center",
+            fontsize="medium", color="0.3")
+    # Only an axis of its own loses its ticks: a facet's shared axis may carry the scale of its
+    # neighbours (which hide their own tick labels), and set_xticks([]) would empty theirs too.
+    if len(ax.get_shared_x_axes().get_siblings(ax)) == 1:
+        ax.tick_params(bottom=False, labelbottom=False)
+    if len(ax.get_shared_y_axes().get_siblings(ax)) == 1:
+        ax.tick_params(left=False, labelleft=False)
+
+
+def _integer_ticks(ax) -> None:
+    """Integer ticks on a numeric axis whose plotted values are all whole numbers (counts, sizes)."""
+    x, y = data_values(ax)
+    for values, axis in ((x, ax.xaxis), (y, ax.yaxis)):
+        # only the default numeric locator: categorical and hand-set ticks stay as they are
+        if values.size and np.all(np.mod(values, 1) == 0) and type(axis.get_major_locator()) is AutoLocator:
+            # steps: 0, 20, 40 rather than 0, 15, 30; min_n_ticks=1: one whole tick even on a narrow range
+            axis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10], min_n_ticks=1))
+
+
+def _along_lines(ax, per_segment: int = 24) -> np.ndarray:
+    """Points along every data line (not only its vertices), in display coordinates."""
+    out = []
+    for line in ax.lines:
+        if line.get_transform() is ax.transData and line.get_visible() and line.get_linestyle() not in ("None", ""):
+            xy = _line_xy(line)
+            xy = ax.transData.transform(xy[np.isfinite(xy).all(axis=1)])
+            t = np.linspace(0, 1, per_segment)[:, None, None]
+            if len(xy) > 1:
+                out.append(((1 - t) * xy[:-1] + t * xy[1:]).reshape(-1, 2))
+    return np.vstack(out) if out else np.empty((0, 2))
+
+
+def _legend_over_data(ax, leg, renderer) -> bool:
+    """True when the legend box covers a bar, a plotted point or a stretch of a line of its axes."""
+    box = leg.get_window_extent(renderer)
+    for p in ax.patches:
+        if p.get_data_transform() is ax.transData and box.overlaps(p.get_window_extent(renderer)):
+            return True
+    x, y = data_values(ax)
+    if x.size == y.size and x.size and box.count_contains(ax.transData.transform(np.column_stack([x, y]))):
+        return True
+    return bool(box.count_contains(_along_lines(ax)))
+
+
+def _legends_outside(fig, renderer) -> None:
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        if leg is not None and _legend_over_data(ax, leg, renderer):
+            sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+
+
+def _unoverlap_ticks(fig, renderer) -> None:
+    """Rotate x tick labels that overlap their neighbours."""
+    for ax in fig.axes:
+        labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        if any(a.overlaps(b) for a, b in zip(boxes, boxes[1:])):
+            for t in labels:
+                t.set_rotation(30), t.set_ha("right"), t.set_rotation_mode("anchor")
+
+
+def _mark_lone_points(ax) -> None:
+    """A line through one finite point draws nothing: give it a marker so the value shows."""
+    for line in ax.lines:
+        if line.get_transform() is ax.transData and line.get_marker() in (None, "None", "", " "):
+            if np.count_nonzero(np.isfinite(_line_xy(line)).all(axis=1)) == 1:
+                line.set_marker("o")
+
+
+def tidy(fig) -> None:
+    """The finishing pass before a figure is saved: machine names become labels, axes of whole
+    numbers get integer ticks, a one-point line gets a marker, a legend covering data moves outside,
+    overlapping tick labels rotate."""
+    _relabel_texts(fig)
+    for ax in fig.axes:
+        if is_panel(ax) and not is_empty(ax):
+            _integer_ticks(ax)
+            _mark_lone_points(ax)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    _legends_outside(fig, renderer)
+    _unoverlap_ticks(fig, renderer)
+
+
+_N_STATED = re.compile(r"\bn\s?=", re.IGNORECASE)
+
+
+def states_n(fig, caption: str | None = None) -> bool:
+    """True when the caption, the suptitle, a panel title or any other text of the figure says n."""
+    texts = [caption or ""] + [t.get_text() for t in fig.findobj(Text)]
+    return any(_N_STATED.search(t) for t in texts)
+
+
+def saved_width(fig) -> float:
+    """Width in inches of the figure as saved with bbox_inches='tight' (legends outside included)."""
+    fig.canvas.draw()
+    return fig.get_tightbbox(fig.canvas.get_renderer()).width

@@ -397,7 +397,7 @@ def main(argv=None) -> int:
         s.add_argument("--run", help="run name (default: the config's `run`)")
         s.add_argument("--only", help="comma-separated notebook numbers or stems, e.g. 00,03")
         s.add_argument("-p", "--param", action="append", help="override a parameter: key=value (YAML value)")
-        s.add_argument("--kernel", help="Jupyter kernel name (default python3: this interpreter)")
+        s.add_argument("--kernel", help="Jupyter kernel name (default rag-bias-lab: this interpreter, registered if missing)")
         if cmd == "sweep":
             s.add_argument("--grid", action="append", help="key=[v1, v2] (YAML list); repeat for more keys")
     args = ap.parse_args(argv)

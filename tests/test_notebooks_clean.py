@@ -1,5 +1,5 @@
-"""Every committed notebook follows the conventions: no outputs, imports first, one `parameters`
-cell that papermill can read, `RunOutputs(run_name, "<its name>")`, `out.finish()` last, and a
+"""Every committed notebook follows the conventions: the project's kernel (`rag-bias-lab`) in its
+metadata, no outputs, imports first, one `parameters` cell that papermill can read, `RunOutputs(run_name, "<its name>")`, `out.finish()` last, and a
 markdown cell marking what goes beyond the paper (all but the quickstart)."""
 import ast
 
@@ -8,7 +8,8 @@ import papermill as pm
 import pytest
 
 from lib.config import NOTEBOOKS
-from lib.runner import numbered_notebooks
+from lib.nbstrip import strip
+from lib.runner import KERNEL, KERNEL_DISPLAY, numbered_notebooks
 
 NOTEBOOK_FILES = sorted(NOTEBOOKS.glob("*.ipynb"))
 
@@ -20,7 +21,8 @@ def test_there_are_notebooks():
 @pytest.mark.parametrize("path", NOTEBOOK_FILES, ids=lambda p: p.name)
 def test_notebook_conventions(path):
     nb = nbformat.read(path, as_version=4)
-    assert nb.metadata["kernelspec"]["name"] == "python3"
+    spec = nb.metadata["kernelspec"]
+    assert (spec["name"], spec["display_name"]) == (KERNEL, KERNEL_DISPLAY), f"run `make strip` on {path.name}"
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(not c.outputs and c.execution_count is None for c in code), f"run `make strip` on {path.name}"
     assert all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in ast.parse(code[0].source).body)
@@ -35,3 +37,19 @@ def test_notebook_conventions(path):
     if path.stem != "00_quickstart":
         md = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown").lower()
         assert "beyond the paper" in md
+
+
+def test_strip_sets_the_project_kernel_and_removes_outputs(tmp_path):
+    """A notebook saved from another Jupyter (kernel python3, with outputs) comes out of `strip`
+    on the project's kernel and clean; a second strip changes nothing."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 + 1", execution_count=3, outputs=[
+        nbformat.v4.new_output("execute_result", {"text/plain": "2"}, execution_count=3)])])
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    path = tmp_path / "x.ipynb"
+    nbformat.write(nb, path)
+    assert strip(str(path)) is True
+    back = nbformat.read(path, as_version=4)
+    assert back.metadata["kernelspec"]["name"] == KERNEL
+    assert back.metadata["kernelspec"]["display_name"] == KERNEL_DISPLAY
+    assert back.cells[0].outputs == [] and back.cells[0].execution_count is None
+    assert strip(str(path)) is False

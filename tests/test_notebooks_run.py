@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from lib import runner
-from lib.config import ROOT
+from lib.config import ROOT, figure_dir
+from tests.latex_check import compile_errors, content_problems, engine, in_ci
 
 pytestmark = pytest.mark.notebooks
 
@@ -333,3 +334,17 @@ def test_whole_job_runs_with_tiny_parameters(tmp_runs):
         stem = entry["notebook"].removesuffix(".ipynb")
         if stem in TABLE_CHECKS:
             TABLE_CHECKS[stem](run, entry["parameters"])
+    _latex_tables_compile(figure_dir(name), tmp_runs.parent / "latex")
+
+
+def _latex_tables_compile(folder, workdir) -> None:
+    """Every LaTeX table the run wrote compiles with pdflatex and has no raw number or NaN cell
+    (last, so a machine without LaTeX still gets every other check; in CI a missing engine fails)."""
+    tex = {p.name: p.read_text() for p in sorted(folder.glob("*.tex"))}
+    assert tex, "the smoke run wrote no LaTeX table"
+    assert [p for name, text in tex.items() for p in content_problems(name, text)] == []
+    if engine() is None:
+        assert not in_ci(), "CI is set but pdflatex is missing: .ci/run installs texlive-latex-recommended"
+        warnings.warn("LaTeX tables of the smoke run not compiled: no pdflatex (see README, Tests)")
+        return
+    assert compile_errors(tex, workdir) == {}

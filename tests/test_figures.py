@@ -1,0 +1,205 @@
+"""The house style's checks on figures built here: an all-empty figure is not saved, an empty panel
+says so in words, a figure without n warns, machine names become labels, counts get integer ticks,
+a legend over the data moves out, reference lines alone are not data."""
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from lib.labels import humanize, label  # noqa: E402
+from lib.outputs import FigureWarning, RunOutputs  # noqa: E402
+from lib.plotting import house_style, is_empty, states_n, tidy  # noqa: E402
+
+
+@pytest.fixture
+def out():
+    house_style()
+    yield RunOutputs("t", "nb")
+    plt.close("all")
+
+
+def _saved(out, name):
+    return sorted(p.name for p in out.figure_dir.glob(f"{name}.*"))
+
+
+def test_all_empty_figure_is_not_saved(out, capsys):
+    (out.figure_dir / "empty.png").write_bytes(b"an earlier run's figure")
+    fig, axes = plt.subplots(1, 2)
+    axes[0].bar(["a", "b"], [np.nan, np.nan])  # rates of n = 0: NaN bars
+    axes[1].axhline(0.5, ls="--")  # a chance line alone is not data
+    fig.suptitle("n = 0")
+    assert out.figure(fig, "empty", empty_note="no reply in the paper's format") == []
+    assert _saved(out, "empty") == []
+    assert "not saved: every panel is empty" in capsys.readouterr().out
+
+
+def test_partly_empty_figure_notes_the_empty_panel(out):
+    fig, (full, empty) = plt.subplots(1, 2)
+    full.bar(["x", "y"], [0.4, 0.6])
+    empty.set_title("parsed replies")
+    empty.plot([], [], label="smollm2")
+    empty.legend(title="model")  # seaborn leaves such a legend of headers on an empty facet
+    fig.suptitle("n = 12")
+    paths = out.figure(fig, "partly", empty_note="no reply in the paper's format: see the likelihood panel")
+    assert [p.suffix for p in paths] == [".png", ".pdf"] and all(p.stat().st_size > 0 for p in paths)
+    assert [t.get_text() for t in full.texts] == []
+    assert "no data: no reply in the paper's format" in empty.texts[0].get_text().replace("\n", " ")
+    assert not empty.yaxis.get_tick_params()["labelleft"]  # an axis of its own: its meaningless ticks go
+    assert empty.get_legend() is None
+
+
+def test_panel_with_its_own_note_keeps_it(out):
+    fig, (a, b) = plt.subplots(1, 2)
+    a.plot([1, 2], [1, 2])
+    b.text(0.5, 0.5, "no pair had a score gap", transform=b.transAxes)
+    out.figure(fig, "own_note", caption="n = 2")
+    assert [t.get_text() for t in b.texts] == ["no pair had a score gap"]
+
+
+def test_missing_n_warns_and_stated_n_does_not(out):
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0.2, 0.3])
+    with pytest.warns(FigureWarning, match="states no n"):
+        out.figure(fig, "no_n")
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0.2, 0.3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        paths = out.figure(fig, "with_n", caption="Accuracy per model (n = 30 pairs).")
+    assert (out.figure_dir / "with_n.caption.txt").read_text().startswith("Accuracy") and len(paths) == 3
+    fig, ax = plt.subplots()
+    ax.set_title("self-preference, n=14")
+    assert states_n(fig) and not states_n(plt.subplots()[0], caption="nothing stated")
+
+
+def test_empty_detection_by_artist_kind():
+    g = sns.catplot(pd.DataFrame({"form": ["a", "a"], "f1": [np.nan] * 2, "level": ["none", "answer"]}),
+                    x="form", y="f1", hue="level", kind="bar")
+    assert is_empty(g.axes.flat[0])  # seaborn draws zero-width stand-ins for NaN bars
+    plt.close(g.figure)
+    fig, axes = plt.subplots(1, 5)
+    axes[0].scatter([], [])
+    axes[1].scatter([1], [2])
+    axes[2].fill_between([0, 1], [0, 0], [1, 1])
+    axes[3].plot([np.nan], [np.nan]); axes[3].axvspan(0, 1)
+    sns.heatmap(pd.DataFrame([[1.0, np.nan]]), ax=axes[4], cbar=False)
+    assert [is_empty(ax) for ax in axes] == [True, False, False, True, False]
+    fig2, ax = plt.subplots()
+    ax.plot(["nq", "marco"], [0.5, 0.7])  # a line over categories: its data are strings until converted
+    assert not is_empty(ax)
+    plt.close(fig2)
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("key, want", [
+    ("ok_first_try", "ok first try"), ("self_rate", "self-preference rate"),
+    (("smollm2", "false answer (ours, fallback)"), "SmolLM2, false answer (ours, fallback)"),
+    ("judge:smollm2;max_tokens:8;retries:0", "SmolLM2 judge (8 tokens, 0 retries)"),
+    ("judge:local:smollm2;logprob", "SmolLM2 judge, log-prob"),
+    ("implicit-mean:smollm2-ref:gemma3", "SmolLM2 implicit, mean (ref. Gemma-3)"),
+    ("local:smollm2", "SmolLM2"), ("openai:gpt-4o-mini@http://127.0.0.1:8000/v1", "gpt-4o-mini"),
+    ("nq", "NQ"), (3.0, "3"), (("nq", "rag"), "NQ, RAG prompt")])
+def test_label(key, want):
+    assert label(key) == want
+
+
+def test_humanize_leaves_sentences_and_numbers():
+    for text in ["accuracy", "n = 3", "0.5", "-1.25", "share of pairs (%)", "gpt-4o-mini"]:
+        assert humanize(text) == text
+    assert humanize("('nq', 'rag')") == "NQ, RAG prompt" and humanize("n_pairs") == "n pairs"
+    assert humanize("dataset,model") == "dataset, model"  # pandas' MultiIndex axis label
+    assert humanize("rag | expected_score") == "RAG prompt | expected score"  # a facet title
+    assert humanize("likelihood per_word") == "likelihood per word"
+    assert humanize("Passage perplexity (local:gemma3)") == "Passage perplexity (Gemma-3)"
+
+
+def test_empty_facet_leaves_the_other_facets_ticks(out):
+    """Facets share their axes: the note on an empty facet must not strip the ticks of full ones."""
+    df = pd.DataFrame({"setting": ["normal", "rag", "rag"], "author": ["human", "human", "smollm2"],
+                       "score": [np.nan, 3.0, 4.0]})
+    g = sns.catplot(df, x="author", y="score", col="setting", kind="bar", height=2.6)
+    g.figure.suptitle("n = 2")
+    out.figure(g.figure, "facets")
+    empty, full = g.axes.flat
+    assert empty.texts and "no data" in empty.texts[0].get_text()
+    assert [t.get_text() for t in full.get_xticklabels()] == ["human", "SmolLM2"]
+    assert full.xaxis.get_tick_params()["labelbottom"] and len(full.get_yticks()) > 1
+    # the empty facet keeps the shared y scale that its full neighbour does not label itself
+    assert empty.yaxis.get_tick_params()["labelleft"] and not full.yaxis.get_tick_params()["labelleft"]
+
+
+def test_tidy_relabels_ticks_legend_and_integer_axis():
+    house_style()
+    df = pd.DataFrame({"setting": ["ok_first_try", "self_rate"] * 2, "count": [1, 2, 1, 2],
+                       "model": ["local:smollm2"] * 2 + ["judge:smollm2;max_tokens:8"] * 2})
+    fig, ax = plt.subplots()
+    sns.barplot(df, x="setting", y="count", hue="model", ax=ax)
+    ax.annotate("implicit:smollm2", (0, 1))
+    tidy(fig)
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert ticks == ["ok first try", "self-preference rate"]
+    assert legend == ["SmolLM2", "SmolLM2 judge (8 tokens)"]
+    assert ax.texts[0].get_text() == "SmolLM2 implicit"  # a point's annotation
+    locs = ax.get_yticks()
+    assert len(locs) >= 2 and np.all(np.mod(locs, 1) == 0)  # counts: no 0.25 tick
+    plt.close(fig)
+
+
+def test_legend_over_data_moves_outside():
+    house_style()
+    fig, ax = plt.subplots()
+    xs = np.linspace(0, 1, 50)
+    for k in range(3):
+        ax.scatter(xs, np.full_like(xs, 0.5) + k * 0.01, label=f"series_{k}")
+    ax.legend(loc="center")  # planted: right over the points
+    tidy(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
+    plt.close(fig)
+
+
+def test_single_whole_number_gets_an_integer_tick():
+    """A curve measured at k = 2 only: the axis shows 2, not 1.900 ... 2.100."""
+    house_style()
+    g = sns.relplot(pd.DataFrame({"k": [2, 2], "f1": [0.5, 0.5]}), x="k", y="f1", kind="line")
+    tidy(g.figure)
+    ax = g.axes.flat[0]
+    assert 2 in ax.get_xticks() and np.all(np.mod(ax.get_xticks(), 1) == 0)
+    assert ax.lines[0].get_marker() == "o"  # one point on a line without markers would draw nothing
+    plt.close(g.figure)
+
+
+def test_legend_crossed_by_a_line_moves_outside():
+    """No vertex under the legend, but a line segment runs through it."""
+    house_style()
+    fig, ax = plt.subplots()
+    ax.plot([0, 10], [0, 10], label="diagonal_line")
+    ax.plot([0, 10], [10, 0], label="other_line")
+    ax.legend(loc="center")
+    tidy(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    assert ax.get_legend().get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
+    plt.close(fig)
+
+
+def test_figure_wider_than_a_page_warns(out):
+    fig, ax = plt.subplots(figsize=(10, 3))
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("n = 2")
+    with pytest.warns(FigureWarning, match="wider than a paper's page"):
+        out.figure(fig, "wide")
+    fig, ax = plt.subplots()  # the house size
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("n = 2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        out.figure(fig, "house_size")

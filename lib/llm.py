@@ -177,6 +177,19 @@ class CachedModel:
                         lambda d, c: OptionScores(**d, cached=c), desc)
         return [list(o.logprobs) for o in out]
 
+    def option_topk(self, items: list[tuple], k: int = 20, desc: str | None = None) -> list:
+        """A different method from option_logprobs, for servers without prompt log-probabilities:
+        single-token options read off one generated token's top-k log-probabilities (k at least the
+        number of options). Returns one `TopKOptions` per (context, prefix, options) item; an option
+        outside the top k is NaN and counted unavailable, never taken as zero probability."""
+        from .backends.server_logprobs import TopKOptions
+
+        items = [(list(c) if isinstance(c, (list, tuple)) else c, p or "", list(o)) for c, p, o in items]
+        k = max(k, max((len(o) for _, _, o in items), default=1))
+        payloads = [{"context": c, "prefix": p, "options": o, "k": k} for c, p, o in items]
+        return self._run("option_topk", items, payloads, lambda its, *a: self.backend.option_topk(its, k, *a),
+                         TopKOptions.from_json, desc)
+
     def _options_by_loglikelihood(self, items, on_result, progress=None):
         # Backends with only loglikelihood (an OpenAI-compatible server that echoes prompt
         # log-probabilities): log P(prefix + option) - log P(prefix), raw-text contexts only.

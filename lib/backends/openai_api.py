@@ -11,6 +11,8 @@ import openai
 
 from ..llm_types import LogLik, Request, Response
 from ..specs import ModelSpec, api_key_for, require_api_key
+from .server_logprobs import (PROBE_TEXT, echo_problem, echoed_span, options_from_top, split_common_prefix,
+                              top_after_prefix)
 
 OPENAI_URL = "https://api.openai.com/v1"
 NO_KEY = "EMPTY"  # what keyless local servers (vLLM, llama.cpp, Ollama) get; never an OpenAI key
@@ -143,23 +145,83 @@ class OpenAIBackend:
             raise BackendError(f"{len(errors)} of {len(items)} requests failed (the others are cached; "
                                f"re-running resumes). First error: {errors[0][1]}")
 
+    def likelihood_problem(self) -> str | None:
+        """Why this server's echoed prompt log-probabilities cannot be trusted (None when they can):
+        one probe request on a near-certain text, checked by `echo_problem`, cached per server."""
+        where = (self.base_url, self.spec.model)
+        with _PROBE_LOCK:
+            if where not in _PROBED:
+                data = self._call(self.client.completions.create,
+                                  {"model": self.spec.model, "prompt": PROBE_TEXT, "echo": True, "max_tokens": 1,
+                                   "logprobs": 1, "temperature": 0})
+                _PROBED[where] = echo_problem(PROBE_TEXT, data["choices"][0].get("logprobs"))
+            return _PROBED[where]
+
     def loglikelihood(self, pairs: list[tuple], on_result, progress=None) -> None:
-        """Continuation log-probabilities via completions with echo (vLLM and some servers only)."""
+        """Continuation log-probabilities via completions with echo, after the server passed the probe
+        (`likelihood_problem`); otherwise LikelihoodUnavailable naming the cause."""
+        from ..llm import LikelihoodUnavailable
+
+        if any(not isinstance(ctx, str) for ctx, _ in pairs):
+            raise LikelihoodUnavailable(f"{self.spec.key}: likelihoods over an API need a raw-text context (the "
+                                        "server's chat template is not known here); chat prompts can use the "
+                                        "top-k option method (CachedModel.option_topk).")
+        problem = self.likelihood_problem()
+        if problem:
+            raise LikelihoodUnavailable(f"{self.spec.key}: likelihood scoring is unavailable: {problem}.")
+
         def one(pair):
             ctx, cont = pair
-            if not isinstance(ctx, str):
-                raise BackendError(f"{self.spec.key}: likelihoods over an API need a raw-text context.")
+            # max_tokens=1, not 0: llama-cpp-python reads 0 as "up to the context length"; the one
+            # generated token lies past the prompt and is not counted
             data = self._call(self.client.completions.create,
-                              {"model": self.spec.model, "prompt": ctx + cont, "echo": True, "max_tokens": 0,
+                              {"model": self.spec.model, "prompt": ctx + cont, "echo": True, "max_tokens": 1,
                                "logprobs": 0, "temperature": 0})
-            lp = data["choices"][0].get("logprobs") or {}
-            offsets, tlp = lp.get("text_offset"), lp.get("token_logprobs")
-            if not offsets or not tlp:
-                raise BackendError(f"{self.spec.key}: this server returns no echoed log-probabilities, so "
+            lp = data["choices"][0].get("logprobs")
+            if echo_problem_missing(lp):
+                raise BackendError(f"{self.spec.key}: this server returned no echoed log-probabilities, so "
                                    "likelihood scores are not available; use an hf: or local: model.")
-            vals = [v for o, v in zip(offsets, tlp) if o >= len(ctx) and v is not None]
-            return LogLik(float(sum(vals)), len(vals))
+            return LogLik(*echoed_span(lp, len(ctx), len(ctx) + len(cont)))
         self._map(one, pairs, on_result, progress)
+
+    def option_topk(self, items: list[tuple], k: int, on_result, progress=None) -> None:
+        """Single-token options read off the top-k list of one generated token (TopKOptions per item).
+
+        Raw-text contexts: a completion of context + prefix, one token. Chat contexts: the greedy reply
+        with top-k log-probabilities; the options are read at the position right after the reply spells
+        the prefix (the same distribution as forcing the prefix, when the model writes it itself);
+        a reply that does not begin with the prefix leaves every option unavailable, with the reason.
+        """
+        def one(item):
+            ctx, prefix, options = item
+            prefix, options = split_common_prefix(prefix, options)
+            if isinstance(ctx, str):
+                data = self._call(self.client.completions.create,
+                                  {"model": self.spec.model, "prompt": ctx + prefix, "max_tokens": 1,
+                                   "logprobs": k, "temperature": 0})
+                tops = top_logprobs(data["choices"][0].get("logprobs")) or [None]
+                top, reason = tops[0], ("" if tops[0] else "the server returned no top log-probabilities")
+            else:
+                data = self._call(self.client.chat.completions.create,
+                                  {"model": self.spec.model, "messages": [dict(m) for m in ctx],
+                                   self.token_param: len(prefix) + 1, "temperature": 0, "logprobs": True,
+                                   "top_logprobs": k})
+                entries = ((data["choices"][0].get("logprobs") or {}).get("content")) or []
+                top, reason = top_after_prefix(entries, prefix) if entries else \
+                    (None, "the server returned no top log-probabilities")
+            out = options_from_top(top, options, k, reason)
+            out.tokens_in = (data.get("usage") or {}).get("prompt_tokens") or 0
+            return out
+        self._map(one, items, on_result, progress)
+
+
+_PROBED: dict[tuple, str | None] = {}  # (server URL, model) -> why its likelihoods fail, or None
+_PROBE_LOCK = threading.Lock()
+
+
+def echo_problem_missing(lp: dict | None) -> bool:
+    """Whether an echo reply carries no prompt log-probabilities at all."""
+    return not lp or not lp.get("text_offset") or not lp.get("token_logprobs")
 
 
 def top_logprobs(lp: dict | None) -> list | None:

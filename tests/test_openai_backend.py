@@ -5,8 +5,9 @@ import pytest
 
 from lib.models import cache
 from lib.models.backends.openai_api import BackendError, OpenAIBackend
+from lib.models.backends.server_logprobs import PROBE_TEXT
 from lib.models.cache_keys import make_key
-from lib.models import CachedModel, Request, get_model
+from lib.models import CachedModel, LikelihoodUnavailable, Request, get_model
 from lib.models.specs import parse_spec
 from tests.fake_openai import FakeOpenAI
 
@@ -126,10 +127,11 @@ def test_loglikelihood_through_echo():
         ll = m.loglikelihood([("The capital of France is", " Paris and more")])[0]
         assert (ll.logprob, ll.n_tokens) == (-1.5, 3)  # " Paris", "and", "more" at -0.5 each
         body = srv.bodies[-1]
-        assert body["echo"] is True and body["max_tokens"] == 0
+        assert body["echo"] is True and body["max_tokens"] == 1  # the generated token is not counted
+        assert srv.bodies[0]["prompt"] == PROBE_TEXT  # the server was probed first, once
         assert m.loglikelihood([("The capital of France is", " Paris and more")])[0].cached
     with FakeOpenAI(logprobs=False) as srv:
-        with pytest.raises(BackendError, match="no echoed log-probabilities"):
+        with pytest.raises(LikelihoodUnavailable, match="no prompt log-probabilities with echo"):
             model_for(srv).loglikelihood([("a b", " c")])
 
 

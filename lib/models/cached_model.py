@@ -195,7 +195,7 @@ class CachedModel:
         pairs = [(list(c) if isinstance(c, (list, tuple)) else c, s) for c, s in pairs]
         payloads = [{"context": c, "continuation": s} for c, s in pairs]
         return self._run("loglikelihood", pairs, payloads,
-                         lambda *a: self._method("loglikelihood", LikelihoodUnavailable)(*a),
+                         lambda *a: self._checked_echo()._method("loglikelihood", LikelihoodUnavailable)(*a),
                          lambda d, c: LogLik(d["logprob"], d["n_tokens"], cached=c), desc)
 
     def perplexity(self, texts: list[str], stride: int = 512, max_length: int | None = None,
@@ -244,6 +244,33 @@ class CachedModel:
                         lambda d, c: OptionScores(**d, cached=c), desc)
         return [list(o.logprobs) for o in out]
 
+    def option_topk(self, items: list[tuple], k: int = 20, desc: str | None = None) -> list:
+        """A different method from option_logprobs, for servers without prompt log-probabilities:
+        single-token options read off one generated token's top-k log-probabilities (k at least the
+        number of options). Returns one `TopKOptions` per (context, prefix, options) item; an option
+        outside the top k is NaN and counted unavailable, never taken as zero probability."""
+        from .backends.server_logprobs import TopKOptions
+
+        items = [(list(c) if isinstance(c, (list, tuple)) else c, p or "", list(o)) for c, p, o in items]
+        k = max(k, max((len(o) for _, _, o in items), default=1))
+        payloads = [{"context": c, "prefix": p, "options": o, "k": k} for c, p, o in items]
+        return self._run("option_topk", items, payloads,
+                         lambda its, *a: self._method("option_topk", LikelihoodUnavailable)(its, k, *a),
+                         TopKOptions.from_json, desc)
+
+    def _checked_echo(self) -> "CachedModel":
+        """Before a server's likelihoods: its echo probe's verdict, cached per server and model (a
+        warm re-run asks nothing), handed to the backend, which refuses to score if it failed."""
+        if self.can("echo_probe"):
+            from .backends.server_logprobs import PROBE_TEXT
+
+            backend = self.backend
+            backend.echo_verdict = self._run(
+                "echo_probe", [PROBE_TEXT], [{"text": PROBE_TEXT}],
+                lambda _items, on_result, _bar: on_result(0, {"problem": backend.probe_echo()}),
+                lambda d, c: d["problem"], "likelihood probe", encode=lambda v: v)[0]
+        return self
+
     def _options_by_loglikelihood(self, items, on_result, progress=None):
         # Backends with only loglikelihood (an OpenAI-compatible server that echoes prompt
         # log-probabilities): log P(prefix + option) - log P(prefix), raw-text contexts only.
@@ -254,7 +281,9 @@ class CachedModel:
             got = {}
             pairs = [(ctx, prefix + o) for o in options] + ([(ctx, prefix)] if prefix else [])
             try:
-                self.backend.loglikelihood(pairs, lambda i, ll: got.__setitem__(i, ll))
+                self._checked_echo().backend.loglikelihood(pairs, lambda i, ll: got.__setitem__(i, ll))
+            except LikelihoodUnavailable:
+                raise  # already says why
             except Exception as e:  # the server's own error says why; keep it, under one type
                 raise LikelihoodUnavailable(f"{self.spec.key}: likelihood scoring is unavailable ({e})") from e
             base = got[len(options)] if prefix else LogLik(0.0, 0)

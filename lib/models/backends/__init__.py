@@ -17,12 +17,14 @@ CAPABILITIES = frozenset({
     "option_logprobs",        # (context, prefix, options) -> OptionScores in one pass
     "score",                  # JSON item -> Score (a reward model's head)
     "embed",                  # text -> normalized vector
+    "option_topk",            # (context, prefix, single-token options) -> TopKOptions from one generated token
+    "echo_probe",             # likelihoods only after a probe of echoed prompt log-probabilities passed
 })
 
 TRANSFORMERS = frozenset({"generate", "loglikelihood", "rolling_loglikelihood", "option_logprobs"})
 # an OpenAI-compatible server: likelihoods only through echoed prompt log-probabilities, which some
 # servers (OpenAI's chat models, llama.cpp, Ollama) refuse; that is known only when asked
-OPENAI = frozenset({"generate", "loglikelihood"})
+OPENAI = frozenset({"generate", "loglikelihood", "option_topk", "echo_probe"})
 REWARD_HEAD = frozenset({"score"})
 SENTENCE_EMBED = frozenset({"embed"})
 DECLARED = {"hf": TRANSFORMERS, "local": TRANSFORMERS, "openai": OPENAI}

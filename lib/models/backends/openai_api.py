@@ -3,6 +3,7 @@ retries (exponential backoff with jitter on 408 / 409 / 429 / 5xx, connection er
 `Retry-After` honoured) and its own timeout."""
 from __future__ import annotations
 
+import re
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -12,6 +13,8 @@ import openai
 from ..types import LogLik, Request, Response
 from ..specs import ModelSpec, api_key_for, require_api_key
 from . import OPENAI
+from .server_logprobs import (PROBE_TEXT, echo_problem, echoed_span, options_from_top, split_common_prefix,
+                              top_after_prefix)
 
 OPENAI_URL = "https://api.openai.com/v1"
 NO_KEY = "EMPTY"  # what keyless local servers (vLLM, llama.cpp, Ollama) get; never an OpenAI key
@@ -44,6 +47,7 @@ class OpenAIBackend:
         self._lock = threading.Lock()
         self._warned_logprobs = False
         self.gives_logprobs = None  # unknown until a reply says
+        self.echo_verdict = _UNKNOWN  # the likelihood probe's verdict: None = trusted, text = why not
 
     @property
     def client(self) -> openai.OpenAI:
@@ -71,18 +75,30 @@ class OpenAIBackend:
         """One request through the client (which retries); errors name what the server refused."""
         try:
             return create(**payload).model_dump()
-        except openai.BadRequestError as e:
-            param = e.param or _refused_param(e.message, payload)
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as e:
+            # 400 from OpenAI-style servers; 422 from FastAPI-based ones (llama-cpp-python), which name
+            # the field in the body's `detail[].loc` instead of `param`
+            param = getattr(e, "param", None) or _validation_param(e.body, payload) or _refused_param(e.message, payload)
             if param == "max_tokens" and "max_tokens" in payload and "messages" in payload:
                 # a server that wants the newer name: switch for this backend and send again
                 self.token_param = "max_completion_tokens"
                 payload = {("max_completion_tokens" if k == "max_tokens" else k): v for k, v in payload.items()}
                 return self._call(create, payload)
-            where = f"refused the parameter {param!r} (sent {param}={payload.get(param)!r})" if param else "refused"
+            sent = repr(payload.get(param))
+            sent = sent if len(sent) <= 80 else sent[:60] + f"... ({len(sent)} characters)"
+            where = f"refused the parameter {param!r} (sent {param}={sent})" if param else "refused"
             raise BackendError(f"{self.spec.key}: the server {where}: {e.message[:300]}. Change or drop that "
                                "parameter for this model (reasoning models accept only their default "
                                "sampling settings).") from e
         except openai.APIStatusError as e:
+            # llama-cpp-python answers a request-schema error with HTTP 500 (retried, as any 5xx is)
+            # whose text carries pydantic's "'loc': ('body', '<field>')": name the field all the same
+            found = _LOC.search(e.message or "")
+            if found and found.group(1) in payload:
+                param = found.group(1)
+                raise BackendError(f"{self.spec.key}: the server refused the parameter {param!r} (sent "
+                                   f"{param}={payload.get(param)!r}; HTTP {e.status_code}): "
+                                   f"{e.message[:200]}") from e
             raise BackendError(f"{self.spec.key}: HTTP {e.status_code} after {self.max_retries} retries: "
                                f"{e.message[:300]}") from e
         except (openai.APITimeoutError, openai.APIConnectionError) as e:
@@ -146,23 +162,88 @@ class OpenAIBackend:
             raise BackendError(f"{len(errors)} of {len(items)} requests failed (the others are cached; "
                                f"re-running resumes). First error: {errors[0][1]}")
 
+    def probe_echo(self) -> str | None:
+        """Why this server's echoed prompt log-probabilities cannot be trusted (None when they can):
+        one probe request on a near-certain text, checked by `echo_problem`. Uncached here:
+        CachedModel keeps the verdict in the results cache per server and model."""
+        data = self._call(self.client.completions.create,
+                          {"model": self.spec.model, "prompt": PROBE_TEXT, "echo": True, "max_tokens": 1,
+                           "logprobs": 1, "temperature": 0})
+        return echo_problem(PROBE_TEXT, data["choices"][0].get("logprobs"))
+
+    def likelihood_problem(self) -> str | None:
+        """The probe's verdict, asked once per process unless CachedModel set it from its cache."""
+        with _PROBE_LOCK:
+            if self.echo_verdict is _UNKNOWN:
+                self.echo_verdict = self.probe_echo()
+            return self.echo_verdict
+
     def loglikelihood(self, pairs: list[tuple], on_result, progress=None) -> None:
-        """Continuation log-probabilities via completions with echo (vLLM and some servers only)."""
+        """Continuation log-probabilities via completions with echo, after the server passed the probe
+        (`likelihood_problem`); otherwise LikelihoodUnavailable naming the cause."""
+        from ..cached_model import LikelihoodUnavailable
+
+        if any(not isinstance(ctx, str) for ctx, _ in pairs):
+            raise LikelihoodUnavailable(f"{self.spec.key}: likelihoods over an API need a raw-text context (the "
+                                        "server's chat template is not known here); chat prompts can use the "
+                                        "top-k option method (CachedModel.option_topk).")
+        problem = self.likelihood_problem()
+        if problem:
+            raise LikelihoodUnavailable(f"{self.spec.key}: likelihood scoring is unavailable: {problem}.")
+
         def one(pair):
             ctx, cont = pair
-            if not isinstance(ctx, str):
-                raise BackendError(f"{self.spec.key}: likelihoods over an API need a raw-text context.")
+            # max_tokens=1, not 0: llama-cpp-python reads 0 as "up to the context length"; the one
+            # generated token lies past the prompt and is not counted
             data = self._call(self.client.completions.create,
-                              {"model": self.spec.model, "prompt": ctx + cont, "echo": True, "max_tokens": 0,
+                              {"model": self.spec.model, "prompt": ctx + cont, "echo": True, "max_tokens": 1,
                                "logprobs": 0, "temperature": 0})
-            lp = data["choices"][0].get("logprobs") or {}
-            offsets, tlp = lp.get("text_offset"), lp.get("token_logprobs")
-            if not offsets or not tlp:
-                raise BackendError(f"{self.spec.key}: this server returns no echoed log-probabilities, so "
+            lp = data["choices"][0].get("logprobs")
+            if echo_problem_missing(lp):
+                raise BackendError(f"{self.spec.key}: this server returned no echoed log-probabilities, so "
                                    "likelihood scores are not available; use an hf: or local: model.")
-            vals = [v for o, v in zip(offsets, tlp) if o >= len(ctx) and v is not None]
-            return LogLik(float(sum(vals)), len(vals))
+            return LogLik(*echoed_span(lp, len(ctx), len(ctx) + len(cont)))
         self._map(one, pairs, on_result, progress)
+
+    def option_topk(self, items: list[tuple], k: int, on_result, progress=None) -> None:
+        """Single-token options read off the top-k list of one generated token (TopKOptions per item).
+
+        Raw-text contexts: a completion of context + prefix, one token. Chat contexts: the greedy reply
+        with top-k log-probabilities; the options are read at the position right after the reply spells
+        the prefix (the same distribution as forcing the prefix, when the model writes it itself);
+        a reply that does not begin with the prefix leaves every option unavailable, with the reason.
+        """
+        def one(item):
+            ctx, prefix, options = item
+            prefix, options = split_common_prefix(prefix, options)
+            if isinstance(ctx, str):
+                data = self._call(self.client.completions.create,
+                                  {"model": self.spec.model, "prompt": ctx + prefix, "max_tokens": 1,
+                                   "logprobs": k, "temperature": 0})
+                tops = top_logprobs(data["choices"][0].get("logprobs")) or [None]
+                top, reason = tops[0], ("" if tops[0] else "the server returned no top log-probabilities")
+            else:
+                data = self._call(self.client.chat.completions.create,
+                                  {"model": self.spec.model, "messages": [dict(m) for m in ctx],
+                                   self.token_param: len(prefix) + 1, "temperature": 0, "logprobs": True,
+                                   "top_logprobs": k})
+                entries = ((data["choices"][0].get("logprobs") or {}).get("content")) or []
+                top, reason = top_after_prefix(entries, prefix) if entries else \
+                    (None, "the server returned no top log-probabilities")
+            out = options_from_top(top, options, k, reason)
+            out.tokens_in = (data.get("usage") or {}).get("prompt_tokens") or 0
+            return out
+        self._map(one, items, on_result, progress)
+
+
+_LOC = re.compile(r"'loc': \('body', '(\w+)'")
+_PROBE_LOCK = threading.Lock()
+_UNKNOWN = object()  # the probe has not run yet
+
+
+def echo_problem_missing(lp: dict | None) -> bool:
+    """Whether an echo reply carries no prompt log-probabilities at all."""
+    return not lp or not lp.get("text_offset") or not lp.get("token_logprobs")
 
 
 def top_logprobs(lp: dict | None) -> list | None:
@@ -171,6 +252,17 @@ def top_logprobs(lp: dict | None) -> list | None:
         return [{t["token"]: t["logprob"] for t in (e.get("top_logprobs") or [e])} for e in lp["content"]]
     if lp and isinstance(lp.get("top_logprobs"), list):  # legacy completions shape
         return [dict(d or {}) for d in lp["top_logprobs"]]
+    return None
+
+
+def _validation_param(body, payload: dict) -> str | None:
+    """The request field a FastAPI validation error (HTTP 422) points at, when it is one we sent."""
+    details = body.get("detail") if isinstance(body, dict) else None
+    for d in details if isinstance(details, list) else []:
+        loc = d.get("loc") if isinstance(d, dict) else None
+        named = [p for p in (loc or []) if isinstance(p, str) and p in payload]
+        if named:
+            return named[-1]
     return None
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lib import config, stats
+from lib import paths, stats
 
 COLUMNS = ["study", "notebook", "measure_id", "measure", "model", "n", "n_items", "n_judgments", "unit", "estimate", "ci_low",
            "ci_high", "p", "p_adjusted", "pooled", "smoke", "paper_value", "paper_model"]
@@ -76,7 +76,7 @@ def _num(value) -> float:
 
 def findings_dir(run_name: str) -> Path:
     """Folder of one run's per-notebook findings files."""
-    return config.run_dir(run_name) / "findings"
+    return paths.run_dir(run_name) / "findings"
 
 
 def record(run_name: str, notebook: str, rows: list[dict]) -> Path:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from . import latex_table, plotting
 from .models import cache, cost_table
-from .config import figure_dir, run_dir
+from .paths import figure_dir, run_dir
 
 _SAFE = re.compile(r"^[A-Za-z0-9_.-]+$")
 

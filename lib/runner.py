@@ -29,7 +29,7 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import default
 
 from . import findings
-from .config import NOTEBOOKS, ROOT, cache_dir, figure_dir, run_dir
+from .paths import NOTEBOOKS, ROOT, cache_dir, figure_dir, run_dir
 from .parameters import (MODEL_KINDS, RUN_MODEL, Parameter, ParameterError, apply_run_model, check_run_model,
                          checked, markdown_table, read_declarations, specs_in)
 from .models.specs import SpecError, parse_spec, require_api_key

@@ -8,7 +8,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from lib import config
+from lib import paths
 from lib.models import cache
 from lib.models import CachedModel
 from lib.models.types import LogLik, Response
@@ -31,7 +31,7 @@ def _listing(*folders: Path) -> set[str]:
 def repository_runs_untouched():
     """Fails the session (an error at teardown) if any test wrote under the repository's data/runs
     or figures folders instead of its temporary ones."""
-    folders = (config.RUNS, config.FIGURES)
+    folders = (paths.RUNS, paths.FIGURES)
     before = _listing(*folders)
     yield
     new = sorted(_listing(*folders) - before)
@@ -43,7 +43,7 @@ def fresh_cache(tmp_path, monkeypatch):
     """An empty results cache and zeroed counters per test (the converted models stay shared)."""
     cache.close_all()
     monkeypatch.setenv("RAGBIAS_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("RAGBIAS_MODELS", os.environ.get("RAGBIAS_MODELS", str(config.ROOT / ".cache" / "models")))
+    monkeypatch.setenv("RAGBIAS_MODELS", os.environ.get("RAGBIAS_MODELS", str(paths.ROOT / ".cache" / "models")))
     cache.reset_stats()
     yield tmp_path / "cache"
     cache.close_all()

@@ -1,8 +1,8 @@
-"""The ask / parse / ask-again loop (lib.asking.ask_until_parsed): its bookkeeping with a scripted
+"""The ask / parse / ask-again loop (lib.ask_until_parsed.ask_until_parsed): its bookkeeping with a scripted
 backend under a real CachedModel, then the same loop on the real embedded chat model."""
 import pytest
 
-from lib.asking import ask_until_parsed
+from lib.ask_until_parsed import ask_until_parsed
 from lib.models import get_model
 from lib.self_preference.pointwise import parse_score
 

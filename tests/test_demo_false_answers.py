@@ -7,7 +7,7 @@ ours is the fallback where the model's false answer is unusable. Checked here, p
   clearly false;
 - substituting it for the answer in the human passage (lib.falsify.false_passage, every
   occurrence, case-insensitive) changes the passage and leaves no occurrence of the answer. The
-  answer substituted is the one the loader keeps (lib.sources.sampling.answer_in_passage: the alias found in the
+  answer substituted is the one the loader keeps (lib.sources.item_sampling.answer_in_passage: the alias found in the
   passage when the main answer is not there, as in nq-021);
 - the bank's own reply parser (parse_false_answer) would accept it as a model's false answer;
 - a number stays a number: a year for a year (same digit count), and a measure keeps its unit.
@@ -20,7 +20,7 @@ from collections import Counter
 
 import pytest
 
-from lib.sources.sampling import answer_in_passage
+from lib.sources.item_sampling import answer_in_passage
 from lib.falsify import false_passage, parse_false_answer
 from tests.demo_checks import DEMO_DIR, load
 

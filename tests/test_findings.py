@@ -121,7 +121,7 @@ def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
 
 def test_utility_findings_use_the_papers_set_f1_and_count_unreadable_replies():
     from lib.utility import evaluate
-    from lib.utility.findings import table2_findings
+    from lib.utility.findings_rows import table2_findings
     per_q = pd.DataFrame({
         "source": ["nq"] * 4, "judgment": ["utility"] * 4, "form": ["listwise-set"] * 4,
         "P": [1.0, 0.5, None, 0.0], "R": [1.0, 1.0, None, 0.0], "failed": [False, False, True, False]})

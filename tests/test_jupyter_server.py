@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from lib import runner
-from lib.config import ROOT
+from lib.paths import ROOT
 
 DEADLINE = 90  # seconds for the whole test; the server is always stopped
 

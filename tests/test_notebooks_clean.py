@@ -7,7 +7,7 @@ import nbformat
 import papermill as pm
 import pytest
 
-from lib.config import NOTEBOOKS
+from lib.paths import NOTEBOOKS
 from lib.nbstrip import strip
 from lib.runner import KERNEL, KERNEL_DISPLAY, numbered_notebooks
 

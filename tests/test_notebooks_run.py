@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from lib import runner
-from lib.config import ROOT, figure_dir
+from lib.paths import ROOT, figure_dir
 from tests.latex_check import compile_errors, content_problems, engine, in_ci
 
 pytestmark = pytest.mark.notebooks

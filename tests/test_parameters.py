@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from lib import parameters, runner
-from lib.config import ROOT
+from lib.paths import ROOT
 from lib.models.specs import SpecError, reward_spec_models, with_model
 
 DEMO = ROOT / "configs" / "demo.yaml"

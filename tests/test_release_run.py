@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from lib import paper_check, runner
-from lib.config import ROOT
+from lib.paths import ROOT
 
 
 @pytest.mark.notebooks

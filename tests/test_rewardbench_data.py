@@ -173,7 +173,7 @@ def test_study_pairs_sampling():
 
 
 def test_table4_statistics_of_loaded_pairs():
-    from lib.rewardbench.metrics import table4
+    from lib.rewardbench.accuracy_tables import table4
 
     t = table4(load_pairs(FIX / "published")).set_index(["category", "subset"])
     assert t.loc[("abstain", "total"), "n"] == 1 and t.loc[("abstain", "total"), "published_n"] == 217

@@ -5,9 +5,9 @@ import pandas as pd
 import pytest
 
 from lib.rewardbench import best_of_n as bon
-from lib.rewardbench import metrics as M
+from lib.rewardbench import accuracy_tables as M
 from lib.rewardbench.categories import PUBLISHED_COUNTS
-from lib.rewardbench.self_preference import family, rm_families, self_preference_table
+from lib.rewardbench.family_preference import family, rm_families, self_preference_table
 
 
 def test_table2_averages_are_count_weighted():

@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from lib import runner
-from lib.config import ROOT
+from lib.paths import ROOT
 
 
 def write_cfg(tmp_path, cfg):
@@ -33,7 +33,7 @@ def test_bad_model_spec_fails_before_work(tmp_path, tmp_runs):
 
 
 def test_runs_go_where_the_environment_says(tmp_runs):
-    from lib.config import figure_dir, run_dir
+    from lib.paths import figure_dir, run_dir
 
     assert run_dir("x") == tmp_runs / "x" and figure_dir("x").parent.name == "figures"
     assert not str(run_dir("x")).startswith(str(ROOT / "data"))

@@ -9,7 +9,7 @@ from lib.utility.calls import Ledger
 from lib.utility.evaluate import judgment_rows
 from lib.utility.judging import Judgment, from_replies, judge, presentation_order, wins_ranking
 from lib.utility.replies import reparse, save_replies
-from lib.utility.sampling import k_sampling_selection, vote
+from lib.utility.k_sampling import k_sampling_selection, vote
 
 
 def gold_reply(text, request):

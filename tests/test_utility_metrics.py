@@ -4,7 +4,7 @@ import math
 import pytest
 
 from lib.utility import answer_metrics as A
-from lib.utility.metrics import mrr_at, ndcg_at, rank_metrics, set_prf
+from lib.utility.judgment_metrics import mrr_at, ndcg_at, rank_metrics, set_prf
 
 
 def test_set_prf():

@@ -74,7 +74,7 @@ def test_bare_numbers_only_after_a_marker_or_alone():
 
 
 def test_a_partial_ranking_is_scored_on_the_ids_it_named_never_on_the_input_order():
-    from lib.utility.metrics import rank_metrics
+    from lib.utility.judgment_metrics import rank_metrics
 
     # the model names passage 2 only; the ground truth sits at input position 0
     part = P.parse_ranking("My rank: [2]", n=4)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import diskcache
 
-from ..config import cache_dir
+from ..paths import cache_dir
 
 _lock = threading.Lock()
 _caches: dict[Path, diskcache.Cache] = {}

@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from ..config import model_dir
+from ..paths import model_dir
 
 # name -> (python package that ships the GGUF, GGUF file name or None when assembled from parts)
 GGUF_PACKAGES = {

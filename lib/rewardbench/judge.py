@@ -65,10 +65,10 @@ class GenerativeJudge:
 
     def ask(self, triples: list[tuple[str, str, str]], desc: str = "judge") -> list[dict]:
         """Judge (prompt, response1, response2) triples -> [{'choice', 'raw', 'attempts', 'replies'}]
-        (one ask-parse-ask-again loop, `lib.asking.ask_until_parsed`; every reply is kept)."""
+        (one ask-parse-ask-again loop, `lib.ask_until_parsed.ask_until_parsed`; every reply is kept)."""
         if self.decide == "logprob":
             return [verdict_from_logprobs(lp) for lp in self._logprobs(triples, desc)]
-        from lib.asking import ask_until_parsed
+        from lib.ask_until_parsed import ask_until_parsed
 
         asked = ask_until_parsed(self.model, [judge_messages(*t) for t in triples],
                                  lambda i, text: parse_choice(text), k_retries=self.retries,

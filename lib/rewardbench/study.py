@@ -6,9 +6,9 @@ from pathlib import Path
 import pandas as pd
 
 from lib.records import DataError, read_records, write_records
-from lib.rewardbench import demo_pairs, loader, metrics, registry
+from lib.rewardbench import demo_pairs, loader, accuracy_tables, registry
 from lib.models.specs import parse_reward_spec
-from lib.rewardbench.self_preference import rm_families, self_preference_table
+from lib.rewardbench.family_preference import rm_families, self_preference_table
 
 RAW_FILE = "rewardbench_raw.jsonl"  # notebook 13's raw replies and scores, in the run folder
 
@@ -82,10 +82,10 @@ def reparse(path) -> pd.DataFrame:
 def study_tables(results: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Notebook 13's tables from per-pair results: long accuracies, Table 2, judge biases and the
     self-preference split (the same whether results are fresh or re-parsed)."""
-    long = metrics.accuracy_table(results)
+    long = accuracy_tables.accuracy_table(results)
     specs = list(dict.fromkeys(results["spec"]))
-    return {"rewardbench_accuracy_long": long, "rewardbench_table2": metrics.paper_table(long),
-            "rewardbench_judges": metrics.judge_table(results),
+    return {"rewardbench_accuracy_long": long, "rewardbench_table2": accuracy_tables.paper_table(long),
+            "rewardbench_judges": accuracy_tables.judge_table(results),
             "rewardbench_self_preference": self_preference_table(results, rm_families(specs))}
 
 
@@ -126,7 +126,7 @@ def judge_agreement(results: pd.DataFrame) -> pd.DataFrame:
 def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
                    paper_values: dict | None = None) -> list[dict]:
     """Headline rows (lib.findings): each judge's overall accuracy (orders averaged, unparsed = wrong),
-    categories weighted by the paper's counts as its Overall is (`metrics.weighted_accuracy`), n =
+    categories weighted by the paper's counts as its Overall is (`accuracy_tables.weighted_accuracy`), n =
     pairs (a pair's two orders are one unit), n_judgments = verdicts, 95% bootstrap interval over
     pairs within categories. Where no pair differs from another within its category (a judge that
     always names position 1 scores 0.5 on every pair) that bootstrap has nothing to resample and
@@ -140,7 +140,7 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
     for rm, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
         parsed = parse_reward_spec(res["spec"].iloc[0])
         method = "log-probability verdict" if parsed.options.get("decide") == "logprob" else "generate-and-parse"
-        w = metrics.weighted_accuracy(res)
+        w = accuracy_tables.weighted_accuracy(res)
         lo, hi = w["ci_low"], w["ci_high"]
         if len(res) and not pd.isna(w["estimate"]) and not (hi - lo > 0):
             lo, hi = proportion_confint(w["estimate"] * len(res), len(res), method="wilson")

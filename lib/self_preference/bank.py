@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lib.asking import ask_until_parsed
+from lib.ask_until_parsed import ask_until_parsed
 from lib.falsify import clean_generation, false_passage, parse_false_answer
 from lib.prompts import self_preference as P
 from lib.records import DataError, field as record_field, read_records, write_records
@@ -152,7 +152,7 @@ class Bank:
 
 def generate_verified(model, prompts: dict, parse_for, cfg: BankConfig, max_tokens: int,
                       desc: str) -> tuple[dict, dict]:
-    """One verified output per key (lib.asking.ask_until_parsed, up to cfg.k more tries).
+    """One verified output per key (lib.ask_until_parsed.ask_until_parsed, up to cfg.k more tries).
 
     `parse_for(key, text)` returns the usable value or None. Returns {key: value} for the keys that
     passed and {key: attempts used} for all keys (cfg.k + 2 marks dropped after all retries)."""

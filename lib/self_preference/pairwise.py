@@ -25,7 +25,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from lib.asking import ask_until_parsed
+from lib.ask_until_parsed import ask_until_parsed
 from lib.prompts import self_preference as sp
 from lib.textmatch import authors_match, whole_word_match, word_normalize
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from lib import paper_check
-from lib.config import ROOT
+from lib.paths import ROOT
 from lib.paper_check import Computed
 from lib.records import DataError
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from lib.asking import ask_until_parsed
+from lib.ask_until_parsed import ask_until_parsed
 from lib.prompts import self_preference as sp
 
 from .evaluators import run_evaluators

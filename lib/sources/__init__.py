@@ -10,7 +10,7 @@ from .hotpotqa import load_hotpotqa, parse_hotpotqa
 from .loading import load_source
 from .marco import MARCO_NO_ANSWER, MARCO_V1_QUERY_TYPES, parse_marco
 from .nq import parse_nq
-from .sampling import (answer_in_passage, as_sources, drop_summary, items_for_run, load_demo,
+from .item_sampling import (answer_in_passage, as_sources, drop_summary, items_for_run, load_demo,
                        prepare_items, sample_items, save_items)
 from .triviaqa import parse_triviaqa
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib import config
+from lib import paths
 from lib.records import DataError, field, read_records
 
 from .common import ITEM_COLUMNS, SOURCES, items_frame
@@ -15,7 +15,7 @@ def demo_path(source: str) -> Path:
     """Path of one demo file (data/demo/<source>.jsonl)."""
     if source not in SOURCES:
         raise DataError(f"Unknown demo source {source!r}; choose one of {SOURCES}.")
-    return config.DEMO / f"{source}.jsonl"
+    return paths.DEMO / f"{source}.jsonl"
 
 
 def parse_demo(path) -> pd.DataFrame:

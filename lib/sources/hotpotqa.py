@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib import config
+from lib import paths
 from lib.records import DataError, as_list, field, read_records
 
 from .common import ITEM_COLUMNS, items_frame
@@ -29,7 +29,7 @@ from .common import ITEM_COLUMNS, items_frame
 SOURCE = "hotpotqa"
 EXTRA_COLUMNS = ["supporting_passages"]
 COLUMNS = ITEM_COLUMNS + EXTRA_COLUMNS
-DEMO_PATH = config.DEMO / "hotpotqa.jsonl"
+DEMO_PATH = paths.DEMO / "hotpotqa.jsonl"
 MIN_SUPPORTING = 2
 
 

@@ -19,7 +19,7 @@ def make_request(model, content, max_tokens: int, temperature: float = 0.0, samp
 
 class Metered:
     """A model wrapper that books every generate() batch in the ledger under one key (so loops such
-    as lib.asking.ask_until_parsed are costed too)."""
+    as lib.ask_until_parsed.ask_until_parsed are costed too)."""
 
     def __init__(self, model, ledger: Ledger | None, key: tuple):
         self.model, self.ledger, self.key = model, ledger, key

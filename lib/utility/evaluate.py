@@ -14,7 +14,7 @@ import pandas as pd
 from lib.stats import bootstrap_ci, wilson_ci
 from lib.utility.benchmark import Candidates
 from lib.utility.judging import Judgment
-from lib.utility.metrics import rank_metrics, set_prf
+from lib.utility.judgment_metrics import rank_metrics, set_prf
 
 SET_METRICS = ["P", "R", "F1"]
 SET_EXTRA = "F1 per question"

@@ -14,7 +14,7 @@ from lib.utility.calls import Ledger
 from lib.utility.evaluate import HEADLINE, judgment_rows
 from lib.utility.judging import judge
 from lib.utility.replies import save_replies
-from lib.utility.sampling import k_sampling_runs, k_sampling_selection
+from lib.utility.k_sampling import k_sampling_runs, k_sampling_selection
 
 
 @dataclass

@@ -14,7 +14,7 @@ from itertools import combinations
 from lib.prompts.utility import judgment_messages
 from lib.utility import parsing
 from lib.utility.benchmark import Candidates, item_seed
-from lib.asking import ask_until_parsed
+from lib.ask_until_parsed import ask_until_parsed
 from lib.utility.calls import Ledger, Metered, ask, default_key
 
 FORMS = ("pointwise", "pairwise", "listwise-set", "listwise-rank")

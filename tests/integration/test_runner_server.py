@@ -3,7 +3,7 @@ warm re-run that makes no server call."""
 import json
 
 from lib import runner
-from lib.config import ROOT
+from lib.paths import ROOT
 
 # 01 and 02 come first because 05 and 06 read the passage bank that 02 writes (the server is the author)
 NOTEBOOKS = "00,01,02,04,05,06,13"

@@ -1,4 +1,4 @@
-"""Helpers shared by the demo-data tests (tests/test_demo_*.py): reading a demo file, the answer
+"""Helpers shared by the demo-data tests (tests/sources/test_demo_*.py): reading a demo file, the answer
 strings a leak check looks for, word counts."""
 import json
 from pathlib import Path

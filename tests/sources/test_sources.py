@@ -7,7 +7,7 @@ import pytest
 from lib import sources
 from lib.records import DataError
 
-FIX = Path(__file__).parent / "fixtures" / "sp1"
+FIX = Path(__file__).parents[1] / "fixtures" / "sp1"
 
 
 def test_nq_dpr_layout_takes_first_positive_and_answers():

@@ -12,7 +12,7 @@ from lib.self_preference import bank as pb
 from lib.self_preference import passage_stats, release
 from lib.textmatch import matches
 
-FIX = Path(__file__).parent / "fixtures" / "sp1"
+FIX = Path(__file__).parents[1] / "fixtures" / "sp1"
 
 
 def test_substitute_every_occurrence_case_insensitive():

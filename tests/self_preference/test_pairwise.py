@@ -11,7 +11,7 @@ from lib.self_preference import tables as pt
 from lib.self_preference.bank import load_bank
 from lib.self_preference.knowledge import load_knowledge
 
-FIX = Path(__file__).parent / "fixtures" / "sp2"
+FIX = Path(__file__).parents[1] / "fixtures" / "sp2"
 
 
 @pytest.fixture(scope="module")

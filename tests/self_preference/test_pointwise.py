@@ -11,7 +11,7 @@ from lib.self_preference import pointwise as pw
 from lib.self_preference import tables as pt
 from lib.self_preference.bank import load_bank
 
-FIX = Path(__file__).parent / "fixtures" / "sp2"
+FIX = Path(__file__).parents[1] / "fixtures" / "sp2"
 
 
 @pytest.mark.parametrize("text,value,how", [

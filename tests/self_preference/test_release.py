@@ -13,8 +13,8 @@ from lib import sources
 from lib.self_preference import bank as sp_bank
 from lib.self_preference import knowledge, passage_stats, release
 
-FIX = Path(__file__).parent / "fixtures" / "sp1"
-REL = Path(__file__).parent / "fixtures" / "release"
+FIX = Path(__file__).parents[1] / "fixtures" / "sp1"
+REL = Path(__file__).parents[1] / "fixtures" / "release"
 
 
 def test_length_stats_in_words():

@@ -10,7 +10,7 @@ from lib.rewardbench.categories import CategoryError, category_of, group_of
 from lib.records import DataError
 from lib.rewardbench.loader import PairFormatError, load_pairs, splits_to_pairs
 
-FIX = Path(__file__).parent / "fixtures" / "rewardbench"
+FIX = Path(__file__).parents[1] / "fixtures" / "rewardbench"
 PAPER = Path("/work/shared/papers/rag-rewardbench.txt")
 
 
@@ -156,7 +156,7 @@ def test_demo_pairs_use_bank_false_passage(items):
 
 
 def test_demo_file_if_present_is_built_from_our_demo_items():
-    path = Path(__file__).parent.parent / "data" / "demo" / "rag_rewardbench_pairs.jsonl"
+    path = Path(__file__).parents[2] / "data" / "demo" / "rag_rewardbench_pairs.jsonl"
     if not path.exists():
         pytest.skip("demo pairs not built yet")
     pairs = load_pairs(path)

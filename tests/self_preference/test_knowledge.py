@@ -8,7 +8,7 @@ from lib import sources
 from lib.prompts import self_preference as P
 from lib.self_preference import knowledge
 
-FIX = Path(__file__).parent / "fixtures" / "sp1"
+FIX = Path(__file__).parents[1] / "fixtures" / "sp1"
 
 
 def test_is_correct_uses_the_authors_symmetric_rule():

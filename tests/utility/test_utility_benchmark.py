@@ -9,7 +9,7 @@ from lib.records import DataError
 from lib.utility import benchmark as B
 from lib.utility.retrieval import get_retriever
 
-FIX = Path(__file__).parent / "fixtures" / "utility"
+FIX = Path(__file__).parents[1] / "fixtures" / "utility"
 
 
 def items():

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lib.utility import counterfactual as C
 
-FIX = Path(__file__).parent / "fixtures" / "utility"
+FIX = Path(__file__).parents[1] / "fixtures" / "utility"
 ITEMS = [json.loads(line) for line in (FIX / "items.jsonl").read_text().splitlines() if line]
 
 

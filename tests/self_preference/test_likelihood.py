@@ -19,7 +19,7 @@ from lib.self_preference.bank import load_bank
 from lib.models.specs import parse_spec
 from tests.sp_pairs import all_combo_pairs
 
-FIX = Path(__file__).parent / "fixtures" / "sp2"
+FIX = Path(__file__).parents[1] / "fixtures" / "sp2"
 
 
 def test_score_from_logprobs_argmax_expected_and_mass():

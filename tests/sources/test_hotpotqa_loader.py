@@ -7,7 +7,7 @@ import pytest
 from lib.records import DataError
 from lib.sources.hotpotqa import COLUMNS, ITEM_COLUMNS, parse_hotpotqa
 
-FIX = Path(__file__).parent / "fixtures" / "hotpotqa"
+FIX = Path(__file__).parents[1] / "fixtures" / "hotpotqa"
 
 
 def test_item_columns_match_the_shared_loaders():

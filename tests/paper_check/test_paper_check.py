@@ -14,7 +14,7 @@ from lib.paper_check import consistency
 from lib.paper_check.published import PUBLISHED
 from lib.self_preference import paper_check as sp_check
 
-REL = Path(__file__).parent / "fixtures" / "release"
+REL = Path(__file__).parents[1] / "fixtures" / "release"
 
 
 def test_published_cells_are_unique_and_carry_their_precision():

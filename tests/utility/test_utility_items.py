@@ -8,7 +8,7 @@ import pandas as pd
 from lib import sources
 from lib.utility import items as U
 
-SP1 = Path(__file__).parent / "fixtures" / "sp1"
+SP1 = Path(__file__).parents[1] / "fixtures" / "sp1"
 
 
 def _marco_file(tmp_path):
@@ -46,7 +46,7 @@ def test_run_items_never_supply_marco_questions(tmp_path):
 
 
 def test_released_gti_and_gtu_are_used_as_given_without_a_model(tmp_path):
-    rel = Path(__file__).parent / "fixtures" / "utility" / "release.jsonl"
+    rel = Path(__file__).parents[1] / "fixtures" / "utility" / "release.jsonl"
     answers = tmp_path / "answers.jsonl"
     answers.write_text(json.dumps({"question": "who wrote the novel moby dick", "answers": ["Herman Melville"]}) + "\n"
                        + json.dumps({"question": "what is the boiling point of water", "answer": "100 degrees"}) + "\n")

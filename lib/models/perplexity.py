@@ -7,19 +7,6 @@ from .specs import SpecError, parse_spec
 DEFAULT_MODEL = "hf:gpt2"  # the paper's choice, for users online; offline use "local:gemma3"
 
 
-def windows(ids: list[int], max_length: int, stride: int):
-    """(input ids, number of leading positions to ignore) per window, as in the HF perplexity recipe:
-    each window scores only tokens not scored by the previous one, with up to max_length context."""
-    out, prev_end = [], 0
-    for begin in range(0, len(ids), stride):
-        end = min(begin + max_length, len(ids))
-        out.append((ids[begin:end], (end - begin) - (end - prev_end)))
-        prev_end = end
-        if end == len(ids):
-            break
-    return out
-
-
 def perplexity(texts: list[str], model: str = DEFAULT_MODEL, stride: int = 512, max_length: int | None = None,
                desc: str = "perplexity") -> list[float]:
     """exp(mean token negative log-likelihood) of each text; cached per (model, text, window)."""

@@ -3,7 +3,8 @@ import pytest
 
 from lib.models import cache
 from lib.models import Request, get_model
-from lib.models.perplexity import perplexity, windows
+from lib.models.backends.transformers_lm import windows
+from lib.models.perplexity import perplexity
 
 pytestmark = pytest.mark.model
 QUESTIONS = ["What is the capital of France?", "Who wrote Romeo and Juliet?", "What colour is the sky on a clear day?"]

@@ -385,10 +385,8 @@ class TransformersBackend:
 
     def rolling_loglikelihood(self, items: list[tuple], on_result, progress=None) -> None:
         """log P of every token but the first of each (text, stride, max_length) item, summed over
-        sliding windows (lib.models.perplexity.windows: each window scores only tokens the previous
+        sliding windows (`windows` below: each window scores only tokens the previous
         one did not, with up to max_length tokens of context); on_result(i, LogLik) per text."""
-        from ..perplexity import windows
-
         tok, model = self.tokenizer, self.model
         limit = min(getattr(model.config, "max_position_embeddings", 1024) or 1024, 1024)
         jobs = []  # (item, window ids, first scored position) for every window of every text
@@ -435,3 +433,16 @@ def _apply_stop(text: str, stop) -> tuple[str, bool]:
         return text, False
     cut = min((text.find(s) for s in stop if s in text), default=-1)
     return (text[:cut], True) if cut >= 0 else (text, False)
+
+
+def windows(ids: list[int], max_length: int, stride: int):
+    """(input ids, number of leading positions to ignore) per window, as in the HF perplexity recipe:
+    each window scores only tokens not scored by the previous one, with up to max_length context."""
+    out, prev_end = [], 0
+    for begin in range(0, len(ids), stride):
+        end = min(begin + max_length, len(ids))
+        out.append((ids[begin:end], (end - begin) - (end - prev_end)))
+        prev_end = end
+        if end == len(ids):
+            break
+    return out

@@ -267,7 +267,7 @@ class CachedModel:
             backend = self.backend
             backend.echo_verdict = self._run(
                 "echo_probe", [PROBE_TEXT], [{"text": PROBE_TEXT}],
-                lambda _items, on_result, _bar: on_result(0, {"problem": backend.probe_echo()}),
+                lambda _items, on_result, _bar: on_result(0, {"problem": backend.echo_probe()}),
                 lambda d, c: d["problem"], "likelihood probe", encode=lambda v: v)[0]
         return self
 

@@ -162,7 +162,7 @@ class OpenAIBackend:
             raise BackendError(f"{len(errors)} of {len(items)} requests failed (the others are cached; "
                                f"re-running resumes). First error: {errors[0][1]}")
 
-    def probe_echo(self) -> str | None:
+    def echo_probe(self) -> str | None:
         """Why this server's echoed prompt log-probabilities cannot be trusted (None when they can):
         one probe request on a near-certain text, checked by `echo_problem`. Uncached here:
         CachedModel keeps the verdict in the results cache per server and model."""
@@ -175,7 +175,7 @@ class OpenAIBackend:
         """The probe's verdict, asked once per process unless CachedModel set it from its cache."""
         with _PROBE_LOCK:
             if self.echo_verdict is _UNKNOWN:
-                self.echo_verdict = self.probe_echo()
+                self.echo_verdict = self.echo_probe()
             return self.echo_verdict
 
     def loglikelihood(self, pairs: list[tuple], on_result, progress=None) -> None:

@@ -143,7 +143,7 @@ def check_run_model(model) -> str:
 
 
 def markdown_table(declared: dict[str, dict[str, Parameter]]) -> str:
-    """README's table of declared parameters: one row per name, the notebooks that declare it."""
+    """docs/parameters.md's table of declared parameters: one row per name, the notebooks that declare it."""
     rows: dict[str, list[Parameter]] = {}
     for params in declared.values():
         for p in params.values():

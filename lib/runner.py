@@ -2,7 +2,7 @@
 
     python -m lib.runner run configs/demo.yaml [--run NAME] [--only 00,03] [-p key=value ...]
     python -m lib.runner sweep configs/demo.yaml --grid 'model=[local:smollm2, hf:gpt2]'
-    python -m lib.runner params --markdown      # the declared parameters (README's table)
+    python -m lib.runner params --markdown      # the declared parameters (docs/parameters.md's table)
 
 Which value a notebook gets, lowest to highest: its own default < the config's `parameters` <
 the config's `per_notebook` entry < the command line (`-p`, then a sweep's grid). The run-level
@@ -116,7 +116,7 @@ def select_notebooks(cfg: dict, only: list[str] | None = None) -> list[Path]:
 
 
 def parameter_table() -> str:
-    """The markdown table of every notebook's declared parameters (README's, generated)."""
+    """The markdown table of every notebook's declared parameters (docs/parameters.md's, generated)."""
     return markdown_table({nb.stem: declared_parameters(nb) for nb in numbered_notebooks()})
 
 
@@ -390,7 +390,7 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("params", help="list the declared parameters").add_argument(
-        "--markdown", action="store_true", help="README's table (the default prints the same)")
+        "--markdown", action="store_true", help="docs/parameters.md's table (the default prints the same)")
     for cmd in ("run", "sweep"):
         s = sub.add_parser(cmd)
         s.add_argument("config")

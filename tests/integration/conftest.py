@@ -58,7 +58,7 @@ class LlamaServer:
         return f"openai:{self.alias}@{self.url}"
 
     def command(self) -> list[str]:
-        """The server's command line (README shows the same)."""
+        """The server's command line (docs/servers.md shows the same)."""
         # serve.py is `python -m llama_cpp.server` with the extra CPU buffers off (their AMX kernels crash here)
         return [sys.executable, str(Path(__file__).with_name("serve.py")), "--model", str(self.gguf), "--model_alias", self.alias,
                 "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),

@@ -1,6 +1,6 @@
 """Our embedded backend (transformers on dequantized float32 weights) against llama.cpp (quantized
 weights) on the same GGUF files: per-token log-probabilities, greedy replies, gemma-3 perplexity.
-The limits sit a margin above what was measured (README, "Running on your own server"): a broken
+The limits sit a margin above what was measured (docs/servers.md, "Running on your own server"): a broken
 tokenizer, chat template or weight conversion gives gaps far past them. Run with -s to see the numbers."""
 import numpy as np
 import openai
@@ -14,7 +14,7 @@ from lib.models.perplexity import perplexity
 from lib.sources.demo import demo_path, parse_demo
 from lib.models.specs import parse_spec
 
-# limits set from the measurement on these machines (README gives the measured values)
+# limits set from the measurement on these machines (docs/servers.md gives the measured values)
 # (measured: mean 0.060 nats over 2,326 tokens, worst 0.695; 8 of 20 identical greedy replies, 20 of 20
 # with the same first word; perplexity mean |log difference| 0.0094; answer likelihoods mean 0.116)
 MAX_MEAN_ABS_TOKEN = 0.1  # nats, mean over all scored tokens

@@ -1,5 +1,5 @@
 """Parameters declared once: the declarations in every parameters cell, the run-level model and its
-precedence, kind checks, README's generated table. No notebook is executed here."""
+precedence, kind checks, the generated table of docs/parameters.md. No notebook is executed here."""
 import json
 import re
 
@@ -152,8 +152,11 @@ def test_with_model_keeps_options_reference_and_reward_heads():
         with_model("critic:local:smollm2", "hf:x")
 
 
-def test_readme_parameter_table_is_the_generated_one():
-    text = (ROOT / "README.md").read_text()
+def test_parameter_table_is_the_generated_one():
+    text = (ROOT / "docs" / "parameters.md").read_text()
     m = re.search(r"<!-- parameters:begin[^>]*-->\n(.*?)\n<!-- parameters:end -->", text, re.S)
-    assert m, "README needs the generated parameter table between its markers"
+    assert m, "docs/parameters.md needs the generated parameter table between its markers"
     assert m.group(1) == runner.parameter_table(), "regenerate it: python -m lib.runner params --markdown"
+    readme = (ROOT / "README.md").read_text()
+    assert "<!-- parameters:begin" not in readme, "the table lives in docs/parameters.md only"
+    assert "(docs/parameters.md)" in readme, "README links the parameter table"

@@ -35,7 +35,7 @@ def threads() -> int:
 
 def quantize_int8(model):
     """Dynamic int8 quantization of every Linear layer: weights int8 per output channel, activations
-    quantized per batch. Faster, but it changes results a lot on the embedded models (README)."""
+    quantized per batch. Faster, but it changes results a lot on the embedded models (docs/benchmarks.md)."""
     from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
 
     with warnings.catch_warnings():

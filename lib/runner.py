@@ -150,12 +150,12 @@ def check_specs(specs) -> list[str]:
             require_api_key(parsed)
         except SpecError as e:
             raise ConfigError(str(e)) from None
-        if parsed.backend == "openai" and parsed.base_url:
-            from .models.backends.openai_api import BackendError, OpenAIBackend
+        if parsed.backend == "openai" and parsed.base_url:  # a server: reachable now (cheap; local weights are not loaded here)
+            from .models import get_model
 
             try:
-                OpenAIBackend(parsed).check()
-            except BackendError as e:
+                get_model(s).check()
+            except RuntimeError as e:  # the backend's error names the server and the fix
                 raise ConfigError(str(e)) from None
     return specs
 

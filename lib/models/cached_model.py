@@ -116,6 +116,11 @@ class CachedModel:
             return Request(messages=list(content), **params)
         return user_request(content, self.is_chat if chat is None else chat, **params)
 
+    def check(self) -> None:
+        """Build the backend and reach the model now (a server's address, a key, weights), so a bad
+        spec fails before any work; later calls do not check again."""
+        self._ensure_ready()
+
     def _ensure_ready(self):
         if not self._checked:
             self.backend.check()

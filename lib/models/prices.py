@@ -1,7 +1,8 @@
 """List prices of OpenAI models in US dollars per million tokens, for the cost ledger.
 
-PRICES_AS_OF: OpenAI's published standard-tier list prices as known on that date; they were not
-re-checked from this machine, and OpenAI changes them. Models missing here (and every non-OpenAI
+PRICES_AS_OF: OpenAI's published standard-tier list prices as known on that date (the same figures
+appear in public copies of the pricing page from March-June 2026); OpenAI changes them, so check before
+quoting a cost. Models missing here (and every non-OpenAI
 server, hub or embedded model) have no price: their cost is None, never 0.
 """
 from __future__ import annotations

@@ -165,9 +165,21 @@ def _legend_over_data(ax, leg, renderer) -> bool:
 
 
 def _legends_outside(fig, renderer) -> None:
+    panels = [ax for ax in fig.axes if is_panel(ax)]
+    right = max((ax.get_position().x1 for ax in panels), default=1.0)
     for ax in fig.axes:
         leg = ax.get_legend()
-        if leg is not None and _legend_over_data(ax, leg, renderer):
+        if leg is None or not _legend_over_data(ax, leg, renderer):
+            continue
+        if ax.get_position().x1 < right - 1e-6:
+            # a panel with neighbours on its right: beside it the legend would lie under the next panel,
+            # so it goes beside the whole figure, level with its panel's top
+            handles, labels = ax.get_legend_handles_labels()
+            title = leg.get_title().get_text()
+            leg.remove()
+            fig.legend(handles, labels, title=title or None, loc="upper left", frameon=False,
+                       bbox_to_anchor=(right + 0.01, ax.get_position().y1))
+        else:
             sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
 

@@ -166,6 +166,25 @@ def test_legend_over_data_moves_outside():
     plt.close(fig)
 
 
+def test_legend_of_a_left_panel_goes_beside_the_figure_not_under_the_next_panel():
+    """Bars filling the left panel push its legend out; beside that panel it would lie under the right
+    one (its labels hidden), so it goes right of the whole figure with every label kept."""
+    house_style()
+    fig, (left, right) = plt.subplots(1, 2)
+    for ax in (left, right):
+        ax.bar([0, 1], [100, 100], label="relevance")
+        ax.bar([0.4, 1.4], [100, 100], label="utility")
+    left.legend(loc="upper left")  # planted: over the bars
+    tidy(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    assert left.get_legend() is None and len(fig.legends) == 1
+    box = fig.legends[0].get_window_extent(renderer)
+    assert box.x0 >= right.get_window_extent(renderer).x1
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["relevance", "utility"]
+    plt.close(fig)
+
+
 def test_single_whole_number_gets_an_integer_tick():
     """A curve measured at k = 2 only: the axis shows 2, not 1.900 ... 2.100."""
     house_style()

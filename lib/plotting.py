@@ -233,10 +233,20 @@ def saved_width(fig) -> float:
 
 def n_label(n, unit: str, failed=None, of=None, what: str = "replies unreadable") -> str:
     """'n = 14 items', and with `failed` (of `of` replies) ': 3 of 20 replies unreadable (15%)'."""
-    text = f"n = {int(n)} {unit}"
+    text = f"n = {int(n)} {_singular(unit) if int(n) == 1 else unit}"
     if failed is not None:
         text += f"; {failed_label(failed, of if of is not None else n, what)}"
     return text
+
+
+def _singular(unit: str) -> str:
+    """'valid pairs' -> 'valid pair', 'questions per bar' -> 'question per bar': the first plural word."""
+    words = unit.split(" ")
+    for i, w in enumerate(words):
+        if len(w) > 3 and w.endswith("s"):
+            words[i] = w[:-1]
+            break
+    return " ".join(words)
 
 
 def failed_label(failed, of, what: str = "replies unreadable") -> str:

@@ -229,3 +229,33 @@ def saved_width(fig) -> float:
     """Width in inches of the figure as saved with bbox_inches='tight' (legends outside included)."""
     fig.canvas.draw()
     return fig.get_tightbbox(fig.canvas.get_renderer()).width
+
+
+def n_label(n, unit: str, failed=None, of=None, what: str = "replies unreadable") -> str:
+    """'n = 14 items', and with `failed` (of `of` replies) ': 3 of 20 replies unreadable (15%)'."""
+    text = f"n = {int(n)} {_singular(unit) if int(n) == 1 else unit}"
+    if failed is not None:
+        text += f"; {failed_label(failed, of if of is not None else n, what)}"
+    return text
+
+
+def _singular(unit: str) -> str:
+    """'valid pairs' -> 'valid pair', 'questions per bar' -> 'question per bar': the first plural word."""
+    words = unit.split(" ")
+    for i, w in enumerate(words):
+        if len(w) > 3 and w.endswith("s"):
+            words[i] = w[:-1]
+            break
+    return " ".join(words)
+
+
+def failed_label(failed, of, what: str = "replies unreadable") -> str:
+    """'3 of 20 replies unreadable (15%)': the failure count and rate where replies can fail."""
+    share = f" ({int(failed) / int(of):.0%})" if int(of) else ""
+    return f"{int(failed)} of {int(of)} {what}{share}"
+
+
+def state_n(fig, text: str):
+    """Write `text` (from `n_label`) above the figure as a small suptitle, clear of the panel titles."""
+    fig.suptitle(text, fontsize="small", fontweight="normal", y=1.0, va="bottom")
+    return fig

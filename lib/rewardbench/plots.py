@@ -5,6 +5,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from lib.plotting import failed_label, n_label, state_n
+
 
 def _yerr(df: pd.DataFrame, value: str, low: str, high: str) -> np.ndarray:
     """Asymmetric error bars from interval columns (zero where the interval is unknown)."""
@@ -42,3 +44,18 @@ def binned_lines(df: pd.DataFrame, xlabel: str, ax=None):
     ax.set(xlabel=xlabel, ylabel="accuracy", ylim=(-0.05, 1.05))
     ax.legend(fontsize="small", frameon=False, loc="best")
     return ax
+
+
+def results_n(results: pd.DataFrame) -> str:
+    """n of pair results in pairs, and the generative judges' verdicts (two orders per pair) that did
+    not parse."""
+    text = n_label(results["id"].nunique() if len(results) else 0, "pairs")
+    judges = results[results["kind"] == "judge"] if "kind" in results else results.iloc[:0]
+    if len(judges) and "unparsed" in judges:
+        text += "; " + failed_label(judges["unparsed"].sum(), 2 * len(judges), "judge verdicts unparsed")
+    return text
+
+
+def with_n(fig, results: pd.DataFrame):
+    """The figure with its n (pairs, unparsed judge verdicts) written above it."""
+    return state_n(fig, results_n(results))

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from lib.plotting import n_label, state_n
+
 from .likelihood import EXPECTED_SCORE_NAMES
 
 TABLE2_COLUMNS = ["dataset", "evaluator", "setting", "human_true", "self_true", "self_false",
@@ -48,7 +50,13 @@ def pointwise_scores_figure(ratings: pd.DataFrame):
                     kind="bar", errorbar=("ci", 95), units="item_id", seed=0, height=2.8, aspect=1.4)
     g.set(ylim=(0, 5.2))
     g.set_titles("{row_name}: {col_name}")
-    return g.figure
+    return state_n(g.figure, _ratings_n(ratings))
+
+
+def _ratings_n(ratings: pd.DataFrame) -> str:
+    """n in items, and the ratings whose reply did not parse."""
+    unparsed = int((~ratings["parsed"].fillna(False).astype(bool)).sum())
+    return n_label(ratings["item_id"].nunique(), "items", failed=unparsed, of=len(ratings), what="ratings unparsed")
 
 
 def coverage_line(ratings: pd.DataFrame) -> str:
@@ -63,7 +71,9 @@ def parsed_vs_next_token_figure(ratings: pd.DataFrame):
     sns.stripplot(data=ratings.dropna(subset=["score"]), x="score", y="lik_expected", hue="setting",
                   dodge=True, ax=ax)
     ax.set(xlabel="parsed score (paper method)", ylabel=EXPECTED_SCORE_NAMES["lik_expected"], ylim=(1, 5))
-    return fig
+    parsed = int(ratings["score"].notna().sum())
+    return state_n(fig, n_label(parsed, "parsed ratings", failed=len(ratings) - parsed, of=len(ratings),
+                                what="ratings unparsed"))
 
 
 def self_by_combo_figure(by_combo: pd.DataFrame, combos):
@@ -77,7 +87,14 @@ def self_by_combo_figure(by_combo: pd.DataFrame, combos):
         ax.legend(title="evaluator", fontsize="small")
     ax.axhline(0.5, color="grey", lw=1, ls="--")
     ax.set(ylim=(0, 1), ylabel="self preference", xlabel="factuality (self, other)")
-    return fig
+    return state_n(fig, pairs_n(by_combo))
+
+
+def pairs_n(table: pd.DataFrame) -> str:
+    """n of a preference table in valid pairs, and the judged pairs whose reply did not parse."""
+    count = lambda col: int(table[col].sum()) if col in table else 0  # noqa: E731
+    return n_label(count("n_valid"), "valid pairs", failed=count("n_unparsed"), of=count("n_pairs"),
+                   what="pairs unparsed")
 
 
 def preferences_by_method_figure(both: pd.DataFrame):
@@ -90,7 +107,8 @@ def preferences_by_method_figure(both: pd.DataFrame):
         sns.barplot(data=rates, x="preference", y="rate", hue="method", errorbar=None, ax=ax)
     ax.axhline(0.5, color="grey", lw=1, ls="--")
     ax.set(ylim=(0, 1), ylabel="rate (pooled over authors)", xlabel="")
-    return fig
+    per_method = [f"{m}: {pairs_n(part)}" for m, part in both.groupby("method", sort=False)]
+    return state_n(fig, "\n".join(per_method) or pairs_n(both))
 
 
 V1_TABLES = {  # name: (combos kept, extra keys, preferences)

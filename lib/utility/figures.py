@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from lib.plotting import failed_label, n_label, state_n
 from lib.utility.evaluate import SET_EXTRA
 
 SET_FORMS = ("pointwise", "listwise-set")
@@ -34,6 +35,20 @@ def panels(summary: pd.DataFrame, extra: bool = True) -> pd.DataFrame:
         recs.append({**r, "panel": f"{r.get('form', '')}: {FAILURES}", "value": r["failure rate"],
                      "lo": r["failure lo"], "hi": r["failure hi"]})
     return pd.DataFrame(recs)
+
+
+def questions_n(long: pd.DataFrame, per: str = "bar") -> str:
+    """n of a summary (or its `panels` table) in questions per bar, and, where the summary counts
+    them, the failed questions (no readable reply) over all bars."""
+    rows = long[long["panel"].str.endswith(FAILURES)] if "panel" in long else long
+    if "n" not in rows or rows.empty:
+        return "n = 0 questions"
+    lo, hi = int(rows["n"].min()), int(rows["n"].max())
+    text = n_label(hi, f"questions per {per}") if lo == hi else f"n = {lo} to {hi} questions per {per}"
+    if "n_failed_questions" in rows:
+        failed, asked = int(rows["n_failed_questions"].sum()), int(rows["n"].sum())
+        text += "; " + failed_label(failed, asked, "question judgments failed")
+    return text
 
 
 def _facets(long: pd.DataFrame, row: str | None, col: str):
@@ -65,6 +80,7 @@ def bar_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: st
         ax.set_xlabel(x)
     if fig is not None:
         fig.axes[0].legend(title=hue, fontsize=7)
+        state_n(fig, questions_n(long))
     return fig
 
 
@@ -80,4 +96,5 @@ def line_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: s
         ax.set_xlabel(x)
     if fig is not None:
         fig.axes[0].legend(title=hue, fontsize=7)
+        state_n(fig, questions_n(long, per="point"))
     return fig

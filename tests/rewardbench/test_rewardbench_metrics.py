@@ -195,3 +195,22 @@ def test_judge_finding_counts_pairs_weighs_categories_and_never_collapses():
     n = PUBLISHED_COUNTS
     assert row["estimate"] == pytest.approx((n["helpful"] + 0.25 * n["conflict"]) / (n["helpful"] + n["conflict"]))
     assert row["ci_low"] < row["estimate"] < row["ci_high"]
+
+
+def test_figures_state_n_in_pairs_and_the_unparsed_judge_verdicts():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lib.plotting import states_n
+    from lib.rewardbench import plots
+
+    implicit = _results()
+    assert plots.results_n(implicit) == "n = 12 pairs"
+    judge = implicit.head(4).assign(rm="judge:x", kind="judge", unparsed=[0, 1, 2, 0])
+    both = pd.concat([implicit, judge])
+    assert plots.results_n(both) == "n = 12 pairs; 3 of 8 judge verdicts unparsed (38%)"
+    fig, ax = plt.subplots()
+    assert not states_n(fig) and states_n(plots.with_n(fig, both))
+    plt.close(fig)

@@ -35,3 +35,24 @@ def test_style_preference_uses_valid_pairs_only_and_says_when_there_are_none():
     empty = figures.style_preference(scored.assign(valid=False))
     assert [t.get_text() for t in empty.axes[0].texts] == ["no valid pairs"] and _bars(empty) == []
     plt.close(empty)
+
+
+def _suptitle(fig):
+    return fig._suptitle.get_text() if fig._suptitle is not None else ""
+
+
+def test_preference_figures_state_n_in_pairs_and_the_pairs_without_a_reply():
+    from lib.plotting import states_n
+
+    scored = pd.DataFrame({"item_id": ["a", "a", "b", "b", "c"], "evaluator": ["m"] * 5,
+                           "a_fact": ["true"] * 4 + ["false"], "b_fact": ["false"] * 4 + ["true"],
+                           "chose_true": [True, False, True, None, None]})
+    knowledge = pd.DataFrame({"item_id": ["a", "b", "c"], "model": ["m"] * 3, "level": ["full", "no", "full"]})
+    fig = figures.fact_by_knowledge(scored, knowledge)
+    assert states_n(fig) and _suptitle(fig).startswith("n = 3 pairs; 2 of 5 ")
+    plt.close(fig)
+    style = pd.DataFrame({"kind": ["long"] * 4, "evaluator": ["m"] * 4,
+                          "valid": [True, True, True, False], "chose_a": [True, False, True, True]})
+    fig = figures.style_preference(style)
+    assert _suptitle(fig) == "n = 3 pairs; 1 of 4 pairs without a valid reply (25%)"
+    plt.close(fig)

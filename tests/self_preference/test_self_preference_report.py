@@ -93,3 +93,20 @@ def test_pointwise_helpers_name_the_two_expected_scores_apart():
     assert "reply-token expected score" in titles and "parsed score" in titles
     assert report.parsed_vs_next_token_figure(r).axes[0].get_ylabel() == "next-token expected score after ###"
     assert report.coverage_line(r).startswith("parse failures after retries: 0.0%")
+
+
+def test_figures_state_n_and_the_unparsed_replies():
+    from lib.plotting import states_n
+
+    r = _ratings()
+    r.loc[r.index[:2], ["score", "parsed"]] = [np.nan, False]
+    fig = report.pointwise_scores_figure(r)
+    assert fig._suptitle.get_text() == "n = 4 items; 2 of 16 ratings unparsed (12%)"
+    assert report.parsed_vs_next_token_figure(r)._suptitle.get_text().startswith("n = 14 parsed ratings; 2 of 16")
+    by_combo = pt.preference_table(_pairs(), ["dataset", "evaluator", "combo"], prefs=("self",))
+    fig = report.self_by_combo_figure(by_combo, pr.COMBOS)
+    assert states_n(fig) and fig._suptitle.get_text().startswith(f"n = {int(by_combo['n_valid'].sum())} valid pairs")
+    views, _ = lk.method_views(_pairs())
+    both = pt.preference_table_by_method(views, ["dataset", "evaluator"])
+    text = report.preferences_by_method_figure(both)._suptitle.get_text()
+    assert text.splitlines()[0].startswith("paper (parsed reply): n = ") and len(text.splitlines()) == 3

@@ -222,3 +222,13 @@ def test_figure_wider_than_a_page_warns(out):
     with warnings.catch_warnings():
         warnings.simplefilter("error", FigureWarning)
         out.figure(fig, "house_size")
+
+
+def test_n_label_names_the_unit_and_the_failures():
+    from lib.plotting import failed_label, n_label
+
+    assert n_label(14, "items") == "n = 14 items"
+    assert n_label(1, "questions per bar") == "n = 1 question per bar"
+    assert n_label(3, "valid pairs", failed=1, of=4, what="pairs unparsed") == \
+        "n = 3 valid pairs; 1 of 4 pairs unparsed (25%)"
+    assert failed_label(0, 0) == "0 of 0 replies unreadable"

@@ -52,3 +52,16 @@ def test_line_figure_one_panel_per_form_and_metric():
     summary = summarize(rows, ["source", "form", "position"], SET_METRICS, n_boot=50)
     fig = F.line_figure(F.panels(summary, extra=False), x="position", hue="source")
     assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 1
+
+
+def test_figures_state_n_in_questions_and_the_failed_judgments():
+    from lib.plotting import states_n
+
+    summary = summarize(_per_question(), ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
+    # per bar: 3 (utility set, one failed), 2 (relevance set), 2 (utility rank) questions
+    assert F.questions_n(summary) == "n = 2 to 3 questions per bar; 1 of 7 question judgments failed (14%)"
+    fig = F.bar_figure(F.panels(summary), x="source", hue="judgment")
+    assert states_n(fig) and fig._suptitle.get_text() == F.questions_n(summary)
+    one = summary[summary["judgment"] == "relevance"]
+    fig = F.line_figure(F.panels(one), x="source", hue="judgment")
+    assert fig._suptitle.get_text().startswith("n = 2 questions per point; 0 of 2 ")

@@ -282,11 +282,13 @@ class CachedModel:
         if not self.can("loglikelihood"):
             raise LikelihoodUnavailable(f"{self.spec.key}: likelihood scoring is unavailable for this server "
                                         "(it returns no prompt log-probabilities); use an hf: or local: model.")
+        backend = None
         for j, (ctx, prefix, options) in enumerate(items):
             got = {}
             pairs = [(ctx, prefix + o) for o in options] + ([(ctx, prefix)] if prefix else [])
             try:
-                self._checked_echo().backend.loglikelihood(pairs, lambda i, ll: got.__setitem__(i, ll))
+                backend = backend or self._checked_echo().backend  # the server's probe once per batch
+                backend.loglikelihood(pairs, lambda i, ll: got.__setitem__(i, ll))
             except LikelihoodUnavailable:
                 raise  # already says why
             except Exception as e:  # the server's own error says why; keep it, under one type

@@ -221,6 +221,21 @@ def choose_evaluators_likelihood(scored: pd.DataFrame, evaluators, author_names=
                            PAIR_COLUMNS)
 
 
+def ask_pairs(bank: pd.DataFrame, evaluators, author_names=None, likelihood_scoring: bool = True,
+              **ask_kw) -> pd.DataFrame:
+    """The generation-phase pairs asked of every evaluator (`pairwise.ask_evaluators`, the paper's
+    method), then, with `likelihood_scoring`, decided by likelihood too (notes on evaluators where
+    that is unavailable are printed): the one start of notebooks 06 and 07."""
+    from .pairwise import ask_evaluators
+
+    scored = ask_evaluators(bank, evaluators, author_names, **ask_kw)
+    if likelihood_scoring:
+        scored, notes = choose_evaluators_likelihood(scored, evaluators, author_names)
+        for note in notes:
+            print(note)
+    return scored
+
+
 def likelihood_view(pairs: pd.DataFrame, variant: str = "sum") -> pd.DataFrame:
     """The pairs as the likelihood method decides them, in the columns `preference_table` reads:
     same-answer 'ok' pairs become status 'same_answer' (undecidable), the choice is the likelihood's."""

@@ -113,7 +113,7 @@ def notebook_seconds(run: str) -> dict:
     from lib.paths import runs_root
 
     manifest = json.loads((runs_root() / run / "manifest.json").read_text())
-    return {nb["notebook"][:2]: round(nb.get("seconds", float("nan")), 1) for nb in manifest.get("notebooks", [])}
+    return {Path(nb["notebook"]).name[:2]: round(nb.get("seconds", float("nan")), 1) for nb in manifest.get("notebooks", [])}
 
 
 def main() -> None:

@@ -3,7 +3,7 @@ of the real embedded models."""
 import pytest
 
 from lib.models.backends import transformers_lm
-from lib.models.backends.transformers_lm import (MIN_SHARED, can_share_prefix, common_prefix, load, prefix_batches,
+from lib.models.backends.transformers_lm import (MIN_SHARED, common_prefix, load, prefix_batches, shared_length,
                                                  span_logprobs, token_batches)
 from lib.models.specs import parse_spec
 
@@ -64,5 +64,9 @@ def test_shared_prefix_equals_full_passes(name, monkeypatch):
 def test_sliding_window_models_share_only_inside_the_window():
     gemma, _ = load(parse_spec("local:gemma3"))
     smol, _ = load(parse_spec("local:smollm2"))
-    assert can_share_prefix(gemma, 400, 100) and not can_share_prefix(gemma, 500, 100)
-    assert can_share_prefix(smol, 5000, 100)
+    rows = lambda n: [list(range(400)) + [1] * (n - 400), list(range(400)) + [2] * (n - 400)]  # noqa: E731
+    assert shared_length(gemma, rows(500), limit=450) == 400
+    assert shared_length(gemma, rows(600), limit=450) == 0  # past the 512-token window
+    assert shared_length(gemma, rows(500), limit=450, extra=20) == 0  # generated tokens count too
+    assert shared_length(smol, rows(5000), limit=450) == 400
+    assert shared_length(smol, rows(5000), limit=10) == 0  # below MIN_SHARED

@@ -99,7 +99,9 @@ def token_batches(order: list[int], lengths, budget: int, max_rows: int | None =
 
 
 def _shared(lcp: int, limit: int, wider: int, window: int | None, extra: int) -> int:
-    """Tokens a batch computes once (shared_length's rule, from its running numbers)."""
+    """Tokens a batch computes once: its common prefix `lcp`, at most `limit`, none below MIN_SHARED or
+    when its longest row (`wider`) plus `extra` tokens would not fit a sliding window (gemma3: 512), where a
+    reused cache would keep keys the window no longer sees."""
     p = min(lcp, limit)
     if p < MIN_SHARED or not REUSE_PREFIXES or (window is not None and wider + extra > window):
         return 0
@@ -173,21 +175,18 @@ def shared_length(model, seqs: list[list[int]], limit: int, extra: int = 0) -> i
     """How many leading tokens a batch can compute once: their common prefix, at most `limit`, 0 when
     shorter than MIN_SHARED, for one row, or not exact under a sliding window (`extra`: tokens that
     will follow the longest sequence, e.g. generated ones)."""
-    if len(seqs) < 2 or not REUSE_PREFIXES:
+    if len(seqs) < 2:
         return 0
-    p = min(common_prefix(seqs), limit)
-    if p < MIN_SHARED or not can_share_prefix(model, p, max(map(len, seqs)) - p + extra):
-        return 0
-    return p
+    return _shared(common_prefix(seqs), limit, max(map(len, seqs)), getattr(model.config, "sliding_window", None),
+                   extra)
 
 
 def prefix_cache(model, prefix: list[int], n_rows: int):
-    """Key/value cache of one prefix, run once and repeated for n_rows rows; and its last hidden state."""
-    out = model.base_model(input_ids=torch.tensor([prefix]), use_cache=True)
-    cache = out.past_key_values
+    """Key/value cache of one prefix, run once and repeated for n_rows rows."""
+    cache = model.base_model(input_ids=torch.tensor([prefix]), use_cache=True).past_key_values
     if n_rows > 1:
         cache.batch_repeat_interleave(n_rows)
-    return cache, out.last_hidden_state[0, -1]
+    return cache
 
 
 def hidden_states(model, seqs: list[list[int]], pad: int, share_until: int = 0) -> tuple[torch.Tensor, int]:
@@ -201,7 +200,7 @@ def hidden_states(model, seqs: list[list[int]], pad: int, share_until: int = 0) 
     PREFILL_STATS["computed"] += p + n_rows * width
     if not p:
         return model.base_model(input_ids=ids, attention_mask=mask).last_hidden_state, 0
-    cache, _ = prefix_cache(model, seqs[0][:p], n_rows)
+    cache = prefix_cache(model, seqs[0][:p], n_rows)
     hidden = model.base_model(
         input_ids=ids, past_key_values=cache,
         attention_mask=torch.cat([torch.ones(n_rows, p, dtype=mask.dtype), mask], dim=1),
@@ -247,13 +246,6 @@ def target_logprobs(model, hidden: torch.Tensor, targets: torch.Tensor) -> torch
         lp[a:a + HEAD_CHUNK] = (logits.gather(-1, targets[a:a + HEAD_CHUNK, None]).squeeze(-1)
                                 - torch.logsumexp(logits, dim=-1))
     return lp
-
-
-def can_share_prefix(model, prefix_len: int, longest_cont: int) -> bool:
-    """Whether a prefix's key/value cache can be reused exactly: models whose layers attend through
-    a sliding window (gemma3: 512) only when the whole sequence fits inside it."""
-    window = getattr(model.config, "sliding_window", None)
-    return window is None or prefix_len + longest_cont <= window
 
 
 def span_batches(model, seqs: list[list[int]], starts: list[int], pad: int, idx=None, budget: int = SCORE_TOKENS):
@@ -375,7 +367,7 @@ class TransformersBackend:
                       return_dict_in_generate=True, output_logits=first.logprobs > 0,
                       temperature=None, top_p=None, top_k=None)
         if p:
-            kwargs["past_key_values"] = prefix_cache(model, ids[0][:p], len(ids))[0]
+            kwargs["past_key_values"] = prefix_cache(model, ids[0][:p], len(ids))
         if first.temperature > 0:
             kwargs["logits_processor"] = LogitsProcessorList([_PerRequestSampler(
                 [request_seed(r) for r in reqs], first.temperature, first.top_p)])

@@ -47,6 +47,7 @@ sweep: install
 
 benchmark: install
 	$(PY) benchmarks/bench_foundation.py
+	$(PY) benchmarks/bench_prefix_reuse.py --run $(notdir $(basename $(CONFIG)))
 
 strip:
 	$(PY) -m lib.nbstrip notebooks/*.ipynb

@@ -93,6 +93,7 @@ def prefill_decode(prompts: list[str], new_tokens: int, repeats: int) -> dict:
     transformers one prompt at a time (fp32, same threads, no padding)."""
     import torch
 
+    from lib.models.backends import transformers_lm as T
     from lib.models.backends.transformers_lm import TransformersBackend, threads
     from lib.models.specs import parse_spec
 
@@ -104,8 +105,14 @@ def prefill_decode(prompts: list[str], new_tokens: int, repeats: int) -> dict:
         be = TransformersBackend(parse_spec(spec))
         model, tok = be.model, be.tokenizer
         texts = [tok.apply_chat_template(m, tokenize=False, add_generation_prompt=True) for m in msgs]
-        # the backend's own batches: length-sorted, rows from the prefill token budget
-        chunks = [be._encode([texts[i] for i in c], "left") for c in be.prompt_batches(texts)]
+        # the backend's own batches without prefix reuse (length-sorted, rows from the prefill token
+        # budget, left-padded): this measures the prefill rate; bench_prefix_reuse.py measures the reuse
+        T.REUSE_PREFIXES = False
+        tok.padding_side = "left"
+        ids = tok(texts, add_special_tokens=True)["input_ids"]
+        chunks = [tok([texts[i] for i in c], return_tensors="pt", padding=True, add_special_tokens=True)
+                  for c in be.prompt_batches(ids)]
+        T.REUSE_PREFIXES = True
         rows = [int(e["input_ids"].shape[0]) for e in chunks]
         n_in = sum(int(e["attention_mask"].sum()) for e in chunks)
         flops[label] = 2 * linear_params(model)
@@ -150,9 +157,10 @@ def prefill_decode(prompts: list[str], new_tokens: int, repeats: int) -> dict:
 
 def shared_prefix_vs_full(n: int, repeats: int) -> dict:
     """Two multi-token answers per generation-phase prompt (notebook 06's likelihood choice): one pass
-    over the prompt shared by both answers vs one full pass per answer (the backend before)."""
+    over the prompt shared by both answers vs one full pass per answer (prefix reuse off)."""
     from benchmarks.int8_effect import demo_items
-    from lib.models.backends.transformers_lm import load, shared_prefix_logprobs, span_logprobs
+    from lib.models.backends import transformers_lm as T
+    from lib.models.backends.transformers_lm import load, span_logprobs
     from lib.prompts import self_preference as sp
     from lib.models.specs import parse_spec
 
@@ -165,8 +173,14 @@ def shared_prefix_vs_full(n: int, repeats: int) -> dict:
         ctx = tok(tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True) + "Answer:")["input_ids"]
         work.append((ctx, [tok(" " + x["answer"], add_special_tokens=False)["input_ids"] for x in (a, b)]))
     pad = tok.pad_token_id
-    shared = lambda: [shared_prefix_logprobs(model, c, o, pad) for c, o in work]  # noqa: E731
-    full = lambda: [span_logprobs(model, [c + x for x in o], [len(c)] * len(o), pad) for c, o in work]  # noqa: E731
+    def spans(reuse):
+        T.REUSE_PREFIXES = reuse
+        try:
+            return [span_logprobs(model, [c + x for x in o], [len(c)] * len(o), pad) for c, o in work]
+        finally:
+            T.REUSE_PREFIXES = True
+
+    shared, full = (lambda: spans(True)), (lambda: spans(False))
     times, res = _interleaved({"shared": shared, "full": full}, repeats)
     diff = max(abs(x - y) for s, f in zip(res["shared"], res["full"]) for x, y in zip(s, f))
     return {"prompts": n, "prompt tokens": sum(len(c) for c, _ in work),

@@ -2,8 +2,9 @@
 of the real embedded models."""
 import pytest
 
-from lib.models.backends.transformers_lm import (can_share_prefix, load, shared_prefix_logprobs, span_logprobs,
-                                          token_batches)
+from lib.models.backends import transformers_lm
+from lib.models.backends.transformers_lm import (MIN_SHARED, common_prefix, load, prefix_batches, shared_length,
+                                                 span_logprobs, token_batches)
 from lib.models.specs import parse_spec
 
 
@@ -19,15 +20,41 @@ def test_token_batches_keep_order_rows_and_budget():
     assert token_batches([], lengths, 100, 3) == []
 
 
+def test_common_prefix():
+    assert common_prefix([[1, 2, 3, 4], [1, 2, 5], [1, 2, 3]]) == 2
+    assert common_prefix([[7, 1], [8, 1]]) == 0
+    assert common_prefix([[1, 2, 3]]) == 3
+
+
+def test_prefix_batches_count_the_shared_prefix_once():
+    shared = list(range(100, 100 + 2 * MIN_SHARED))  # a common instruction
+    seqs = [shared + [i] * 10 for i in range(6)] + [[9] * 40]
+    order = list(range(len(seqs)))
+    # budget 60: six rows of 10 unshared positions fit in one batch, the odd row goes alone
+    assert prefix_batches(seqs, order, budget=60) == [[0, 1, 2, 3, 4, 5], [6]]
+    # counting every position, as before, the budget holds one row of 42 at a time
+    assert prefix_batches(seqs, order, budget=60, limits=[0] * len(seqs)) == [[i] for i in order]
+    # the prefix may not reach past a row's limit (its first scored position)
+    assert prefix_batches(seqs, order, budget=60, limits=[5] * len(seqs)) == [[i] for i in order]
+    # under a sliding window the prefix is shared only if the whole row fits inside it
+    assert prefix_batches(seqs, order, budget=60, window=40) == [[i] for i in order]
+    assert prefix_batches(seqs, order, budget=60, max_rows=4) == [[0, 1, 2, 3], [4, 5], [6]]
+
+
 @pytest.mark.model
 @pytest.mark.parametrize("name", ["smollm2", "gemma3"])
-def test_shared_prefix_equals_full_passes(name):
+def test_shared_prefix_equals_full_passes(name, monkeypatch):
     model, tok = load(parse_spec(f"local:{name}"))
     prefix = tok("Question: Which passage says where the Eiffel Tower stands? Passage 1 says Paris, "
                  "passage 2 says Rome. Answer:")["input_ids"]
     conts = [tok(c, add_special_tokens=False)["input_ids"] for c in [" Paris", " Rome, the capital of Italy", " 2"]]
-    shared = shared_prefix_logprobs(model, prefix, conts, tok.pad_token_id)
-    full = [span_logprobs(model, [prefix + c], [len(prefix)], tok.pad_token_id)[0] for c in conts]
+    seqs, starts = [prefix + c for c in conts], [len(prefix)] * 3
+    transformers_lm.PREFILL_STATS.clear()
+    shared = span_logprobs(model, seqs, starts, tok.pad_token_id)
+    # the prefix ran once: fewer positions computed than three full rows
+    assert transformers_lm.PREFILL_STATS["computed"] < sum(map(len, seqs)) - len(prefix)
+    monkeypatch.setattr(transformers_lm, "REUSE_PREFIXES", False)
+    full = [span_logprobs(model, [s], [st], tok.pad_token_id)[0] for s, st in zip(seqs, starts)]
     assert shared == pytest.approx(full, abs=2e-3)
     assert len(set(round(x, 3) for x in shared)) == 3  # three different numbers, not one copied
     assert shared[0] > shared[1]
@@ -37,5 +64,9 @@ def test_shared_prefix_equals_full_passes(name):
 def test_sliding_window_models_share_only_inside_the_window():
     gemma, _ = load(parse_spec("local:gemma3"))
     smol, _ = load(parse_spec("local:smollm2"))
-    assert can_share_prefix(gemma, 400, 100) and not can_share_prefix(gemma, 500, 100)
-    assert can_share_prefix(smol, 5000, 100)
+    rows = lambda n: [list(range(400)) + [1] * (n - 400), list(range(400)) + [2] * (n - 400)]  # noqa: E731
+    assert shared_length(gemma, rows(500), limit=450) == 400
+    assert shared_length(gemma, rows(600), limit=450) == 0  # past the 512-token window
+    assert shared_length(gemma, rows(500), limit=450, extra=20) == 0  # generated tokens count too
+    assert shared_length(smol, rows(5000), limit=450) == 400
+    assert shared_length(smol, rows(5000), limit=10) == 0  # below MIN_SHARED

@@ -25,6 +25,12 @@ HEAD_CHUNK = 128  # positions per output-head chunk: 128 x 262k vocab x 4 B = 13
 SCORE_TOKENS = 1536   # padded tokens per scoring forward pass (likelihoods, options, perplexity)
 PREFILL_TOKENS = 4096  # padded prompt tokens per generation batch
 MAX_ROWS = 32          # rows per generation batch
+# Prefix reuse (as serving engines' prefix caching does): the longest token prefix shared by a batch's rows
+# (chat preamble, instruction, question) runs once and every row continues from its key/value cache.
+# Below MIN_SHARED tokens the extra forward pass costs more than it saves.
+MIN_SHARED = 16
+REUSE_PREFIXES = True  # False: the earlier behaviour (length order, full passes), for the benchmark and tests
+PREFILL_STATS = Counter()  # prompt positions requested vs computed (incl. padding), read by the benchmark
 
 
 def threads() -> int:
@@ -89,21 +95,117 @@ def token_batches(order: list[int], lengths, budget: int, max_rows: int | None =
     """Consecutive chunks of `order` whose padded size (rows x longest) stays within `budget` tokens;
     at least one row each, at most max_rows (None: no cap). Sort `order` by length first to waste
     little padding."""
-    chunks, cur, longest = [], [], 0
+    return prefix_batches([[0] * n for n in lengths], order, budget, max_rows, limits=[0] * len(lengths))
+
+
+def _shared(lcp: int, limit: int, wider: int, window: int | None, extra: int) -> int:
+    """Tokens a batch computes once: its common prefix `lcp`, at most `limit`, none below MIN_SHARED or
+    when its longest row (`wider`) plus `extra` tokens would not fit a sliding window (gemma3: 512), where a
+    reused cache would keep keys the window no longer sees."""
+    p = min(lcp, limit)
+    if p < MIN_SHARED or not REUSE_PREFIXES or (window is not None and wider + extra > window):
+        return 0
+    return p
+
+
+def prefix_batches(seqs: list[list[int]], order: list[int], budget: int, max_rows: int | None = None,
+                   limits: list[int] | None = None, window: int | None = None, extra: int = 0) -> list[list[int]]:
+    """Consecutive chunks of `order` whose computed size stays within `budget` positions: rows x the
+    longest part after the prefix they share (shared_length's rule: at most limits[i] tokens of row i,
+    MIN_SHARED or more, the whole row plus `extra` inside a sliding `window`). At least one row each,
+    at most max_rows (None: no cap)."""
+    limits = limits if limits is not None else [len(s) for s in seqs]
+    chunks, cur, lcp, longest, limit = [], [], 0, 0, 0
     for i in order:
-        wider = max(longest, lengths[i])
-        if cur and (wider * (len(cur) + 1) > budget or (max_rows is not None and len(cur) >= max_rows)):
+        if cur:
+            lcp = min(lcp, common_prefix([seqs[cur[0]], seqs[i]]))
+            wider, limit = max(longest, len(seqs[i])), min(limit, limits[i])
+            p = _shared(lcp, limit, wider, window, extra)
+            if (len(cur) + 1) * (wider - p) <= budget and (max_rows is None or len(cur) < max_rows):
+                cur.append(i)
+                longest = wider
+                continue
             chunks.append(cur)
-            cur, wider = [], lengths[i]
-        cur.append(i)
-        longest = wider
+        cur, lcp, longest, limit = [i], len(seqs[i]), len(seqs[i]), limits[i]
     return chunks + ([cur] if cur else [])
 
 
-def hidden_states(model, seqs: list[list[int]], pad: int) -> torch.Tensor:
-    """Last hidden states (batch x positions x width) of right-padded token sequences; no logits."""
-    ids, mask = _right_padded(seqs, pad)
-    return model.base_model(input_ids=ids, attention_mask=mask).last_hidden_state
+def computed_positions(seqs, chunks, limits, window=None, extra=0) -> int:
+    """Prompt positions a plan of batches computes: each shared prefix once, the rest padded per row."""
+    total = 0
+    for c in chunks:
+        rows = [seqs[i] for i in c]
+        wider = max(map(len, rows))
+        p = _shared(common_prefix(rows), min(limits[i] for i in c), wider, window, extra) if len(c) > 1 else 0
+        total += p + len(c) * (wider - p)
+    return total
+
+
+TEMPLATE = 64  # leading tokens that identify a prompt template (chat preamble, instruction)
+
+
+def plan_batches(seqs: list[list[int]], budget: int, max_rows: int | None = None, idx=None,
+                 limits: list[int] | None = None, window: int | None = None, extra: int = 0) -> list[list[int]]:
+    """Batches of the rows `idx` (default all) that compute the fewest positions, planned in three orders:
+    by token ids (rows with the longest common prefixes side by side: one question's prompts), by
+    template then length (little padding inside a template) and by length (the least padding, no
+    prefix reuse). Planning is cheap list work; the forward passes are what it saves."""
+    idx = list(range(len(seqs))) if idx is None else list(idx)
+    limits = limits if limits is not None else [len(s) for s in seqs]
+    length = sorted(idx, key=lambda i: len(seqs[i]))
+    if not REUSE_PREFIXES:
+        return prefix_batches(seqs, length, budget, max_rows, limits, window, extra)
+    orders = [sorted(idx, key=seqs.__getitem__), sorted(idx, key=lambda i: (seqs[i][:TEMPLATE], len(seqs[i]))), length]
+    plans = [prefix_batches(seqs, o, budget, max_rows, limits, window, extra) for o in orders]
+    return min(plans, key=lambda c: computed_positions(seqs, c, limits, window, extra))
+
+
+def common_prefix(seqs: list[list[int]]) -> int:
+    """Length of the longest token prefix shared by every sequence."""
+    first, n = seqs[0], min(map(len, seqs))
+    for s in seqs[1:]:
+        k = 0
+        while k < n and s[k] == first[k]:
+            k += 1
+        n = k
+    return n
+
+
+def shared_length(model, seqs: list[list[int]], limit: int, extra: int = 0) -> int:
+    """How many leading tokens a batch can compute once: their common prefix, at most `limit`, 0 when
+    shorter than MIN_SHARED, for one row, or not exact under a sliding window (`extra`: tokens that
+    will follow the longest sequence, e.g. generated ones)."""
+    if len(seqs) < 2:
+        return 0
+    return _shared(common_prefix(seqs), limit, max(map(len, seqs)), getattr(model.config, "sliding_window", None),
+                   extra)
+
+
+def prefix_cache(model, prefix: list[int], n_rows: int):
+    """Key/value cache of one prefix, run once and repeated for n_rows rows."""
+    cache = model.base_model(input_ids=torch.tensor([prefix]), use_cache=True).past_key_values
+    if n_rows > 1:
+        cache.batch_repeat_interleave(n_rows)
+    return cache
+
+
+def hidden_states(model, seqs: list[list[int]], pad: int, share_until: int = 0) -> tuple[torch.Tensor, int]:
+    """Last hidden states of right-padded token sequences (no logits) and their offset: row r's state
+    at position t is hidden[r, t - offset]. Positions before `share_until` that every row shares run
+    once for the batch (shared_length); states are returned from the first unshared position on."""
+    p = shared_length(model, seqs, share_until)
+    ids, mask = _right_padded([s[p:] for s in seqs], pad)
+    n_rows, width = ids.shape
+    PREFILL_STATS["requested"] += sum(map(len, seqs))
+    PREFILL_STATS["computed"] += p + n_rows * width
+    if not p:
+        return model.base_model(input_ids=ids, attention_mask=mask).last_hidden_state, 0
+    cache = prefix_cache(model, seqs[0][:p], n_rows)
+    hidden = model.base_model(
+        input_ids=ids, past_key_values=cache,
+        attention_mask=torch.cat([torch.ones(n_rows, p, dtype=mask.dtype), mask], dim=1),
+        position_ids=torch.arange(p, p + width).expand(n_rows, -1)).last_hidden_state
+    return hidden, p
 
 
 def head_logits(model, hidden: torch.Tensor) -> torch.Tensor:
@@ -123,13 +225,13 @@ def span_logprobs(model, seqs: list[list[int]], starts: list[int], pad: int) -> 
     the target token's log-probability is kept (its logit minus the logsumexp), so the batch never
     holds a positions x vocabulary tensor: the same numbers as log_softmax + gather, less memory.
     """
-    hidden = hidden_states(model, seqs, pad)
+    hidden, offset = hidden_states(model, seqs, pad, share_until=min(starts) - 1)
     rows, pos, targets = [], [], []
     for r, (s, start) in enumerate(zip(seqs, starts)):
         if not 1 <= start < len(s):
             raise ValueError(f"Span start {start} must lie in [1, {len(s)}).")
         rows += [r] * (len(s) - start)
-        pos += range(start - 1, len(s) - 1)  # the hidden state at t-1 predicts token t
+        pos += range(start - 1 - offset, len(s) - 1 - offset)  # the hidden state at t-1 predicts token t
         targets += s[start:]
     rows, pos = torch.tensor(rows), torch.tensor(pos)
     lp = target_logprobs(model, hidden[rows, pos], torch.tensor(targets))
@@ -146,33 +248,13 @@ def target_logprobs(model, hidden: torch.Tensor, targets: torch.Tensor) -> torch
     return lp
 
 
-def can_share_prefix(model, prefix_len: int, longest_cont: int) -> bool:
-    """Whether a prefix's key/value cache can be reused exactly: models whose layers attend through
-    a sliding window (gemma3: 512) only when the whole sequence fits inside it."""
+def span_batches(model, seqs: list[list[int]], starts: list[int], pad: int, idx=None, budget: int = SCORE_TOKENS):
+    """(row indices, span log-prob sums) per forward pass over the rows `idx` (default all), in the
+    batches plan_batches picks: a batch's shared prefix (a context scored with several continuations,
+    a common instruction) is computed once."""
     window = getattr(model.config, "sliding_window", None)
-    return window is None or prefix_len + longest_cont <= window
-
-
-@torch.inference_mode()
-def shared_prefix_logprobs(model, prefix: list[int], conts: list[list[int]], pad: int) -> list[float]:
-    """Sum of log P(continuation | prefix) for several continuations of one prefix: the prefix runs
-    once and its key/value cache serves every continuation (same numbers as span_logprobs on
-    prefix + continuation, tested); for the options of one prompt and an answer pair's two replies."""
-    first = model.base_model(input_ids=torch.tensor([prefix]), use_cache=True)
-    cache = first.past_key_values
-    cache.batch_repeat_interleave(len(conts))
-    ids, mask = _right_padded(conts, pad)
-    n_rows, width = ids.shape
-    hidden = model.base_model(
-        input_ids=ids, past_key_values=cache, use_cache=True,
-        attention_mask=torch.cat([torch.ones(n_rows, len(prefix), dtype=mask.dtype), mask], dim=1),
-        position_ids=torch.arange(len(prefix), len(prefix) + width).expand(n_rows, -1)).last_hidden_state
-    # token j of a continuation is predicted by the prefix's last state (j = 0) or by position j - 1
-    states = torch.cat([first.last_hidden_state[0, -1:].expand(n_rows, -1)[:, None], hidden], dim=1)
-    rows = torch.tensor([r for r, c in enumerate(conts) for _ in c])
-    pos = torch.tensor([j for c in conts for j in range(len(c))])
-    lp = target_logprobs(model, states[rows, pos], torch.tensor([t for c in conts for t in c]))
-    return [float(x) for x in torch.zeros(n_rows).index_add_(0, rows, lp)]
+    for chunk in plan_batches(seqs, budget, idx=idx, limits=[s - 1 for s in starts], window=window):
+        yield chunk, span_logprobs(model, [seqs[i] for i in chunk], [starts[i] for i in chunk], pad)
 
 
 class _PerRequestSampler(LogitsProcessor):
@@ -239,49 +321,58 @@ class TransformersBackend:
         text = self._prompt_text(Request(messages=ctx) if isinstance(ctx, (list, tuple)) else Request(prompt=ctx))
         return self.tokenizer(text, add_special_tokens=True)["input_ids"]
 
-    def _encode(self, texts: list[str], padding_side: str):
-        tok = self.tokenizer
-        tok.padding_side = padding_side
-        # chat templates already carry their special tokens; raw prompts get the tokenizer's own (BOS)
-        return tok(texts, return_tensors="pt", padding=True, add_special_tokens=True)
-
     def generate(self, requests: list[Request], on_result, progress=None) -> None:
-        """Generate for all requests in length-sorted batches (at most batch_size rows and PREFILL_TOKENS
-        padded prompt tokens each); call on_result(i, Response) per request."""
+        """Generate for all requests in batches of prompts with a common prefix (prompt_batches); call
+        on_result(i, Response) per request."""
         groups: dict[tuple, list[int]] = {}
         for i, r in enumerate(requests):
             groups.setdefault((r.temperature, r.top_p, r.max_tokens, r.logprobs), []).append(i)
         texts = [self._prompt_text(r) for r in requests]
         for (temp, top_p, max_tokens, n_lp), idx in groups.items():
-            for batch in self.prompt_batches([texts[i] for i in idx]):
+            ids = self.tokenizer([texts[i] for i in idx], add_special_tokens=True)["input_ids"]
+            for batch in self.prompt_batches(ids, max_tokens):
                 chunk = [idx[j] for j in batch]
-                for i, resp in zip(chunk, self._generate_batch([requests[i] for i in chunk],
-                                                               [texts[i] for i in chunk])):
+                for i, resp in zip(chunk, self._generate_batch([requests[i] for i in chunk], [ids[j] for j in batch])):
                     on_result(i, resp)
                     if progress is not None:
                         progress.update(1)
 
-    def prompt_batches(self, texts: list[str]) -> list[list[int]]:
-        """Indices of prompt texts in the batches generate runs: length-sorted, at most batch_size rows
-        and PREFILL_TOKENS padded prompt tokens each."""
-        lengths = [len(ids) for ids in self.tokenizer(texts, add_special_tokens=True)["input_ids"]]
-        return token_batches(sorted(range(len(texts)), key=lengths.__getitem__), lengths, PREFILL_TOKENS,
-                             self.batch_size)
+    def prompt_batches(self, ids: list[list[int]], max_tokens: int = 0) -> list[list[int]]:
+        """Indices of tokenized prompts in the batches generate runs (plan_batches: a common prefix runs
+        once per batch), at most batch_size rows and PREFILL_TOKENS prompt positions computed each."""
+        return plan_batches(ids, PREFILL_TOKENS, self.batch_size, limits=[len(s) - 1 for s in ids],
+                              window=getattr(self.model.config, "sliding_window", None), extra=max_tokens)
 
     @torch.inference_mode()
-    def _generate_batch(self, reqs: list[Request], texts: list[str]) -> list[Response]:
+    def _generate_batch(self, reqs: list[Request], ids: list[list[int]]) -> list[Response]:
         tok, model = self.tokenizer, self.model
         first = reqs[0]
-        enc = self._encode(texts, "left")
+        # Prompts as [shared prefix][left padding][rest]: the prefix runs once (prefix_cache) and every
+        # row continues from its keys and values; generate takes positions from the attention mask, so
+        # the padding in the middle changes nothing. With no shared prefix this is plain left padding.
+        p = shared_length(model, ids, min(map(len, ids)) - 1, extra=first.max_tokens)
+        width = max(map(len, ids)) - p
+        input_ids = torch.full((len(ids), p + width), tok.pad_token_id, dtype=torch.long)
+        mask = torch.zeros_like(input_ids)
+        input_ids[:, :p] = torch.tensor(ids[0][:p])
+        mask[:, :p] = 1
+        for r, s in enumerate(ids):
+            input_ids[r, p + width - (len(s) - p):] = torch.tensor(s[p:])
+            mask[r, p + width - (len(s) - p):] = 1
+        PREFILL_STATS["requested"] += sum(map(len, ids))
+        PREFILL_STATS["computed"] += p + len(ids) * width
         # Sampling happens in _PerRequestSampler (one seeded generator per request); generate itself
         # then only takes the one token left, so its own sampler and global RNG are never used.
         kwargs = dict(max_new_tokens=first.max_tokens, do_sample=False, pad_token_id=tok.pad_token_id,
                       return_dict_in_generate=True, output_logits=first.logprobs > 0,
                       temperature=None, top_p=None, top_k=None)
+        if p:
+            kwargs["past_key_values"] = prefix_cache(model, ids[0][:p], len(ids))
         if first.temperature > 0:
             kwargs["logits_processor"] = LogitsProcessorList([_PerRequestSampler(
                 [request_seed(r) for r in reqs], first.temperature, first.top_p)])
-        out = model.generate(**enc, **kwargs)
+        out = model.generate(input_ids=input_ids, attention_mask=mask, **kwargs)
+        enc = {"input_ids": input_ids, "attention_mask": mask}
         new = out.sequences[:, enc["input_ids"].shape[1]:]
         results = []
         for row, req in enumerate(reqs):
@@ -315,36 +406,20 @@ class TransformersBackend:
             if not cont_ids:
                 raise ValueError("loglikelihood needs a non-empty continuation.")
             encoded.append((self._context_ids(ctx), cont_ids))
-        # continuations of one context (an answer pair's two replies, a prompt's five ratings) share
-        # one pass over the context; the rest go in padded batches
-        by_context: dict[tuple, list[int]] = {}
-        for i, (ctx_ids, _) in enumerate(encoded):
-            by_context.setdefault(tuple(ctx_ids), []).append(i)
-        alone = []
-        for ctx_ids, idx in by_context.items():
-            if len(idx) < 2:
-                alone += idx
-                continue
-            sums = self._continuation_logprobs(list(ctx_ids), [encoded[i][1] for i in idx])
-            self._emit(idx, sums, encoded, on_result, progress)
-        lengths = [len(c) + len(o) for c, o in encoded]
-        for chunk in token_batches(sorted(alone, key=lambda i: -lengths[i]), lengths, SCORE_TOKENS):
-            sums = span_logprobs(self.model, [encoded[i][0] + encoded[i][1] for i in chunk],
-                                 [len(encoded[i][0]) for i in chunk], tok.pad_token_id)
+        # rows in token order: continuations of one context (an answer pair's two replies, a prompt's
+        # five ratings) and prompts with a common instruction share one pass over what they share
+        seqs = [c + o for c, o in encoded]
+        for chunk, sums in span_batches(self.model, seqs, [len(c) for c, _ in encoded], tok.pad_token_id):
             self._emit(chunk, sums, encoded, on_result, progress)
 
     def _continuation_logprobs(self, ctx: list[int], conts: list[list[int]]) -> list[float]:
-        """Sum of log P(continuation | context) for several continuations of one context: one shared
-        pass over the context where that is exact (can_share_prefix), else full passes; both in
-        SCORE_TOKENS batches."""
-        pad = self.tokenizer.pad_token_id
-        out = []
-        if can_share_prefix(self.model, len(ctx), max(map(len, conts))):
-            for chunk in token_batches(list(range(len(conts))), [len(c) for c in conts], SCORE_TOKENS):
-                out += shared_prefix_logprobs(self.model, ctx, [conts[j] for j in chunk], pad)
-        else:
-            for chunk in token_batches(list(range(len(conts))), [len(ctx) + len(c) for c in conts], SCORE_TOKENS):
-                out += span_logprobs(self.model, [ctx + conts[j] for j in chunk], [len(ctx)] * len(chunk), pad)
+        """Sum of log P(continuation | context) for several continuations of one context; the context
+        runs once where that is exact (shared_length)."""
+        out = [0.0] * len(conts)
+        for chunk, sums in span_batches(self.model, [ctx + c for c in conts], [len(ctx)] * len(conts),
+                                        self.tokenizer.pad_token_id):
+            for j, lp in zip(chunk, sums):
+                out[j] = lp
         return out
 
     @staticmethod
@@ -370,8 +445,9 @@ class TransformersBackend:
             encoded.append((ids, opts))
         single = [i for i, (_, opts) in enumerate(encoded) if all(len(o) == 1 for o in opts)]
         multi = [i for i in range(len(items)) if i not in set(single)]
-        single.sort(key=lambda i: -len(encoded[i][0]))
-        for chunk in token_batches(single, [len(ids) for ids, _ in encoded], SCORE_TOKENS):
+        ids = [c for c, _ in encoded]
+        for chunk in plan_batches(ids, SCORE_TOKENS, idx=single, limits=[len(c) - 1 for c in ids],
+                                    window=getattr(self.model.config, "sliding_window", None)):
             for i, lps in zip(chunk, self._next_token_logprobs([encoded[i] for i in chunk])):
                 on_result(i, OptionScores(lps, [1] * len(lps), tokens_in=len(encoded[i][0])))
                 if progress is not None:
@@ -415,8 +491,9 @@ class TransformersBackend:
     @torch.inference_mode()
     def _next_token_logprobs(self, encoded: list[tuple]) -> list[list[float]]:
         model = self.model
-        hidden = hidden_states(model, [ids for ids, _ in encoded], self.tokenizer.pad_token_id)
-        last = hidden[torch.arange(len(encoded)), torch.tensor([len(ids) - 1 for ids, _ in encoded])]
+        seqs = [ids for ids, _ in encoded]
+        hidden, offset = hidden_states(model, seqs, self.tokenizer.pad_token_id, share_until=min(map(len, seqs)) - 1)
+        last = hidden[torch.arange(len(encoded)), torch.tensor([len(ids) - 1 - offset for ids in seqs])]
         logp = torch.log_softmax(head_logits(model, last), dim=-1)
         return [[float(logp[r, o[0]]) for o in opts] for r, (_, opts) in enumerate(encoded)]
 

@@ -40,6 +40,7 @@ class RunOutputs:
         for d in (self.table_dir, self.figure_dir):
             d.mkdir(parents=True, exist_ok=True)
         self.written: list[str] = []
+        self.not_saved: dict[str, str] = {}  # figure name -> why it was not saved (every panel empty)
         self._stats_at_start = cache.cache_stats()
 
     def path(self, filename: str) -> Path:
@@ -67,7 +68,8 @@ class RunOutputs:
     def figure(self, fig, name: str, caption: str | None = None, empty_note: str = NO_DATA) -> list[Path]:
         """Save a matplotlib figure as PNG and PDF after the house style's finishing pass. A panel
         with no data gets `empty_note` written in it; a figure whose every panel is empty is not
-        saved (printed, and no paths returned); a figure that states no n anywhere (caption,
+        saved (no paths returned; the reason, the panels' own notes or `empty_note`, is printed and kept in
+        `not_saved`); a figure that states no n anywhere (caption,
         titles, labels, legend: 'n = ...') or is wider than a page is saved with a FigureWarning."""
         _check_name(name)
         panels = [ax for ax in fig.axes if plotting.is_panel(ax)]
@@ -75,7 +77,8 @@ class RunOutputs:
         if panels and len(empty) == len(panels):
             for ext in ("png", "pdf", "caption.txt"):  # an earlier run's file of this name is no longer true
                 (self.figure_dir / f"{name}.{ext}").unlink(missing_ok=True)
-            print(f"figure {name!r} not saved: every panel is empty ({empty_note})")
+            self.not_saved[name] = plotting.empty_reason(empty, empty_note)
+            print(f"figure {name!r} not saved: every panel is empty ({self.not_saved[name]})")
             return []
         for ax in empty:
             if not ax.texts:  # a panel that already explains itself keeps its own words

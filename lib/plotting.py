@@ -6,9 +6,13 @@ from __future__ import annotations
 import re
 import textwrap
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
+from matplotlib.collections import Collection
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from matplotlib.text import Text
 from matplotlib.ticker import AutoLocator, MaxNLocator
 
@@ -129,6 +133,12 @@ def note_empty(ax, reason: str) -> None:
         ax.tick_params(left=False, labelleft=False)
 
 
+def empty_reason(axes, default: str) -> str:
+    """Why these empty panels show nothing: their own notes (each once, in panel order), else `default`."""
+    notes = [" ".join(t.get_text().split()) for ax in axes for t in ax.texts if t.get_text().strip()]
+    return "; ".join(dict.fromkeys(notes)) or default
+
+
 def _integer_ticks(ax) -> None:
     """Integer ticks on a numeric axis whose plotted values are all whole numbers (counts, sizes)."""
     x, y = data_values(ax)
@@ -201,11 +211,74 @@ def _mark_lone_points(ax) -> None:
                 line.set_marker("o")
 
 
+def _rgb(colors) -> list[tuple]:
+    """Colours as rounded RGB tuples; alpha is ignored (a series' bars and its legend patch may differ
+    in it) and invisible colours ('none') are left out."""
+    return [tuple(np.round(c[:3], 3)) for c in matplotlib.colors.to_rgba_array(colors) if c[3] > 0]
+
+
+def _artist_colors(artist) -> list[tuple]:
+    """The colours an artist (or a legend handle) is drawn in: a line's and its markers', a patch's face,
+    a collection's faces and edges."""
+    if isinstance(artist, Line2D):
+        return _rgb([artist.get_color(), artist.get_markerfacecolor()])
+    if isinstance(artist, Patch):
+        return _rgb([artist.get_facecolor()])
+    if isinstance(artist, Collection):
+        return _rgb(artist.get_facecolor()) + _rgb(artist.get_edgecolor())
+    return []
+
+
+def _drawn_colors(fig) -> set:
+    """Colours of everything that shows a value: data artists with a finite value anywhere in the figure,
+    and reference lines (a legend entry may name a chance line, which is not data)."""
+    found = set()
+    for ax in fig.axes:
+        for artist in [*ax.lines, *ax.patches, *ax.collections]:
+            if not artist.get_visible():
+                continue
+            if isinstance(artist, Line2D):
+                shows = artist.get_transform() is not ax.transData or np.isfinite(_line_xy(artist)).all(axis=1).any()
+            elif isinstance(artist, Patch) and hasattr(artist, "get_height"):
+                w, h = artist.get_width(), artist.get_height()
+                # zero-size patches are seaborn's legend proxies and its stand-ins for bars of no data
+                shows = artist.get_data_transform() is not ax.transData or (np.isfinite([w, h]).all() and w != 0)
+            elif isinstance(artist, Collection):
+                pts = np.asarray(artist.get_offsets(), float).reshape(-1, 2)
+                paths = [p.vertices for p in artist.get_paths() if len(p.vertices)]
+                shows = np.isfinite(pts).all(axis=1).any() or any(np.isfinite(v).all(axis=1).any() for v in paths)
+            else:
+                shows = True
+            if shows:
+                found.update(_artist_colors(artist))
+    return found
+
+
+def drop_empty_legend_entries(fig) -> None:
+    """A legend names only series with data: an entry whose colour no plotted value in the figure
+    carries (every bar of that series NaN, a line of no finite point) is removed, and a legend left
+    with no entry goes."""
+    drawn = _drawn_colors(fig)
+    for leg in _legends(fig):
+        entries = list(zip(leg.legend_handles, [t.get_text() for t in leg.get_texts()]))
+        keep = [(h, t) for h, t in entries if not _artist_colors(h) or set(_artist_colors(h)) & drawn]
+        if len(keep) == len(entries):
+            continue
+        owner = next((ax for ax in fig.axes if ax.get_legend() is leg), None)
+        kw = dict(title=leg.get_title().get_text() or None, loc=leg._loc, frameon=leg.get_frame_on(),
+                  bbox_to_anchor=leg.get_bbox_to_anchor(), fontsize=leg._fontsize)
+        leg.remove()
+        if keep:
+            handles, labels = zip(*keep)
+            (owner.legend if owner is not None else fig.legend)(list(handles), list(labels), **kw)
+
+
 def tidy(fig) -> None:
-    """The finishing pass before a figure is saved: machine names become labels, axes of whole
-    numbers get integer ticks, a one-point line gets a marker, a legend covering data moves outside,
-    overlapping tick labels rotate."""
+    """The finishing pass before a figure is saved: machine names become labels, legend entries of
+    series without data go, axes of whole numbers get integer ticks, a one-point line gets a marker,
+    a legend covering data moves outside, overlapping tick labels rotate."""
     _relabel_texts(fig)
+    drop_empty_legend_entries(fig)
     for ax in fig.axes:
         if is_panel(ax) and not is_empty(ax):
             _integer_ticks(ax)

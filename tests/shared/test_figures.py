@@ -232,3 +232,39 @@ def test_n_label_names_the_unit_and_the_failures():
     assert n_label(3, "valid pairs", failed=1, of=4, what="pairs unparsed") == \
         "n = 3 valid pairs; 1 of 4 pairs unparsed (25%)"
     assert failed_label(0, 0) == "0 of 0 replies unreadable"
+
+
+def test_series_without_data_has_no_legend_entry():
+    """A method with no value anywhere in the figure takes no legend entry; a series with data only in
+    another panel, and a labelled chance line, keep theirs; a legend left with no entry goes."""
+    house_style()
+    df = pd.DataFrame({"x": ["a", "b"] * 3, "y": [0.4, 0.6] + [np.nan] * 4,
+                       "method": ["paper"] * 2 + ["likelihood"] * 2 + ["per word"] * 2})
+    fig, (left, right, lines) = plt.subplots(1, 3)
+    sns.barplot(df, x="x", y="y", hue="method", ax=left)
+    # the likelihood has data in the middle panel only (same hue order, so the same colours)
+    sns.barplot(df.assign(y=[np.nan] * 2 + [0.3, 0.2] + [np.nan] * 2), x="x", y="y", hue="method", ax=right)
+    lines.plot([0, 1], [np.nan, np.nan], label="never")
+    lines.plot([0, 1], [0.2, 0.3], label="drawn")
+    lines.axhline(0.5, color="grey", ls="--", label="chance")
+    lines.legend()
+    tidy(fig)
+    assert [t.get_text() for t in left.get_legend().get_texts()] == ["paper", "likelihood"]
+    assert [t.get_text() for t in right.get_legend().get_texts()] == ["paper", "likelihood"]
+    assert [t.get_text() for t in lines.get_legend().get_texts()] == ["drawn", "chance"]
+    plt.close(fig)
+    g = sns.catplot(df[df["method"] != "paper"], x="x", y="y", hue="method", kind="bar")
+    tidy(g.figure)  # no series has data: the figure legend goes
+    assert g.figure.legends == []
+    plt.close(g.figure)
+
+
+def test_not_saved_figure_gives_its_panels_reasons(out, capsys):
+    fig, (a, b) = plt.subplots(1, 2)
+    a.text(0.5, 0.5, "no reply in the paper's\nformat", transform=a.transAxes)
+    b.bar(["x"], [np.nan])
+    assert out.figure(fig, "reasons", empty_note="no data: fallback") == []
+    assert out.not_saved == {"reasons": "no reply in the paper's format"}
+    fig, ax = plt.subplots()
+    out.figure(fig, "bare", empty_note="no data: fallback")
+    assert out.not_saved["bare"] == "no data: fallback"

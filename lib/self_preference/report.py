@@ -12,6 +12,7 @@ import seaborn as sns
 
 from lib.plotting import n_label, state_n
 
+from .figures import LIKELIHOOD, PAPER, method_panels
 from .likelihood import EXPECTED_SCORE_NAMES
 
 TABLE2_COLUMNS = ["dataset", "evaluator", "setting", "human_true", "self_true", "self_false",
@@ -26,8 +27,10 @@ def pref_view(table: pd.DataFrame) -> pd.DataFrame:
     return table.filter(regex=PREF_VIEW)
 
 
-def _errorbars(ax, frame: pd.DataFrame, x: str, hue: str, y: str, low: str, high: str, order, hues):
-    """Bars of y per x and hue with the given interval columns as error bars."""
+def _errorbars(ax, frame: pd.DataFrame, x: str, hue: str, y: str, low: str, high: str, order, hues,
+               labels: bool = True):
+    """Bars of y per x and hue with the given interval columns as error bars (and x's tick labels, unless
+    `labels` is False: the caller sets its own)."""
     width = 0.8 / max(len(hues), 1)
     for j, h in enumerate(hues):
         part = frame[frame[hue] == h].set_index(x).reindex(order)
@@ -35,7 +38,8 @@ def _errorbars(ax, frame: pd.DataFrame, x: str, hue: str, y: str, low: str, high
         ax.bar(pos, part[y], width, label=str(h))
         err = np.vstack([part[y] - part[low], part[high] - part[y]])
         ax.errorbar(pos, part[y], yerr=np.where(np.isnan(err), 0, err), fmt="none", ecolor="black", lw=1)
-    ax.set_xticks(np.arange(len(order)), [str(o) for o in order])
+    if labels:
+        ax.set_xticks(np.arange(len(order)), [str(o) for o in order])
 
 
 def pointwise_scores_figure(ratings: pd.DataFrame):
@@ -76,18 +80,31 @@ def parsed_vs_next_token_figure(ratings: pd.DataFrame):
                                 what="ratings unparsed"))
 
 
-def self_by_combo_figure(by_combo: pd.DataFrame, combos):
+def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIHOOD)):
     """v2 Figure 3: self-preference rate per factuality combination and evaluator, with the table's
-    95% intervals (questions resampled)."""
-    fig, ax = plt.subplots(figsize=(6, 3.2))
-    if by_combo["self_rate"].notna().any():
-        _errorbars(ax, by_combo.groupby(["combo", "evaluator"], as_index=False)[
+    95% intervals (questions resampled), one panel per method of `methods` that `by_combo` holds (its
+    `method` column, from `preference_table_by_method`; a table without one is the paper's). The
+    likelihood decides no pair whose passages carry the same answer (TT, most FF): those groups show n=0."""
+    if "method" not in by_combo:
+        by_combo = by_combo.assign(method=PAPER)
+    shown = [m for m in methods if m in set(by_combo["method"])] or [PAPER]
+    frames = {m: by_combo[by_combo["method"] == m] for m in shown}
+    combos = list(combos)
+
+    def draw(ax, method):
+        table = frames[method]
+        n = table.groupby("combo")["n_valid"].sum() if len(table) else pd.Series(dtype=float)
+        ax.set_xticks(np.arange(len(combos)), [f"{c}\nn={int(n.get(c, 0))}" for c in combos])
+        if not table["self_rate"].notna().any():
+            return False
+        _errorbars(ax, table.groupby(["combo", "evaluator"], as_index=False)[
             ["self_rate", "self_ci_low", "self_ci_high"]].mean(), "combo", "evaluator", "self_rate",
-            "self_ci_low", "self_ci_high", list(combos), list(by_combo["evaluator"].unique()))
+            "self_ci_low", "self_ci_high", combos, list(table["evaluator"].unique()), labels=False)
         ax.legend(title="evaluator", fontsize="small")
-    ax.axhline(0.5, color="grey", lw=1, ls="--")
-    ax.set(ylim=(0, 1), ylabel="self preference", xlabel="factuality (self, other)")
-    return state_n(fig, pairs_n(by_combo))
+        return True
+
+    fig = method_panels(shown, draw, "self-preference", "factuality (self, other)")
+    return state_n(fig, "\n".join(f"{m}: {pairs_n(t)}" if len(frames) > 1 else pairs_n(t) for m, t in frames.items()))
 
 
 def pairs_n(table: pd.DataFrame) -> str:

@@ -98,3 +98,51 @@ def line_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: s
         fig.axes[0].legend(title=hue, fontsize=7)
         state_n(fig, questions_n(long, per="point"))
     return fig
+
+
+HEADLINE_LABEL = "F1 per question (set) / NDCG@1 (rank), readable replies"
+
+
+def relevance_vs_utility_figure(per_q: pd.DataFrame, summary: pd.DataFrame):
+    """Notebook 10's figure: F1 per question (set forms) and NDCG@1 (rank forms) per dataset, relevance vs
+    utility prompts, means over readable replies with 95% intervals over questions, one panel per form.
+    When no reply parsed at all, the failure rates stand in and the y label says so, with n."""
+    import seaborn as sns
+
+    from lib.utility.evaluate import failure_table
+
+    long, ylabel = per_q.dropna(subset=["headline"]), HEADLINE_LABEL
+    if long.empty:  # every reply unreadable: failure rates instead of empty bars, and said
+        fails = failure_table(per_q, ["source", "judgment", "form"])
+        long = fails.assign(headline=fails["failure rate"])
+        ylabel = f"failure rate (%): no reply parsed\n(0 of {len(per_q)} replies)"
+    g = sns.catplot(data=long, x="source", y="headline", hue="judgment", col="form", kind="bar",
+                    errorbar=("ci", 95), height=2.6, aspect=0.85)
+    g.set_axis_labels("dataset", ylabel)
+    g.set_titles("{col_name}")
+    return state_n(g.figure, questions_n(summary))
+
+
+def k_curve_figure(curve: pd.DataFrame, score: str = "score", ylabel: str = "answer score"):
+    """Notebook 12's figure: the answer score over k (shuffles voted), one line per dataset and one panel
+    per model. A series measured at one k only is a dot, not a line, and its panel's x label says that
+    it is one point, not a curve."""
+    models = list(dict.fromkeys(curve["model"])) or [""]
+    fig, axes = plt.subplots(1, len(models), figsize=(min(2.6 * len(models) + 1.2, 7.0), 2.8), squeeze=False,
+                             sharey=True)
+    for ax, model in zip(axes[0], models):
+        part = curve[curve["model"] == model].dropna(subset=[score])
+        lone = []
+        for source, s in part.sort_values("k").groupby("source", sort=False):
+            if len(s) > 1:
+                ax.plot(s["k"], s[score], marker="o", label=str(source))
+            else:
+                ax.plot(s["k"], s[score], marker="o", ls="none", label=str(source))
+                lone.append(f"{source}: k = {int(s['k'].iloc[0])} only")
+        # said under the axis, where it cannot cover the point
+        xlabel = "k (shuffles voted)" + ("\none point, not a curve: " + "; ".join(lone) if lone else "")
+        ax.set(title=str(model), xlabel=xlabel)
+        if len(part):
+            ax.legend(title="dataset", fontsize="small")
+    axes[0][0].set_ylabel(ylabel)
+    return state_n(fig, questions_n(curve, per="point"))

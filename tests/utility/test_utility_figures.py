@@ -65,3 +65,41 @@ def test_figures_state_n_in_questions_and_the_failed_judgments():
     one = summary[summary["judgment"] == "relevance"]
     fig = F.line_figure(F.panels(one), x="source", hue="judgment")
     assert fig._suptitle.get_text().startswith("n = 2 questions per point; 0 of 2 ")
+
+
+def _per_q_rq1(failed: bool):
+    rows = [{"source": "nq", "judgment": j, "form": f, "failed": failed, "n_ok": 0 if failed else 1, "n_repaired": 0,
+             "n_failed": 1 if failed else 0, "n_asked_again": 0, "headline": None if failed else 0.5 + 0.1 * q}
+            for j in ("relevance", "utility") for f in ("listwise-set", "listwise-rank") for q in range(3)]
+    return pd.DataFrame(rows)
+
+
+def test_rq1_figure_names_the_metric_or_says_that_no_reply_parsed():
+    import matplotlib.pyplot as plt
+
+    summary = pd.DataFrame({"n": [3] * 4, "n_failed_questions": [0] * 4})
+    fig = F.relevance_vs_utility_figure(_per_q_rq1(failed=False), summary)
+    assert fig.axes[0].get_ylabel() == F.HEADLINE_LABEL
+    plt.close(fig)
+    fig = F.relevance_vs_utility_figure(_per_q_rq1(failed=True), summary.assign(n_failed_questions=3))
+    label = fig.axes[0].get_ylabel()
+    assert "no reply parsed" in label and "0 of 12 replies" in label and "F1" not in label
+    assert sorted({round(p.get_height(), 6) for ax in fig.axes for p in ax.patches if p.get_width()}) == [100.0]
+    plt.close(fig)
+
+
+def test_k_curve_draws_a_line_only_through_two_or_more_points():
+    import matplotlib.pyplot as plt
+
+    curve = pd.DataFrame({"model": ["smollm2"] * 3, "source": ["nq", "nq", "marco"], "k": [1, 2, 2],
+                          "score": [40.0, 50.0, 30.0], "n": [1, 1, 1]})
+    fig = F.k_curve_figure(curve)
+    ax = fig.axes[0]
+    styles = {line.get_label(): (line.get_linestyle(), len(line.get_xdata())) for line in ax.lines}
+    assert styles == {"nq": ("-", 2), "marco": ("None", 1)}
+    assert "one point, not a curve: marco: k = 2 only" in ax.get_xlabel()
+    plt.close(fig)
+    fig = F.k_curve_figure(curve[curve["source"] == "nq"])
+    assert "not a curve" not in fig.axes[0].get_xlabel()
+    assert fig._suptitle.get_text() == "n = 1 question per point"
+    plt.close(fig)

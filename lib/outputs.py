@@ -65,13 +65,18 @@ class RunOutputs:
             self.written.append(str(tex))
         return csv
 
-    def figure(self, fig, name: str, caption: str | None = None, empty_note: str = NO_DATA) -> list[Path]:
+    def figure(self, fig, name: str, caption: str | None = None, empty_note: str = NO_DATA,
+               span: str = "column") -> list[Path]:
         """Save a matplotlib figure as PNG and PDF after the house style's finishing pass. A panel
         with no data gets `empty_note` written in it; a figure whose every panel is empty is not
         saved (no paths returned; the reason, the panels' own notes or `empty_note`, is printed and kept in
-        `not_saved`); a figure that states no n anywhere (caption,
-        titles, labels, legend: 'n = ...') or is wider than a page is saved with a FigureWarning."""
+        `not_saved`); a figure that states no n anywhere (caption, titles, labels, legend: 'n = ...'),
+        or whose smallest text prints under 5 pt at its `span`'s width ("column": a paper's column,
+        3.3 in; "page": a full-width figure*, 7 in, declared where a paper would use one), is saved with
+        a FigureWarning."""
         _check_name(name)
+        if span not in plotting.SPANS:
+            raise ValueError(f"Figure {name!r}: span {span!r} must be one of {sorted(plotting.SPANS)}.")
         panels = [ax for ax in fig.axes if plotting.is_panel(ax)]
         empty = [ax for ax in panels if plotting.is_empty(ax)]
         if panels and len(empty) == len(panels):
@@ -87,10 +92,12 @@ class RunOutputs:
         if not plotting.states_n(fig, caption):
             warnings.warn(f"figure {name!r} states no n: put 'n = ...' in its title or caption",
                           FigureWarning, stacklevel=2)
-        width = plotting.saved_width(fig)
-        if width > plotting.PAGE_WIDTH:
-            warnings.warn(f"figure {name!r} is {width:.1f} in wide as saved: wider than a paper's page "
-                          f"({plotting.PAGE_WIDTH} in), so its text shrinks when printed; use a smaller figsize",
+        printed, drawn, width = plotting.printed_text_pt(fig, span)
+        if printed < plotting.MIN_PRINTED_PT:
+            warnings.warn(f"figure {name!r} is {width:.1f} in wide as saved: at a {span}'s width "
+                          f"({plotting.SPANS[span]} in) its smallest text ({drawn:.1f} pt) prints at {printed:.1f} pt, "
+                          f"under {plotting.MIN_PRINTED_PT:g} pt; use fewer panels per row or a smaller figsize"
+                          + (", or span='page' where a paper would use a full-width figure*" if span == "column" else ""),
                           FigureWarning, stacklevel=2)
         paths = []
         for ext in ("png", "pdf"):

@@ -22,7 +22,10 @@ PALETTE = "colorblind"
 # A paper's column is about 3.3 in wide and its full width about 7 in: at 5 x 3.2 in and these
 # font sizes, a figure shrunk to one column still has text of about 7 pt.
 FIGSIZE = (5.0, 3.2)
-PAGE_WIDTH = 7.0  # inches: the text width of a two-column paper's page
+COLUMN_WIDTH = 3.3  # inches: one column of a two-column paper (a `figure`)
+PAGE_WIDTH = 7.0  # inches: the text width of a two-column paper's page (a `figure*`)
+SPANS = {"column": COLUMN_WIDTH, "page": PAGE_WIDTH}
+MIN_PRINTED_PT = 5.0  # pt: the smallest text a printed figure may carry (the floor journals such as Nature set)
 
 
 def house_style() -> None:
@@ -302,6 +305,22 @@ def saved_width(fig) -> float:
     """Width in inches of the figure as saved with bbox_inches='tight' (legends outside included)."""
     fig.canvas.draw()
     return fig.get_tightbbox(fig.canvas.get_renderer()).width
+
+
+def smallest_text_pt(fig) -> float:
+    """Size in points of the smallest visible, non-empty text of the figure (ticks, labels, legends, notes)."""
+    fig.canvas.draw()
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return min(sizes, default=float(plt.rcParams["font.size"]))
+
+
+def printed_text_pt(fig, span: str = "column") -> tuple[float, float, float]:
+    """(smallest text in points once printed at the span's width, that text's size as drawn, the saved
+    width in inches): a figure wider than its span is shrunk to it, and its text with it."""
+    if span not in SPANS:
+        raise ValueError(f"span {span!r}: use one of {sorted(SPANS)} (a column figure or a figure* over the page)")
+    width, smallest = saved_width(fig), smallest_text_pt(fig)
+    return smallest * min(1.0, SPANS[span] / width), smallest, width
 
 
 def n_label(n, unit: str, failed=None, of=None, what: str = "replies unreadable") -> str:

@@ -210,18 +210,33 @@ def test_legend_crossed_by_a_line_moves_outside():
     plt.close(fig)
 
 
-def test_figure_wider_than_a_page_warns(out):
-    fig, ax = plt.subplots(figsize=(10, 3))
-    ax.plot([0, 1], [0, 1])
-    ax.set_title("n = 2")
-    with pytest.warns(FigureWarning, match="wider than a paper's page"):
-        out.figure(fig, "wide")
-    fig, ax = plt.subplots()  # the house size
-    ax.plot([0, 1], [0, 1])
-    ax.set_title("n = 2")
+def test_figure_unreadable_at_a_columns_width_warns_unless_declared_full_width(out):
+    """Readable = its smallest text prints at 5 pt or more once shrunk to the column (3.3 in), or to the
+    page (7 in) for a figure declared span='page' (a paper's figure*)."""
+    from lib.plotting import MIN_PRINTED_PT, printed_text_pt
+
+    def wide():
+        fig, axes = plt.subplots(1, 3, figsize=(9.5, 3))  # three panels in a row: about 8 in wide as saved
+        for ax in axes:
+            ax.plot([0, 1], [0, 1])
+        axes[0].set_title("n = 2")
+        return fig
+
+    with pytest.warns(FigureWarning, match="at a column's width .* prints at .* under 5 pt"):
+        out.figure(wide(), "wide")
     with warnings.catch_warnings():
         warnings.simplefilter("error", FigureWarning)
-        out.figure(fig, "house_size")
+        out.figure(wide(), "wide_page", span="page")  # declared a figure*: 8 in shrinks to 7 in, text stays over 5 pt
+    fig, ax = plt.subplots()  # the house size, one column
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("n = 2")
+    printed, drawn, width = printed_text_pt(fig)
+    assert printed >= MIN_PRINTED_PT and printed == pytest.approx(drawn * 3.3 / width)
+    ax.text(0.5, 0.5, "tiny note", fontsize=4)  # planted: a 4 pt note is unreadable at any width
+    with pytest.warns(FigureWarning, match="smallest text \\(4.0 pt\\)"):
+        out.figure(fig, "tiny_text")
+    with pytest.raises(ValueError, match="span"):
+        out.figure(plt.subplots()[0], "bad_span", span="double")
 
 
 def test_n_label_names_the_unit_and_the_failures():

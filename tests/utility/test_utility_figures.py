@@ -39,7 +39,7 @@ def test_paper_f1_differs_from_the_per_question_mean_and_the_bars_show_the_paper
     assert summary.loc[0, "F1 per question"] == pytest.approx(100 / 3)  # each question 1/3
     long = F.panels(summary)
     fig = F.bar_figure(long, x="source", hue="judgment")
-    titles = [ax.get_title() for ax in fig.axes]
+    titles = [" ".join(ax.get_title().split()) for ax in fig.axes]  # titles are wrapped to their panel
     paper_ax = fig.axes[titles.index(f"listwise-set: {F.PAPER_F1}")]
     assert [p.get_height() for p in paper_ax.patches] == [pytest.approx(60.0)]
     extra_ax = fig.axes[titles.index(f"listwise-set: {F.EXTRA_F1}")]
@@ -52,6 +52,23 @@ def test_line_figure_one_panel_per_form_and_metric():
     summary = summarize(rows, ["source", "form", "position"], SET_METRICS, n_boot=50)
     fig = F.line_figure(F.panels(summary, extra=False), x="position", hue="source")
     assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 1
+
+
+def test_panels_wrap_two_to_a_row_and_stay_readable_at_a_columns_width():
+    """Figure 4's five panels (set F1, extra F1, failures; rank NDCG@1, failures) in rows of two, the
+    unused sixth place removed, one legend under the panels; the smallest text prints at 5 pt or more
+    in a 3.3-in column."""
+    from lib.plotting import MIN_PRINTED_PT, house_style, printed_text_pt, tidy
+
+    house_style()
+    summary = summarize(_per_question(), ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
+    fig = F.bar_figure(F.panels(summary), x="source", hue="judgment")
+    assert len(fig.axes) == 5
+    assert sorted({round(ax.get_position().x0, 2) for ax in fig.axes}) == sorted(
+        {round(ax.get_position().x0, 2) for ax in fig.axes[:2]})  # two columns of panels
+    assert [ax.get_legend() for ax in fig.axes] == [None] * 5 and len(fig.legends) == 1
+    tidy(fig)
+    assert printed_text_pt(fig)[0] >= MIN_PRINTED_PT
 
 
 def test_figures_state_n_in_questions_and_the_failed_judgments():
@@ -103,3 +120,10 @@ def test_k_curve_draws_a_line_only_through_two_or_more_points():
     assert "not a curve" not in fig.axes[0].get_xlabel()
     assert fig._suptitle.get_text() == "n = 1 question per point"
     plt.close(fig)
+
+
+def test_a_group_keeps_its_slot_when_a_hue_has_no_bar_there():
+    summary = summarize(_per_question(), ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
+    fig = F.bar_figure(F.panels(summary), x="source", hue="judgment")
+    rank = next(ax for ax in fig.axes if "NDCG@1" in ax.get_title())  # utility only: relevance has no rank row
+    assert rank.get_xlim() == (-0.5, 0.5) and list(rank.get_xticks()) == [0]

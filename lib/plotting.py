@@ -36,13 +36,19 @@ def house_style() -> None:
                          "legend.frameon": False, "pdf.fonttype": 42})
 
 
+WRAP_Y_TICKS = 22  # characters: a longer category name on the y axis (a barh chart's) wraps
+
+
 def _relabel_ticks(ax) -> None:
-    """Categorical tick labels that are machine names become labels (numbers never match)."""
+    """Categorical tick labels that are machine names become labels (numbers never match); long category
+    names on the y axis wrap, so they do not widen the figure."""
     for axis, setter in ((ax.xaxis, ax.set_xticks), (ax.yaxis, ax.set_yticks)):
         texts = [t.get_text() for t in axis.get_ticklabels()]
         new = [humanize(t) for t in texts]
         if texts and all(re.fullmatch(r"-?\d+\.0", t) for t in texts):
             new = [t.removesuffix(".0") for t in texts]  # float categories of whole numbers: 3.0 -> 3
+        if axis is ax.yaxis:
+            new = [t if "\n" in t else textwrap.fill(t, WRAP_Y_TICKS, break_long_words=False) for t in new]
         if new != texts:
             setter(axis.get_ticklocs(), new)
 
@@ -182,7 +188,7 @@ def _legends_outside(fig, renderer) -> None:
     right = max((ax.get_position().x1 for ax in panels), default=1.0)
     for ax in fig.axes:
         leg = ax.get_legend()
-        if leg is None or not _legend_over_data(ax, leg, renderer):
+        if leg is None or getattr(leg, "below", False) or not _legend_over_data(ax, leg, renderer):
             continue
         if ax.get_position().x1 < right - 1e-6:
             # a panel with neighbours on its right: beside it the legend would lie under the next panel,
@@ -194,6 +200,39 @@ def _legends_outside(fig, renderer) -> None:
                        bbox_to_anchor=(right + 0.01, ax.get_position().y1))
         else:
             sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+
+
+def legend_below(ax, ncols: int | None = None, **kw) -> None:
+    """Put the axes' legend in a row under it, clear of its x label: it adds height, not width, so the
+    figure stays narrow enough for a column."""
+    handles, labels = ax.get_legend_handles_labels()
+    if ax.get_legend() is not None:
+        ax.get_legend().remove()
+    if not handles:
+        return
+    fig = ax.figure
+    ncols = ncols or min(len(labels), 3)
+    while True:
+        leg = ax.legend(handles, labels, loc="upper center", frameon=False, ncols=ncols, **kw)
+        fig.canvas.draw()
+        # fewer entries to a row while the row is wider than the figure (it would widen it)
+        if ncols == 1 or leg.get_window_extent(fig.canvas.get_renderer()).width <= fig.bbox.width:
+            break
+        leg.remove()
+        ncols -= 1
+    leg.below = True  # tidy re-anchors it once tick labels have taken their final place
+    _anchor_below(ax)
+
+
+def _anchor_below(ax) -> None:
+    """Anchor a legend_below legend under everything else of its axes (tick labels, x label)."""
+    leg, fig = ax.get_legend(), ax.figure
+    leg.set_visible(False)  # not counted in the axes' own extent
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = ax.get_tightbbox(renderer).transformed(ax.transAxes.inverted())
+    leg.set_bbox_to_anchor((0.5, box.y0), transform=ax.transAxes)
+    leg.set_visible(True)
 
 
 def _unoverlap_ticks(fig, renderer) -> None:
@@ -269,11 +308,12 @@ def drop_empty_legend_entries(fig) -> None:
             continue
         owner = next((ax for ax in fig.axes if ax.get_legend() is leg), None)
         kw = dict(title=leg.get_title().get_text() or None, loc=leg._loc, frameon=leg.get_frame_on(),
-                  bbox_to_anchor=leg.get_bbox_to_anchor(), fontsize=leg._fontsize)
+                  bbox_to_anchor=leg.get_bbox_to_anchor(), fontsize=leg._fontsize, ncols=min(leg._ncols, max(len(keep), 1)))
         leg.remove()
         if keep:
             handles, labels = zip(*keep)
-            (owner.legend if owner is not None else fig.legend)(list(handles), list(labels), **kw)
+            new = (owner.legend if owner is not None else fig.legend)(list(handles), list(labels), **kw)
+            new.below = getattr(leg, "below", False)
 
 
 def tidy(fig) -> None:
@@ -290,6 +330,9 @@ def tidy(fig) -> None:
     renderer = fig.canvas.get_renderer()
     _legends_outside(fig, renderer)
     _unoverlap_ticks(fig, renderer)
+    for ax in fig.axes:
+        if getattr(ax.get_legend(), "below", False):
+            _anchor_below(ax)
 
 
 _N_STATED = re.compile(r"\bn\s?=", re.IGNORECASE)

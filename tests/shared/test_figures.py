@@ -283,3 +283,22 @@ def test_not_saved_figure_gives_its_panels_reasons(out, capsys):
     fig, ax = plt.subplots()
     out.figure(fig, "bare", empty_note="no data: fallback")
     assert out.not_saved["bare"] == "no data: fallback"
+
+
+def test_legend_below_stays_under_rotated_tick_labels_and_adds_no_width():
+    from lib.plotting import legend_below
+
+    house_style()
+    fig, ax = plt.subplots()
+    names = [f"category_{i}_with_a_long_name" for i in range(6)]
+    for k in range(3):
+        ax.bar(np.arange(6) + k * 0.25, np.full(6, 0.9), 0.25, label=f"reward model {k}")
+    ax.set_xticks(np.arange(6), names)
+    legend_below(ax)
+    tidy(fig)  # the long tick labels overlap, so they rotate and reach further down
+    renderer = fig.canvas.get_renderer()
+    legend_box = ax.get_legend().get_window_extent(renderer)
+    lowest_tick = min(t.get_window_extent(renderer).y0 for t in ax.get_xticklabels())
+    assert legend_box.y1 <= lowest_tick + 1 and ax.get_xticklabels()[0].get_rotation() == 30
+    assert legend_box.width <= fig.bbox.width  # its rows fold rather than widen the figure
+    plt.close(fig)

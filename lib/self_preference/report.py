@@ -5,12 +5,14 @@ from a per-judgment bootstrap.
 """
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from lib.plotting import n_label, state_n
+from lib.plotting import legend_below, n_label, state_n
 
 from .figures import LIKELIHOOD, PAPER, method_panels
 from .likelihood import EXPECTED_SCORE_NAMES
@@ -51,9 +53,11 @@ def pointwise_scores_figure(ratings: pd.DataFrame):
                         value_vars=list(names), var_name="measure", value_name="value").replace({"measure": names})
     # units: the 95% bootstrap resamples items (an item gives one rating per evaluator and bar)
     g = sns.catplot(data=long, x="author", y="value", hue="factuality", row="setting", col="measure",
-                    kind="bar", errorbar=("ci", 95), units="item_id", seed=0, height=2.8, aspect=1.4)
+                    kind="bar", errorbar=("ci", 95), units="item_id", seed=0, height=2.4, aspect=1.0)
     g.set(ylim=(0, 5.2))
     g.set_titles("{row_name}: {col_name}")
+    for ax in g.axes.flat:  # two panels to a column's width: their titles wrap
+        ax.set_title(textwrap.fill(ax.get_title(), 22), fontsize="medium")
     return state_n(g.figure, _ratings_n(ratings))
 
 
@@ -119,9 +123,10 @@ def preferences_by_method_figure(both: pd.DataFrame):
     rates = both.melt(id_vars=["method", "evaluator"], value_vars=["self_rate", "order_rate", "fact_rate"],
                       var_name="preference", value_name="rate")
     rates["preference"] = rates["preference"].str.replace("_rate", "")
-    fig, ax = plt.subplots(figsize=(6, 3.2))
+    fig, ax = plt.subplots(figsize=(5.0, 3.2))
     if rates["rate"].notna().any():
         sns.barplot(data=rates, x="preference", y="rate", hue="method", errorbar=None, ax=ax)
+        legend_below(ax, fontsize="small")  # three method names beside the bars would widen it past a column
     ax.axhline(0.5, color="grey", lw=1, ls="--")
     ax.set(ylim=(0, 1), ylabel="rate (pooled over authors)", xlabel="")
     per_method = [f"{m}: {pairs_n(part)}" for m, part in both.groupby("method", sort=False)]

@@ -89,7 +89,7 @@ def test_pointwise_helpers_name_the_two_expected_scores_apart():
     assert lk.method_tables(r.assign(lik_argmax=np.nan)) == {}
     assert lk.EXPECTED_SCORE_NAMES["expected_score"] != lk.EXPECTED_SCORE_NAMES["lik_expected"]
     fig = report.pointwise_scores_figure(r)
-    titles = " ".join(a.get_title() for a in fig.axes)
+    titles = " ".join(" ".join(a.get_title().split()) for a in fig.axes)  # titles wrap
     assert "reply-token expected score" in titles and "parsed score" in titles
     assert report.parsed_vs_next_token_figure(r).axes[0].get_ylabel() == "next-token expected score after ###"
     assert report.coverage_line(r).startswith("parse failures after retries: 0.0%")

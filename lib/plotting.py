@@ -132,8 +132,11 @@ def note_empty(ax, reason: str) -> None:
     if ax.get_legend() is not None:
         ax.get_legend().remove()  # a legend of nothing: headers without entries
     ax.grid(False)
-    ax.text(0.5, 0.5, textwrap.fill(text, 26), transform=ax.transAxes, ha="center", va="center",
-            fontsize="medium", color="0.3")
+    # wrapped to the panel's width (a character is about 0.55 em wide)
+    size = matplotlib.font_manager.FontProperties(size="medium").get_size_in_points()
+    chars = int(ax.get_position().width * ax.figure.get_figwidth() * 72 / (0.55 * size))
+    ax.text(0.5, 0.5, textwrap.fill(text, max(12, min(chars - 2, 40))), transform=ax.transAxes, ha="center",
+            va="center", fontsize="medium", color="0.3")
     # Only an axis of its own loses its ticks: a facet's shared axis may carry the scale of its
     # neighbours (which hide their own tick labels), and set_xticks([]) would empty theirs too.
     if len(ax.get_shared_x_axes().get_siblings(ax)) == 1:
@@ -207,6 +210,7 @@ def legend_below(ax, ncols: int | None = None, **kw) -> None:
     figure stays narrow enough for a column."""
     handles, labels = ax.get_legend_handles_labels()
     if ax.get_legend() is not None:
+        kw.setdefault("title", ax.get_legend().get_title().get_text() or None)  # keeps its title
         ax.get_legend().remove()
     if not handles:
         return

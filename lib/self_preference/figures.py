@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from lib.plotting import n_label, note_empty, state_n
+from lib.plotting import legend_below, n_label, note_empty, state_n
 
 from .likelihood import likelihood_view
 from .tables import attach_knowledge
@@ -40,6 +40,8 @@ def method_panels(methods: list[str], draw, ylabel: str, xlabel: str = "", notes
     for ax in axes:
         if ax.get_legend() is not None and (not full or ax is not full[-1]):
             ax.get_legend().remove()
+    if full and full[-1].get_legend() is not None:
+        legend_below(full[-1], fontsize="small")  # beside the panels it would widen the figure past a column
     return fig
 
 
@@ -84,7 +86,7 @@ def _methods(scored: pd.DataFrame) -> dict:
 
 def fact_by_knowledge(scored: pd.DataFrame, knowledge: pd.DataFrame):
     """Notebook 07's figure: factual preference (true passage used) per knowledge level and evaluator,
-    by the paper's parsed reply and, where it ran, by likelihood."""
+    by the paper's parsed reply and, where it ran, by likelihood; n counts true-vs-false pairs."""
     frames, judged = {}, {}
     for method, pairs in _methods(scored).items():
         pairs = attach_knowledge(pairs, knowledge)
@@ -95,8 +97,7 @@ def fact_by_knowledge(scored: pd.DataFrame, knowledge: pd.DataFrame):
     levels = set().union(*(set(f["level"]) for f in frames.values()))
     order = [level for level in KNOWLEDGE_ORDER if level in levels]
     return preference_bars(frames, "level", "fact_pref", "factual preference", "prior knowledge", order=order,
-                           judged=judged, what={PAPER: "true-vs-false pairs without a valid reply",
-                                                LIKELIHOOD: "true-vs-false pairs undecided"})
+                           judged=judged, what={PAPER: "without a valid reply", LIKELIHOOD: "undecided"})
 
 
 # Both passages of a style pair carry the same answer, so the likelihood of the answer cannot tell them apart.

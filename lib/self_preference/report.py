@@ -99,6 +99,7 @@ def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIH
         table = frames[method]
         n = table.groupby("combo")["n_valid"].sum() if len(table) else pd.Series(dtype=float)
         ax.set_xticks(np.arange(len(combos)), [f"{c}\nn={int(n.get(c, 0))}" for c in combos])
+        ax.set_xlim(-0.5, len(combos) - 0.5)  # every combination keeps its slot, n=0 ones too
         if not table["self_rate"].notna().any():
             return False
         _errorbars(ax, table.groupby(["combo", "evaluator"], as_index=False)[
@@ -108,12 +109,17 @@ def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIH
         return True
 
     fig = method_panels(shown, draw, "self-preference", "factuality (self, other)")
-    return state_n(fig, "\n".join(f"{m}: {pairs_n(t)}" if len(frames) > 1 else pairs_n(t) for m, t in frames.items()))
+    return state_n(fig, "\n".join(f"{m}: {pairs_n(t, undecided=m != PAPER)}" if len(frames) > 1 else pairs_n(t)
+                                  for m, t in frames.items()))
 
 
-def pairs_n(table: pd.DataFrame) -> str:
-    """n of a preference table in valid pairs, and the judged pairs whose reply did not parse."""
+def pairs_n(table: pd.DataFrame, undecided: bool = False) -> str:
+    """n of a preference table in valid pairs, and the judged pairs whose reply did not parse (or, for a
+    method that parses nothing, `undecided`: the pairs it did not decide, e.g. same answer in both)."""
     count = lambda col: int(table[col].sum()) if col in table else 0  # noqa: E731
+    if undecided:
+        return n_label(count("n_valid"), "valid pairs", failed=count("n_pairs") - count("n_valid"),
+                       of=count("n_pairs"), what="pairs undecided")
     return n_label(count("n_valid"), "valid pairs", failed=count("n_unparsed"), of=count("n_pairs"),
                    what="pairs unparsed")
 
@@ -128,8 +134,8 @@ def preferences_by_method_figure(both: pd.DataFrame):
         sns.barplot(data=rates, x="preference", y="rate", hue="method", errorbar=None, ax=ax)
         legend_below(ax, fontsize="small")  # three method names beside the bars would widen it past a column
     ax.axhline(0.5, color="grey", lw=1, ls="--")
-    ax.set(ylim=(0, 1), ylabel="rate (pooled over authors)", xlabel="")
-    per_method = [f"{m}: {pairs_n(part)}" for m, part in both.groupby("method", sort=False)]
+    ax.set(ylim=(0, 1), ylabel="rate (pooled over authors)", xlabel="preference")
+    per_method = [f"{m}: {pairs_n(part, undecided=m != PAPER)}" for m, part in both.groupby("method", sort=False)]
     return state_n(fig, "\n".join(per_method) or pairs_n(both))
 
 

@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from lib.labels import label
 from lib.plotting import failed_label, n_label, state_n
 from lib.utility.evaluate import SET_EXTRA
 
@@ -165,7 +166,7 @@ def k_curve_figure(curve: pd.DataFrame, score: str = "score", ylabel: str = "ans
                 ax.plot(s["k"], s[score], marker="o", label=str(source))
             else:
                 ax.plot(s["k"], s[score], marker="o", ls="none", label=str(source))
-                lone.append(f"{source}: k = {int(s['k'].iloc[0])} only")
+                lone.append(f"{label(source)}: k = {int(s['k'].iloc[0])} only")
         # said under the axis, where it cannot cover the point
         xlabel = "k (shuffles voted)" + ("\none point, not a curve: " + "; ".join(lone) if lone else "")
         ax.set(title=str(model), xlabel=xlabel)

@@ -127,3 +127,6 @@ def test_figure3_puts_the_likelihood_beside_a_paper_panel_without_replies():
     heights = [b.get_height() for b in lik.patches]
     assert [h for h in heights if h == h] == [1.0, 0.0]
     assert fig._suptitle.get_text().splitlines()[0] == "paper (parsed reply): n = 0 valid pairs; 40 of 40 pairs unparsed (100%)"
+    # the likelihood parses nothing: its pairs without a choice are undecided (same answer), not unparsed
+    assert fig._suptitle.get_text().splitlines()[1] == "likelihood sum: n = 20 valid pairs; 20 of 40 pairs undecided (50%)"
+    assert lik.get_xlim() == (-0.5, 3.5)  # TT and FF keep their slots, n=0

@@ -114,7 +114,7 @@ def test_k_curve_draws_a_line_only_through_two_or_more_points():
     ax = fig.axes[0]
     styles = {line.get_label(): (line.get_linestyle(), len(line.get_xdata())) for line in ax.lines}
     assert styles == {"nq": ("-", 2), "marco": ("None", 1)}
-    assert "one point, not a curve: marco: k = 2 only" in ax.get_xlabel()
+    assert "one point, not a curve: MS MARCO: k = 2 only" in ax.get_xlabel()
     plt.close(fig)
     fig = F.k_curve_figure(curve[curve["source"] == "nq"])
     assert "not a curve" not in fig.axes[0].get_xlabel()

@@ -55,6 +55,7 @@ def pointwise_scores_figure(ratings: pd.DataFrame):
     g = sns.catplot(data=long, x="author", y="value", hue="factuality", row="setting", col="measure",
                     kind="bar", errorbar=("ci", 95), units="item_id", seed=0, height=2.4, aspect=1.0)
     g.set(ylim=(0, 5.2))
+    g.set_axis_labels("author", "score (1-5)")
     g.set_titles("{row_name}: {col_name}")
     for ax in g.axes.flat:  # two panels to a column's width: their titles wrap
         ax.set_title(textwrap.fill(ax.get_title(), 22), fontsize="medium")

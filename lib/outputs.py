@@ -40,6 +40,7 @@ class RunOutputs:
         for d in (self.table_dir, self.figure_dir):
             d.mkdir(parents=True, exist_ok=True)
         self.written: list[str] = []
+        self.not_saved: dict[str, str] = {}  # figure name -> why it was not saved (every panel empty)
         self._stats_at_start = cache.cache_stats()
 
     def path(self, filename: str) -> Path:
@@ -64,18 +65,25 @@ class RunOutputs:
             self.written.append(str(tex))
         return csv
 
-    def figure(self, fig, name: str, caption: str | None = None, empty_note: str = NO_DATA) -> list[Path]:
+    def figure(self, fig, name: str, caption: str | None = None, empty_note: str = NO_DATA,
+               span: str = "column") -> list[Path]:
         """Save a matplotlib figure as PNG and PDF after the house style's finishing pass. A panel
         with no data gets `empty_note` written in it; a figure whose every panel is empty is not
-        saved (printed, and no paths returned); a figure that states no n anywhere (caption,
-        titles, labels, legend: 'n = ...') or is wider than a page is saved with a FigureWarning."""
+        saved (no paths returned; the reason, the panels' own notes or `empty_note`, is printed and kept in
+        `not_saved`); a figure that states no n anywhere (caption, titles, labels, legend: 'n = ...'),
+        or whose smallest text prints under 5 pt at its `span`'s width ("column": a paper's column,
+        3.3 in; "page": a full-width figure*, 7 in, declared where a paper would use one), is saved with
+        a FigureWarning."""
         _check_name(name)
+        if span not in plotting.SPANS:
+            raise ValueError(f"Figure {name!r}: span {span!r} must be one of {sorted(plotting.SPANS)}.")
         panels = [ax for ax in fig.axes if plotting.is_panel(ax)]
         empty = [ax for ax in panels if plotting.is_empty(ax)]
         if panels and len(empty) == len(panels):
             for ext in ("png", "pdf", "caption.txt"):  # an earlier run's file of this name is no longer true
                 (self.figure_dir / f"{name}.{ext}").unlink(missing_ok=True)
-            print(f"figure {name!r} not saved: every panel is empty ({empty_note})")
+            self.not_saved[name] = plotting.empty_reason(empty, empty_note)
+            print(f"figure {name!r} not saved: every panel is empty ({self.not_saved[name]})")
             return []
         for ax in empty:
             if not ax.texts:  # a panel that already explains itself keeps its own words
@@ -84,10 +92,12 @@ class RunOutputs:
         if not plotting.states_n(fig, caption):
             warnings.warn(f"figure {name!r} states no n: put 'n = ...' in its title or caption",
                           FigureWarning, stacklevel=2)
-        width = plotting.saved_width(fig)
-        if width > plotting.PAGE_WIDTH:
-            warnings.warn(f"figure {name!r} is {width:.1f} in wide as saved: wider than a paper's page "
-                          f"({plotting.PAGE_WIDTH} in), so its text shrinks when printed; use a smaller figsize",
+        printed, drawn, width = plotting.printed_text_pt(fig, span)
+        if printed < plotting.MIN_PRINTED_PT:
+            warnings.warn(f"figure {name!r} is {width:.1f} in wide as saved: at a {span}'s width "
+                          f"({plotting.SPANS[span]} in) its smallest text ({drawn:.1f} pt) prints at {printed:.1f} pt, "
+                          f"under {plotting.MIN_PRINTED_PT:g} pt; use fewer panels per row or a smaller figsize"
+                          + (", or span='page' where a paper would use a full-width figure*" if span == "column" else ""),
                           FigureWarning, stacklevel=2)
         paths = []
         for ext in ("png", "pdf"):

@@ -6,9 +6,13 @@ from __future__ import annotations
 import re
 import textwrap
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
+from matplotlib.collections import Collection
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from matplotlib.text import Text
 from matplotlib.ticker import AutoLocator, MaxNLocator
 
@@ -18,7 +22,10 @@ PALETTE = "colorblind"
 # A paper's column is about 3.3 in wide and its full width about 7 in: at 5 x 3.2 in and these
 # font sizes, a figure shrunk to one column still has text of about 7 pt.
 FIGSIZE = (5.0, 3.2)
-PAGE_WIDTH = 7.0  # inches: the text width of a two-column paper's page
+COLUMN_WIDTH = 3.3  # inches: one column of a two-column paper (a `figure`)
+PAGE_WIDTH = 7.0  # inches: the text width of a two-column paper's page (a `figure*`)
+SPANS = {"column": COLUMN_WIDTH, "page": PAGE_WIDTH}
+MIN_PRINTED_PT = 5.0  # pt: the smallest text a printed figure may carry (the floor journals such as Nature set)
 
 
 def house_style() -> None:
@@ -29,13 +36,19 @@ def house_style() -> None:
                          "legend.frameon": False, "pdf.fonttype": 42})
 
 
+WRAP_Y_TICKS = 22  # characters: a longer category name on the y axis (a barh chart's) wraps
+
+
 def _relabel_ticks(ax) -> None:
-    """Categorical tick labels that are machine names become labels (numbers never match)."""
+    """Categorical tick labels that are machine names become labels (numbers never match); long category
+    names on the y axis wrap, so they do not widen the figure."""
     for axis, setter in ((ax.xaxis, ax.set_xticks), (ax.yaxis, ax.set_yticks)):
         texts = [t.get_text() for t in axis.get_ticklabels()]
         new = [humanize(t) for t in texts]
         if texts and all(re.fullmatch(r"-?\d+\.0", t) for t in texts):
             new = [t.removesuffix(".0") for t in texts]  # float categories of whole numbers: 3.0 -> 3
+        if axis is ax.yaxis:
+            new = [t if "\n" in t else textwrap.fill(t, WRAP_Y_TICKS, break_long_words=False) for t in new]
         if new != texts:
             setter(axis.get_ticklocs(), new)
 
@@ -119,14 +132,23 @@ def note_empty(ax, reason: str) -> None:
     if ax.get_legend() is not None:
         ax.get_legend().remove()  # a legend of nothing: headers without entries
     ax.grid(False)
-    ax.text(0.5, 0.5, textwrap.fill(text, 26), transform=ax.transAxes, ha="center", va="center",
-            fontsize="medium", color="0.3")
+    # wrapped to the panel's width (a character is about 0.55 em wide)
+    size = matplotlib.font_manager.FontProperties(size="medium").get_size_in_points()
+    chars = int(ax.get_position().width * ax.figure.get_figwidth() * 72 / (0.55 * size))
+    ax.text(0.5, 0.5, textwrap.fill(text, max(12, min(chars - 2, 40))), transform=ax.transAxes, ha="center",
+            va="center", fontsize="medium", color="0.3")
     # Only an axis of its own loses its ticks: a facet's shared axis may carry the scale of its
     # neighbours (which hide their own tick labels), and set_xticks([]) would empty theirs too.
     if len(ax.get_shared_x_axes().get_siblings(ax)) == 1:
         ax.tick_params(bottom=False, labelbottom=False)
     if len(ax.get_shared_y_axes().get_siblings(ax)) == 1:
         ax.tick_params(left=False, labelleft=False)
+
+
+def empty_reason(axes, default: str) -> str:
+    """Why these empty panels show nothing: their own notes (each once, in panel order), else `default`."""
+    notes = [" ".join(t.get_text().split()) for ax in axes for t in ax.texts if t.get_text().strip()]
+    return "; ".join(dict.fromkeys(notes)) or default
 
 
 def _integer_ticks(ax) -> None:
@@ -169,7 +191,7 @@ def _legends_outside(fig, renderer) -> None:
     right = max((ax.get_position().x1 for ax in panels), default=1.0)
     for ax in fig.axes:
         leg = ax.get_legend()
-        if leg is None or not _legend_over_data(ax, leg, renderer):
+        if leg is None or getattr(leg, "below", False) or not _legend_over_data(ax, leg, renderer):
             continue
         if ax.get_position().x1 < right - 1e-6:
             # a panel with neighbours on its right: beside it the legend would lie under the next panel,
@@ -181,6 +203,40 @@ def _legends_outside(fig, renderer) -> None:
                        bbox_to_anchor=(right + 0.01, ax.get_position().y1))
         else:
             sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+
+
+def legend_below(ax, ncols: int | None = None, **kw) -> None:
+    """Put the axes' legend in a row under it, clear of its x label: it adds height, not width, so the
+    figure stays narrow enough for a column."""
+    handles, labels = ax.get_legend_handles_labels()
+    if ax.get_legend() is not None:
+        kw.setdefault("title", ax.get_legend().get_title().get_text() or None)  # keeps its title
+        ax.get_legend().remove()
+    if not handles:
+        return
+    fig = ax.figure
+    ncols = ncols or min(len(labels), 3)
+    while True:
+        leg = ax.legend(handles, labels, loc="upper center", frameon=False, ncols=ncols, **kw)
+        fig.canvas.draw()
+        # fewer entries to a row while the row is wider than the figure (it would widen it)
+        if ncols == 1 or leg.get_window_extent(fig.canvas.get_renderer()).width <= fig.bbox.width:
+            break
+        leg.remove()
+        ncols -= 1
+    leg.below = True  # tidy re-anchors it once tick labels have taken their final place
+    _anchor_below(ax)
+
+
+def _anchor_below(ax) -> None:
+    """Anchor a legend_below legend under everything else of its axes (tick labels, x label)."""
+    leg, fig = ax.get_legend(), ax.figure
+    leg.set_visible(False)  # not counted in the axes' own extent
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = ax.get_tightbbox(renderer).transformed(ax.transAxes.inverted())
+    leg.set_bbox_to_anchor((0.5, box.y0), transform=ax.transAxes)
+    leg.set_visible(True)
 
 
 def _unoverlap_ticks(fig, renderer) -> None:
@@ -201,11 +257,75 @@ def _mark_lone_points(ax) -> None:
                 line.set_marker("o")
 
 
+def _rgb(colors) -> list[tuple]:
+    """Colours as rounded RGB tuples; alpha is ignored (a series' bars and its legend patch may differ
+    in it) and invisible colours ('none') are left out."""
+    return [tuple(np.round(c[:3], 3)) for c in matplotlib.colors.to_rgba_array(colors) if c[3] > 0]
+
+
+def _artist_colors(artist) -> list[tuple]:
+    """The colours an artist (or a legend handle) is drawn in: a line's and its markers', a patch's face,
+    a collection's faces and edges."""
+    if isinstance(artist, Line2D):
+        return _rgb([artist.get_color(), artist.get_markerfacecolor()])
+    if isinstance(artist, Patch):
+        return _rgb([artist.get_facecolor()])
+    if isinstance(artist, Collection):
+        return _rgb(artist.get_facecolor()) + _rgb(artist.get_edgecolor())
+    return []
+
+
+def _drawn_colors(fig) -> set:
+    """Colours of everything that shows a value: data artists with a finite value anywhere in the figure,
+    and reference lines (a legend entry may name a chance line, which is not data)."""
+    found = set()
+    for ax in fig.axes:
+        for artist in [*ax.lines, *ax.patches, *ax.collections]:
+            if not artist.get_visible():
+                continue
+            if isinstance(artist, Line2D):
+                shows = artist.get_transform() is not ax.transData or np.isfinite(_line_xy(artist)).all(axis=1).any()
+            elif isinstance(artist, Patch) and hasattr(artist, "get_height"):
+                w, h = artist.get_width(), artist.get_height()
+                # zero-size patches are seaborn's legend proxies and its stand-ins for bars of no data
+                shows = artist.get_data_transform() is not ax.transData or (np.isfinite([w, h]).all() and w != 0)
+            elif isinstance(artist, Collection):
+                pts = np.asarray(artist.get_offsets(), float).reshape(-1, 2)
+                paths = [p.vertices for p in artist.get_paths() if len(p.vertices)]
+                shows = np.isfinite(pts).all(axis=1).any() or any(np.isfinite(v).all(axis=1).any() for v in paths)
+            else:
+                shows = True
+            if shows:
+                found.update(_artist_colors(artist))
+    return found
+
+
+def drop_empty_legend_entries(fig) -> None:
+    """A legend names only series with data: an entry whose colour no plotted value in the figure
+    carries (every bar of that series NaN, a line of no finite point) is removed, and a legend left
+    with no entry goes."""
+    drawn = _drawn_colors(fig)
+    for leg in _legends(fig):
+        entries = list(zip(leg.legend_handles, [t.get_text() for t in leg.get_texts()]))
+        keep = [(h, t) for h, t in entries if not _artist_colors(h) or set(_artist_colors(h)) & drawn]
+        if len(keep) == len(entries):
+            continue
+        owner = next((ax for ax in fig.axes if ax.get_legend() is leg), None)
+        kw = dict(title=leg.get_title().get_text() or None, loc=leg._loc, frameon=leg.get_frame_on(),
+                  bbox_to_anchor=leg.get_bbox_to_anchor(), fontsize=leg._fontsize, ncols=min(leg._ncols, max(len(keep), 1)))
+        leg.remove()
+        if keep:
+            handles, labels = zip(*keep)
+            new = (owner.legend if owner is not None else fig.legend)(list(handles), list(labels), **kw)
+            new.below = getattr(leg, "below", False)
+
+
 def tidy(fig) -> None:
-    """The finishing pass before a figure is saved: machine names become labels, axes of whole
-    numbers get integer ticks, a one-point line gets a marker, a legend covering data moves outside,
-    overlapping tick labels rotate."""
+    """The finishing pass before a figure is saved: machine names become labels, legend entries of
+    series without data go, axes of whole numbers get integer ticks, a one-point line gets a marker,
+    a legend covering data moves outside, overlapping tick labels rotate."""
     _relabel_texts(fig)
+    drop_empty_legend_entries(fig)
     for ax in fig.axes:
         if is_panel(ax) and not is_empty(ax):
             _integer_ticks(ax)
@@ -214,6 +334,9 @@ def tidy(fig) -> None:
     renderer = fig.canvas.get_renderer()
     _legends_outside(fig, renderer)
     _unoverlap_ticks(fig, renderer)
+    for ax in fig.axes:
+        if getattr(ax.get_legend(), "below", False):
+            _anchor_below(ax)
 
 
 _N_STATED = re.compile(r"\bn\s?=", re.IGNORECASE)
@@ -229,6 +352,22 @@ def saved_width(fig) -> float:
     """Width in inches of the figure as saved with bbox_inches='tight' (legends outside included)."""
     fig.canvas.draw()
     return fig.get_tightbbox(fig.canvas.get_renderer()).width
+
+
+def smallest_text_pt(fig) -> float:
+    """Size in points of the smallest visible, non-empty text of the figure (ticks, labels, legends, notes)."""
+    fig.canvas.draw()
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return min(sizes, default=float(plt.rcParams["font.size"]))
+
+
+def printed_text_pt(fig, span: str = "column") -> tuple[float, float, float]:
+    """(smallest text in points once printed at the span's width, that text's size as drawn, the saved
+    width in inches): a figure wider than its span is shrunk to it, and its text with it."""
+    if span not in SPANS:
+        raise ValueError(f"span {span!r}: use one of {sorted(SPANS)} (a column figure or a figure* over the page)")
+    width, smallest = saved_width(fig), smallest_text_pt(fig)
+    return smallest * min(1.0, SPANS[span] / width), smallest, width
 
 
 def n_label(n, unit: str, failed=None, of=None, what: str = "replies unreadable") -> str:

@@ -5,7 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from lib.plotting import failed_label, n_label, state_n
+from lib.plotting import FIGSIZE, failed_label, legend_below, n_label, state_n
 
 
 def _yerr(df: pd.DataFrame, value: str, low: str, high: str) -> np.ndarray:
@@ -17,8 +17,8 @@ def _yerr(df: pd.DataFrame, value: str, low: str, high: str) -> np.ndarray:
 
 def grouped_bars(df: pd.DataFrame, x: str, hue: str, value: str = "accuracy", ax=None,
                  low: str = "ci_low", high: str = "ci_high", chance: float | None = 0.5):
-    """Bars of `value` per `x` and `hue` with CI whiskers, and a dashed chance line."""
-    ax = ax or plt.subplots(figsize=(7, 4))[1]
+    """Bars of `value` per `x` and `hue` with CI whiskers, a dashed chance line, and the legend under the panel."""
+    ax = ax or plt.subplots(figsize=FIGSIZE)[1]
     xs = list(dict.fromkeys(df[x]))
     hues = list(dict.fromkeys(df[hue]))
     width = 0.8 / max(len(hues), 1)
@@ -29,13 +29,13 @@ def grouped_bars(df: pd.DataFrame, x: str, hue: str, value: str = "accuracy", ax
     ax.set_xticks(np.arange(len(xs)), xs)
     if chance is not None:
         ax.axhline(chance, ls="--", c="grey", lw=1)
-    ax.legend(fontsize="small", frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    legend_below(ax, fontsize="small")  # reward-model names are long: beside the bars they would widen the figure past a column
     return ax
 
 
 def binned_lines(df: pd.DataFrame, xlabel: str, ax=None):
     """Accuracy per bin (x = mean of the bin) for each reward model, with CI bands."""
-    ax = ax or plt.subplots(figsize=(6, 4))[1]
+    ax = ax or plt.subplots(figsize=FIGSIZE)[1]
     for rm, part in df.groupby("rm", sort=False):
         part = part.sort_values("mid")
         ax.errorbar(part["mid"], part["accuracy"], yerr=_yerr(part, "accuracy", "ci_low", "ci_high"),

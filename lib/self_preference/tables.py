@@ -215,9 +215,9 @@ def preference_table(pairs: pd.DataFrame, by, prefs=("self", "order", "fact"), m
     return table
 
 
-def preference_table_by_method(views: dict, by) -> pd.DataFrame:
-    """`preference_table` of each method's pairs, stacked with a `method` column."""
-    return pd.concat([preference_table(v, by).assign(method=m) for m, v in views.items()], ignore_index=True)
+def preference_table_by_method(views: dict, by, **kw) -> pd.DataFrame:
+    """`preference_table` of each method's pairs (keywords passed on, e.g. `prefs`), stacked with a `method` column."""
+    return pd.concat([preference_table(v, by, **kw).assign(method=m) for m, v in views.items()], ignore_index=True)
 
 
 def table3_margins(cells: pd.DataFrame, prefs=("self", "order", "fact"),

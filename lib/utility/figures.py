@@ -7,10 +7,13 @@ the summary's bootstrap (metrics) and Wilson (failure rate) 95% intervals, not s
 """
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from lib.labels import label
 from lib.plotting import failed_label, n_label, state_n
 from lib.utility.evaluate import SET_EXTRA
 
@@ -51,19 +54,42 @@ def questions_n(long: pd.DataFrame, per: str = "bar") -> str:
     return text
 
 
-def _facets(long: pd.DataFrame, row: str | None, col: str):
+WRAP = 2  # panels per row: two 2.4-in panels keep a figure readable at a paper's column width
+PANEL = (2.4, 2.2)  # inches per panel
+
+
+def _facets(long: pd.DataFrame, row: str | None, col: str, wrap: int = WRAP):
+    """Panels per `row` value (e.g. model) and `col` value, the `col` panels wrapped `wrap` to a row;
+    yields (axes, its rows, its title), then lays the figure out."""
     rows = list(dict.fromkeys(long[row])) if row else [None]
     cols = list(dict.fromkeys(long[col]))
-    fig, axes = plt.subplots(len(rows), len(cols), figsize=(3.2 * len(cols), 2.8 * len(rows)), squeeze=False)
+    per_row = min(len(cols), wrap)
+    lines = -(-len(cols) // per_row)  # rows of panels per `row` value
+    fig, axes = plt.subplots(len(rows) * lines, per_row, squeeze=False,
+                             figsize=(PANEL[0] * per_row, PANEL[1] * len(rows) * lines))
     for i, rv in enumerate(rows):
         for j, cv in enumerate(cols):
             sub = long[(long[col] == cv) & ((long[row] == rv) if row else True)]
-            yield axes[i][j], sub, " | ".join(str(v) for v in (rv, cv) if v is not None)
+            title = " | ".join(str(v) for v in (rv, cv) if v is not None)
+            yield axes[i * lines + j // per_row][j % per_row], sub, textwrap.fill(title, 30)
+        for j in range(len(cols), lines * per_row):  # the unused end of the last row
+            axes[i * lines + j // per_row][j % per_row].remove()
     fig.tight_layout()
 
 
+def _legend_below(fig, title: str) -> None:
+    """One legend for all panels, centred under them (it adds no width), from the first panel with entries."""
+    for ax in fig.axes:
+        handles, labels = ax.get_legend_handles_labels()
+        if handles:
+            fig.legend(handles, labels, title=title, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                       ncols=min(len(labels), 3), fontsize="small", title_fontsize="small")
+            return
+
+
 def bar_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: str | None = None):
-    """Grouped bars of `value` with [lo, hi] error bars, one panel per `col` (and `row`) value."""
+    """Grouped bars of `value` with [lo, hi] error bars, one panel per `col` (and `row`) value, two
+    panels to a row, one legend under them."""
     hues = list(dict.fromkeys(long[hue]))
     fig = None
     for ax, sub, title in _facets(long, row, col):
@@ -76,25 +102,75 @@ def bar_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: st
             err = np.vstack([part["value"] - part["lo"], part["hi"] - part["value"]]).clip(min=0)
             ax.bar(pos, part["value"], width, yerr=err, capsize=2, label=str(h))
         ax.set_xticks(np.arange(len(xs)), [str(v) for v in xs])
-        ax.set_title(title, fontsize=9)
+        # every group's full slot: a hue with no bar here must not pull its group's tick to the edge
+        ax.set_xlim(-0.5, max(len(xs), 1) - 0.5)
+        ax.set_title(title, fontsize="small")
         ax.set_xlabel(x)
     if fig is not None:
-        fig.axes[0].legend(title=hue, fontsize=7)
+        _legend_below(fig, hue)
         state_n(fig, questions_n(long))
     return fig
 
 
 def line_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: str | None = None):
-    """Lines of `value` over `x` with a [lo, hi] band, one panel per `col` (and `row`) value."""
+    """Lines of `value` over `x` with a [lo, hi] band, one panel per `col` (and `row`) value, two panels
+    to a row, one legend under them."""
     fig = None
     for ax, sub, title in _facets(long, row, col):
         fig = ax.figure
         for h, part in sub.sort_values(x).groupby(hue, sort=False):
             ax.plot(part[x], part["value"], marker="o", label=str(h))
             ax.fill_between(part[x], part["lo"], part["hi"], alpha=0.2)
-        ax.set_title(title, fontsize=9)
+        ax.set_title(title, fontsize="small")
         ax.set_xlabel(x)
     if fig is not None:
-        fig.axes[0].legend(title=hue, fontsize=7)
+        _legend_below(fig, hue)
         state_n(fig, questions_n(long, per="point"))
     return fig
+
+HEADLINE_LABEL = "F1 per question (set) / NDCG@1 (rank), readable replies"
+
+
+def relevance_vs_utility_figure(per_q: pd.DataFrame, summary: pd.DataFrame):
+    """Notebook 10's figure: F1 per question (set forms) and NDCG@1 (rank forms) per dataset, relevance vs
+    utility prompts, means over readable replies with 95% intervals over questions, one panel per form.
+    When no reply parsed at all, the failure rates stand in and the y label says so, with n."""
+    import seaborn as sns
+
+    from lib.utility.evaluate import failure_table
+
+    long, ylabel = per_q.dropna(subset=["headline"]), HEADLINE_LABEL
+    if long.empty:  # every reply unreadable: failure rates instead of empty bars, and said
+        fails = failure_table(per_q, ["source", "judgment", "form"])
+        long = fails.assign(headline=fails["failure rate"])
+        ylabel = f"failure rate (%): no reply parsed\n(0 of {len(per_q)} replies)"
+    g = sns.catplot(data=long, x="source", y="headline", hue="judgment", col="form", kind="bar",
+                    errorbar=("ci", 95), height=2.6, aspect=0.85)
+    g.set_axis_labels("dataset", ylabel)
+    g.set_titles("{col_name}")
+    return state_n(g.figure, questions_n(summary))
+
+
+def k_curve_figure(curve: pd.DataFrame, score: str = "score", ylabel: str = "answer score"):
+    """Notebook 12's figure: the answer score over k (shuffles voted), one line per dataset and one panel
+    per model. A series measured at one k only is a dot, not a line, and its panel's x label says that
+    it is one point, not a curve."""
+    models = list(dict.fromkeys(curve["model"])) or [""]
+    fig, axes = plt.subplots(1, len(models), figsize=(min(2.6 * len(models) + 1.2, 7.0), 2.8), squeeze=False,
+                             sharey=True)
+    for ax, model in zip(axes[0], models):
+        part = curve[curve["model"] == model].dropna(subset=[score])
+        lone = []
+        for source, s in part.sort_values("k").groupby("source", sort=False):
+            if len(s) > 1:
+                ax.plot(s["k"], s[score], marker="o", label=str(source))
+            else:
+                ax.plot(s["k"], s[score], marker="o", ls="none", label=str(source))
+                lone.append(f"{label(source)}: k = {int(s['k'].iloc[0])} only")
+        # said under the axis, where it cannot cover the point
+        xlabel = "k (shuffles voted)" + ("\none point, not a curve: " + "; ".join(lone) if lone else "")
+        ax.set(title=str(model), xlabel=xlabel)
+        if len(part):
+            ax.legend(title="dataset", fontsize="small")
+    axes[0][0].set_ylabel(ylabel)
+    return state_n(fig, questions_n(curve, per="point"))

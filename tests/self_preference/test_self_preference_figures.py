@@ -5,7 +5,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from lib.plotting import is_empty  # noqa: E402
 from lib.self_preference import figures  # noqa: E402
+from lib.self_preference import pairwise as pr  # noqa: E402
 
 
 def _bars(fig):
@@ -21,7 +23,7 @@ def test_fact_by_knowledge_bars_are_the_shares_per_level_in_order():
     fig = figures.fact_by_knowledge(scored, knowledge)
     ax = fig.axes[0]
     # 'no' becomes 'none'; item c is unparsed (dropped); a: 1 of 2 true, b: 2 of 2
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["none", "full"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["none\nn=2", "full\nn=2"]  # n per level
     assert _bars(fig) == [0.5, 1.0]
     plt.close(fig)
 
@@ -33,7 +35,8 @@ def test_style_preference_uses_valid_pairs_only_and_says_when_there_are_none():
     assert _bars(fig) == [0.5]  # the invalid pair's choice would make it 0.67
     plt.close(fig)
     empty = figures.style_preference(scored.assign(valid=False))
-    assert [t.get_text() for t in empty.axes[0].texts] == ["no valid pairs"] and _bars(empty) == []
+    note = " ".join(empty.axes[0].texts[0].get_text().split())
+    assert note == "no data: " + figures.STYLE_NO_REPLY and _bars(empty) == []
     plt.close(empty)
 
 
@@ -56,3 +59,45 @@ def test_preference_figures_state_n_in_pairs_and_the_pairs_without_a_reply():
     fig = figures.style_preference(style)
     assert _suptitle(fig) == "n = 3 pairs; 1 of 4 pairs without a valid reply (25%)"
     plt.close(fig)
+
+
+def _fact_pairs(parsed: bool):
+    """True-vs-false pairs of two questions decided by likelihood (passage 1 each time), parsed or not."""
+    rows = [{"item_id": q, "evaluator": "m", "order": o, "a_fact": "true", "b_fact": "false", "status": "ok",
+             "design": "answer", "choice": 1 if parsed else None, "lik_choice": 1}
+            for q in ("a", "b") for o in ("a_first", "b_first")]
+    p = pr.derive_preferences(pd.DataFrame(rows))
+    p["choice"] = pd.array(p["choice"], dtype="Int64")
+    p["lik_choice"] = pd.array(p["lik_choice"], dtype="Int64")
+    return p
+
+
+def test_fact_by_knowledge_shows_the_likelihood_beside_an_empty_paper_panel():
+    knowledge = pd.DataFrame({"item_id": ["a", "b"], "model": ["m", "m"], "level": ["full", "no"]})
+    fig = figures.fact_by_knowledge(_fact_pairs(parsed=False), knowledge)
+    paper, lik = fig.axes
+    assert [paper.get_title(), lik.get_title()] == [figures.PAPER, figures.LIKELIHOOD]
+    assert is_empty(paper) and not is_empty(lik)
+    assert " ".join(paper.texts[0].get_text().split()) == "no data: " + figures.NO_PAPER_REPLY
+    # passage 1 is the true one in the a_first order only: half the pairs chose the true passage
+    assert sorted(round(b.get_height(), 6) for c in lik.containers for b in c) == [0.5, 0.5]
+    assert paper.get_legend() is None and lik.get_legend() is not None
+    lines = fig._suptitle.get_text().splitlines()
+    assert lines[0].startswith("paper (parsed reply): n = 0 pairs; 4 of 4") and lines[1].startswith("likelihood sum: n = 4")
+    plt.close(fig)
+    both = figures.fact_by_knowledge(_fact_pairs(parsed=True), knowledge)
+    assert not any(is_empty(ax) for ax in both.axes)
+    plt.close(both)
+
+
+def test_an_all_empty_method_figure_is_not_saved_and_says_why(tmp_path, monkeypatch, capsys):
+    from lib.outputs import RunOutputs
+
+    monkeypatch.setenv("RAGBIAS_RUNS", str(tmp_path / "runs"))
+    monkeypatch.setenv("RAGBIAS_FIGURES", str(tmp_path / "figures"))
+    out = RunOutputs("t", "nb")
+    style = pd.DataFrame({"kind": ["long"] * 2, "evaluator": ["m"] * 2, "valid": [False] * 2, "chose_a": [None] * 2})
+    assert out.figure(figures.style_preference(style), "style") == []
+    assert out.not_saved["style"] == "no data: " + figures.STYLE_NO_REPLY
+    assert figures.STYLE_NO_REPLY in " ".join(capsys.readouterr().out.split())
+    assert not list(out.figure_dir.glob("style.*"))

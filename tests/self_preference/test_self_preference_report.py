@@ -89,7 +89,7 @@ def test_pointwise_helpers_name_the_two_expected_scores_apart():
     assert lk.method_tables(r.assign(lik_argmax=np.nan)) == {}
     assert lk.EXPECTED_SCORE_NAMES["expected_score"] != lk.EXPECTED_SCORE_NAMES["lik_expected"]
     fig = report.pointwise_scores_figure(r)
-    titles = " ".join(a.get_title() for a in fig.axes)
+    titles = " ".join(" ".join(a.get_title().split()) for a in fig.axes)  # titles wrap
     assert "reply-token expected score" in titles and "parsed score" in titles
     assert report.parsed_vs_next_token_figure(r).axes[0].get_ylabel() == "next-token expected score after ###"
     assert report.coverage_line(r).startswith("parse failures after retries: 0.0%")
@@ -110,3 +110,23 @@ def test_figures_state_n_and_the_unparsed_replies():
     both = pt.preference_table_by_method(views, ["dataset", "evaluator"])
     text = report.preferences_by_method_figure(both)._suptitle.get_text()
     assert text.splitlines()[0].startswith("paper (parsed reply): n = ") and len(text.splitlines()) == 3
+
+
+def test_figure3_puts_the_likelihood_beside_a_paper_panel_without_replies():
+    from lib.plotting import is_empty
+
+    unparsed = all_combo_pairs(5, paper=lambda a_pos, true_pos, asym: None, lik=lambda a_pos, true_pos, asym: true_pos)
+    views, _ = lk.method_views(unparsed)
+    by_combo = pt.preference_table_by_method(views, ["dataset", "evaluator", "combo"], prefs=("self",))
+    fig = report.self_by_combo_figure(by_combo, pr.COMBOS)
+    paper, lik = fig.axes  # the per-word variant is left out: two panels
+    assert [paper.get_title(), lik.get_title()] == ["paper (parsed reply)", "likelihood sum"]
+    assert is_empty(paper) and "see the likelihood panel" in " ".join(paper.texts[0].get_text().split())
+    # the likelihood takes the true passage: own passage in TF, the other's in FT; TT and FF undecidable
+    assert [t.get_text() for t in lik.get_xticklabels()] == ["TT\nn=0", "TF\nn=10", "FT\nn=10", "FF\nn=0"]
+    heights = [b.get_height() for b in lik.patches]
+    assert [h for h in heights if h == h] == [1.0, 0.0]
+    assert fig._suptitle.get_text().splitlines()[0] == "paper (parsed reply): n = 0 valid pairs; 40 of 40 pairs unparsed (100%)"
+    # the likelihood parses nothing: its pairs without a choice are undecided (same answer), not unparsed
+    assert fig._suptitle.get_text().splitlines()[1] == "likelihood sum: n = 20 valid pairs; 20 of 40 pairs undecided (50%)"
+    assert lik.get_xlim() == (-0.5, 3.5)  # TT and FF keep their slots, n=0

@@ -210,18 +210,33 @@ def test_legend_crossed_by_a_line_moves_outside():
     plt.close(fig)
 
 
-def test_figure_wider_than_a_page_warns(out):
-    fig, ax = plt.subplots(figsize=(10, 3))
-    ax.plot([0, 1], [0, 1])
-    ax.set_title("n = 2")
-    with pytest.warns(FigureWarning, match="wider than a paper's page"):
-        out.figure(fig, "wide")
-    fig, ax = plt.subplots()  # the house size
-    ax.plot([0, 1], [0, 1])
-    ax.set_title("n = 2")
+def test_figure_unreadable_at_a_columns_width_warns_unless_declared_full_width(out):
+    """Readable = its smallest text prints at 5 pt or more once shrunk to the column (3.3 in), or to the
+    page (7 in) for a figure declared span='page' (a paper's figure*)."""
+    from lib.plotting import MIN_PRINTED_PT, printed_text_pt
+
+    def wide():
+        fig, axes = plt.subplots(1, 3, figsize=(9.5, 3))  # three panels in a row: about 8 in wide as saved
+        for ax in axes:
+            ax.plot([0, 1], [0, 1])
+        axes[0].set_title("n = 2")
+        return fig
+
+    with pytest.warns(FigureWarning, match="at a column's width .* prints at .* under 5 pt"):
+        out.figure(wide(), "wide")
     with warnings.catch_warnings():
         warnings.simplefilter("error", FigureWarning)
-        out.figure(fig, "house_size")
+        out.figure(wide(), "wide_page", span="page")  # declared a figure*: 8 in shrinks to 7 in, text stays over 5 pt
+    fig, ax = plt.subplots()  # the house size, one column
+    ax.plot([0, 1], [0, 1])
+    ax.set_title("n = 2")
+    printed, drawn, width = printed_text_pt(fig)
+    assert printed >= MIN_PRINTED_PT and printed == pytest.approx(drawn * 3.3 / width)
+    ax.text(0.5, 0.5, "tiny note", fontsize=4)  # planted: a 4 pt note is unreadable at any width
+    with pytest.warns(FigureWarning, match="smallest text \\(4.0 pt\\)"):
+        out.figure(fig, "tiny_text")
+    with pytest.raises(ValueError, match="span"):
+        out.figure(plt.subplots()[0], "bad_span", span="double")
 
 
 def test_n_label_names_the_unit_and_the_failures():
@@ -232,3 +247,58 @@ def test_n_label_names_the_unit_and_the_failures():
     assert n_label(3, "valid pairs", failed=1, of=4, what="pairs unparsed") == \
         "n = 3 valid pairs; 1 of 4 pairs unparsed (25%)"
     assert failed_label(0, 0) == "0 of 0 replies unreadable"
+
+
+def test_series_without_data_has_no_legend_entry():
+    """A method with no value anywhere in the figure takes no legend entry; a series with data only in
+    another panel, and a labelled chance line, keep theirs; a legend left with no entry goes."""
+    house_style()
+    df = pd.DataFrame({"x": ["a", "b"] * 3, "y": [0.4, 0.6] + [np.nan] * 4,
+                       "method": ["paper"] * 2 + ["likelihood"] * 2 + ["per word"] * 2})
+    fig, (left, right, lines) = plt.subplots(1, 3)
+    sns.barplot(df, x="x", y="y", hue="method", ax=left)
+    # the likelihood has data in the middle panel only (same hue order, so the same colours)
+    sns.barplot(df.assign(y=[np.nan] * 2 + [0.3, 0.2] + [np.nan] * 2), x="x", y="y", hue="method", ax=right)
+    lines.plot([0, 1], [np.nan, np.nan], label="never")
+    lines.plot([0, 1], [0.2, 0.3], label="drawn")
+    lines.axhline(0.5, color="grey", ls="--", label="chance")
+    lines.legend()
+    tidy(fig)
+    assert [t.get_text() for t in left.get_legend().get_texts()] == ["paper", "likelihood"]
+    assert [t.get_text() for t in right.get_legend().get_texts()] == ["paper", "likelihood"]
+    assert [t.get_text() for t in lines.get_legend().get_texts()] == ["drawn", "chance"]
+    plt.close(fig)
+    g = sns.catplot(df[df["method"] != "paper"], x="x", y="y", hue="method", kind="bar")
+    tidy(g.figure)  # no series has data: the figure legend goes
+    assert g.figure.legends == []
+    plt.close(g.figure)
+
+
+def test_not_saved_figure_gives_its_panels_reasons(out, capsys):
+    fig, (a, b) = plt.subplots(1, 2)
+    a.text(0.5, 0.5, "no reply in the paper's\nformat", transform=a.transAxes)
+    b.bar(["x"], [np.nan])
+    assert out.figure(fig, "reasons", empty_note="no data: fallback") == []
+    assert out.not_saved == {"reasons": "no reply in the paper's format"}
+    fig, ax = plt.subplots()
+    out.figure(fig, "bare", empty_note="no data: fallback")
+    assert out.not_saved["bare"] == "no data: fallback"
+
+
+def test_legend_below_stays_under_rotated_tick_labels_and_adds_no_width():
+    from lib.plotting import legend_below
+
+    house_style()
+    fig, ax = plt.subplots()
+    names = [f"category_{i}_with_a_long_name" for i in range(6)]
+    for k in range(3):
+        ax.bar(np.arange(6) + k * 0.25, np.full(6, 0.9), 0.25, label=f"reward model {k}")
+    ax.set_xticks(np.arange(6), names)
+    legend_below(ax)
+    tidy(fig)  # the long tick labels overlap, so they rotate and reach further down
+    renderer = fig.canvas.get_renderer()
+    legend_box = ax.get_legend().get_window_extent(renderer)
+    lowest_tick = min(t.get_window_extent(renderer).y0 for t in ax.get_xticklabels())
+    assert legend_box.y1 <= lowest_tick + 1 and ax.get_xticklabels()[0].get_rotation() == 30
+    assert legend_box.width <= fig.bbox.width  # its rows fold rather than widen the figure
+    plt.close(fig)

@@ -39,7 +39,7 @@ def test_paper_f1_differs_from_the_per_question_mean_and_the_bars_show_the_paper
     assert summary.loc[0, "F1 per question"] == pytest.approx(100 / 3)  # each question 1/3
     long = F.panels(summary)
     fig = F.bar_figure(long, x="source", hue="judgment")
-    titles = [ax.get_title() for ax in fig.axes]
+    titles = [" ".join(ax.get_title().split()) for ax in fig.axes]  # titles are wrapped to their panel
     paper_ax = fig.axes[titles.index(f"listwise-set: {F.PAPER_F1}")]
     assert [p.get_height() for p in paper_ax.patches] == [pytest.approx(60.0)]
     extra_ax = fig.axes[titles.index(f"listwise-set: {F.EXTRA_F1}")]
@@ -54,6 +54,23 @@ def test_line_figure_one_panel_per_form_and_metric():
     assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 1
 
 
+def test_panels_wrap_two_to_a_row_and_stay_readable_at_a_columns_width():
+    """Figure 4's five panels (set F1, extra F1, failures; rank NDCG@1, failures) in rows of two, the
+    unused sixth place removed, one legend under the panels; the smallest text prints at 5 pt or more
+    in a 3.3-in column."""
+    from lib.plotting import MIN_PRINTED_PT, house_style, printed_text_pt, tidy
+
+    house_style()
+    summary = summarize(_per_question(), ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
+    fig = F.bar_figure(F.panels(summary), x="source", hue="judgment")
+    assert len(fig.axes) == 5
+    assert sorted({round(ax.get_position().x0, 2) for ax in fig.axes}) == sorted(
+        {round(ax.get_position().x0, 2) for ax in fig.axes[:2]})  # two columns of panels
+    assert [ax.get_legend() for ax in fig.axes] == [None] * 5 and len(fig.legends) == 1
+    tidy(fig)
+    assert printed_text_pt(fig)[0] >= MIN_PRINTED_PT
+
+
 def test_figures_state_n_in_questions_and_the_failed_judgments():
     from lib.plotting import states_n
 
@@ -65,3 +82,48 @@ def test_figures_state_n_in_questions_and_the_failed_judgments():
     one = summary[summary["judgment"] == "relevance"]
     fig = F.line_figure(F.panels(one), x="source", hue="judgment")
     assert fig._suptitle.get_text().startswith("n = 2 questions per point; 0 of 2 ")
+
+
+def _per_q_rq1(failed: bool):
+    rows = [{"source": "nq", "judgment": j, "form": f, "failed": failed, "n_ok": 0 if failed else 1, "n_repaired": 0,
+             "n_failed": 1 if failed else 0, "n_asked_again": 0, "headline": None if failed else 0.5 + 0.1 * q}
+            for j in ("relevance", "utility") for f in ("listwise-set", "listwise-rank") for q in range(3)]
+    return pd.DataFrame(rows)
+
+
+def test_rq1_figure_names_the_metric_or_says_that_no_reply_parsed():
+    import matplotlib.pyplot as plt
+
+    summary = pd.DataFrame({"n": [3] * 4, "n_failed_questions": [0] * 4})
+    fig = F.relevance_vs_utility_figure(_per_q_rq1(failed=False), summary)
+    assert fig.axes[0].get_ylabel() == F.HEADLINE_LABEL
+    plt.close(fig)
+    fig = F.relevance_vs_utility_figure(_per_q_rq1(failed=True), summary.assign(n_failed_questions=3))
+    label = fig.axes[0].get_ylabel()
+    assert "no reply parsed" in label and "0 of 12 replies" in label and "F1" not in label
+    assert sorted({round(p.get_height(), 6) for ax in fig.axes for p in ax.patches if p.get_width()}) == [100.0]
+    plt.close(fig)
+
+
+def test_k_curve_draws_a_line_only_through_two_or_more_points():
+    import matplotlib.pyplot as plt
+
+    curve = pd.DataFrame({"model": ["smollm2"] * 3, "source": ["nq", "nq", "marco"], "k": [1, 2, 2],
+                          "score": [40.0, 50.0, 30.0], "n": [1, 1, 1]})
+    fig = F.k_curve_figure(curve)
+    ax = fig.axes[0]
+    styles = {line.get_label(): (line.get_linestyle(), len(line.get_xdata())) for line in ax.lines}
+    assert styles == {"nq": ("-", 2), "marco": ("None", 1)}
+    assert "one point, not a curve: MS MARCO: k = 2 only" in ax.get_xlabel()
+    plt.close(fig)
+    fig = F.k_curve_figure(curve[curve["source"] == "nq"])
+    assert "not a curve" not in fig.axes[0].get_xlabel()
+    assert fig._suptitle.get_text() == "n = 1 question per point"
+    plt.close(fig)
+
+
+def test_a_group_keeps_its_slot_when_a_hue_has_no_bar_there():
+    summary = summarize(_per_question(), ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
+    fig = F.bar_figure(F.panels(summary), x="source", hue="judgment")
+    rank = next(ax for ax in fig.axes if "NDCG@1" in ax.get_title())  # utility only: relevance has no rank row
+    assert rank.get_xlim() == (-0.5, 0.5) and list(rank.get_xticks()) == [0]

@@ -196,7 +196,8 @@ def _legends_outside(fig, renderer) -> None:
         if ax.get_position().x1 < right - 1e-6:
             # a panel with neighbours on its right: beside it the legend would lie under the next panel,
             # so it goes beside the whole figure, level with its panel's top
-            handles, labels = ax.get_legend_handles_labels()
+            # the legend's own entries (not the axes' artists): entries dropped for having no data stay out
+            handles, labels = leg.legend_handles, [t.get_text() for t in leg.get_texts()]
             title = leg.get_title().get_text()
             leg.remove()
             fig.legend(handles, labels, title=title or None, loc="upper left", frameon=False,
@@ -312,7 +313,11 @@ def drop_empty_legend_entries(fig) -> None:
             continue
         owner = next((ax for ax in fig.axes if ax.get_legend() is leg), None)
         kw = dict(title=leg.get_title().get_text() or None, loc=leg._loc, frameon=leg.get_frame_on(),
-                  bbox_to_anchor=leg.get_bbox_to_anchor(), fontsize=leg._fontsize, ncols=min(leg._ncols, max(len(keep), 1)))
+                  fontsize=leg._fontsize, ncols=min(leg._ncols, max(len(keep), 1)))
+        if leg._bbox_to_anchor is not None:
+            # an explicit anchor is kept as it is, in display units: the default transform would
+            # scale it by the axes' box a second time (a legend miles off the figure)
+            kw.update(bbox_to_anchor=leg._bbox_to_anchor, bbox_transform=matplotlib.transforms.IdentityTransform())
         leg.remove()
         if keep:
             handles, labels = zip(*keep)

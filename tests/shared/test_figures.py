@@ -264,9 +264,10 @@ def test_series_without_data_has_no_legend_entry():
     lines.axhline(0.5, color="grey", ls="--", label="chance")
     lines.legend()
     tidy(fig)
-    assert [t.get_text() for t in left.get_legend().get_texts()] == ["paper", "likelihood"]
-    assert [t.get_text() for t in right.get_legend().get_texts()] == ["paper", "likelihood"]
-    assert [t.get_text() for t in lines.get_legend().get_texts()] == ["drawn", "chance"]
+    # a legend over its bars moves beside the figure (a figure legend): look in every legend
+    legends = sorted([t.get_text() for t in leg.get_texts()] for leg in [*fig.legends, *(
+        ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)])
+    assert legends == [["drawn", "chance"], ["paper", "likelihood"], ["paper", "likelihood"]]
     plt.close(fig)
     g = sns.catplot(df[df["method"] != "paper"], x="x", y="y", hue="method", kind="bar")
     tidy(g.figure)  # no series has data: the figure legend goes
@@ -302,3 +303,23 @@ def test_legend_below_stays_under_rotated_tick_labels_and_adds_no_width():
     assert legend_box.y1 <= lowest_tick + 1 and ax.get_xticklabels()[0].get_rotation() == 30
     assert legend_box.width <= fig.bbox.width  # its rows fold rather than widen the figure
     plt.close(fig)
+
+
+def test_dropping_an_empty_legend_entry_keeps_the_legend_on_the_figure():
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from lib import plotting
+
+    # a stacked bar of one series with no data, as 02's verification chart at smoke size
+    report = pd.DataFrame({"ok": [1, 1], "retried": [0, 0], "dropped": [0, 1]}, index=["true", "false"])
+    for anchor in (None, (1.01, 1.0)):
+        fig, ax = plt.subplots(figsize=(4, 3))
+        report.plot.barh(stacked=True, ax=ax)
+        if anchor:
+            ax.legend(loc="upper left", bbox_to_anchor=anchor)
+        plotting.tidy(fig)
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == ["ok", "dropped"]
+        box = fig.get_tightbbox()
+        assert box.width < 3 * 4 and box.height < 3 * 3  # inches: the legend stays beside the axes
+        plt.close(fig)

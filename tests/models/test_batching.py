@@ -3,7 +3,7 @@ of the real embedded models."""
 import pytest
 
 from lib.models.backends import transformers_lm
-from lib.models.backends.transformers_lm import (MIN_SHARED, common_prefix, load, prefix_batches, shared_length,
+from lib.models.backends.transformers_lm import (MIN_SHARED, common_prefix, layout, load, prefix_batches,
                                                  span_logprobs, token_batches)
 from lib.models.specs import parse_spec
 
@@ -41,6 +41,20 @@ def test_prefix_batches_count_the_shared_prefix_once():
     assert prefix_batches(seqs, order, budget=60, max_rows=4) == [[0, 1, 2, 3], [4, 5], [6]]
 
 
+def test_layout_groups_rows_that_share_more_than_the_root():
+    root, a, b = [1] * 20, [2] * 30, [3] * 30  # instruction; two first passages
+    seqs = [root + a + [5, 6], root + a + [7], root + b + [8, 9, 10], root + b + [11], root + [4] * 12]
+    lay = layout(seqs, [len(s) - 1 for s in seqs])
+    assert lay.root == 20
+    assert sorted((sorted(rows), end) for rows, end in lay.groups) == [([0, 1], 50), ([2, 3], 50), ([4], 20)]
+    # computed: the root once, three segments padded to 30, five rests padded to the longest (12)
+    assert lay.computed == 20 + 3 * 30 + 5 * 12
+    assert lay.computed < 20 + 5 * (max(map(len, seqs)) - 20)  # cheaper than one shared root alone
+    # a limit before the segment ends (a scored position) keeps the row out of any group
+    lay = layout(seqs, [len(s) - 1 for s in seqs[:-1]] + [15])
+    assert lay.root == 0 and lay.computed == 5 * max(map(len, seqs))
+
+
 @pytest.mark.model
 @pytest.mark.parametrize("name", ["smollm2", "gemma3"])
 def test_shared_prefix_equals_full_passes(name, monkeypatch):
@@ -65,8 +79,10 @@ def test_sliding_window_models_share_only_inside_the_window():
     gemma, _ = load(parse_spec("local:gemma3"))
     smol, _ = load(parse_spec("local:smollm2"))
     rows = lambda n: [list(range(400)) + [1] * (n - 400), list(range(400)) + [2] * (n - 400)]  # noqa: E731
-    assert shared_length(gemma, rows(500), limit=450) == 400
-    assert shared_length(gemma, rows(600), limit=450) == 0  # past the 512-token window
-    assert shared_length(gemma, rows(500), limit=450, extra=20) == 0  # generated tokens count too
-    assert shared_length(smol, rows(5000), limit=450) == 400
-    assert shared_length(smol, rows(5000), limit=10) == 0  # below MIN_SHARED
+    gemma_window, smol_window = gemma.config.sliding_window, getattr(smol.config, "sliding_window", None)
+    assert gemma_window == 512 and smol_window is None
+    assert layout(rows(500), [450, 450], gemma_window).root == 400
+    assert layout(rows(600), [450, 450], gemma_window).root == 0  # past the 512-token window
+    assert layout(rows(500), [450, 450], gemma_window, extra=20).root == 0  # generated tokens count too
+    assert layout(rows(5000), [450, 450], smol_window).root == 400
+    assert layout(rows(5000), [10, 10], smol_window).root == 0  # below MIN_SHARED

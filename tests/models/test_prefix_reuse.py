@@ -82,3 +82,37 @@ def test_likelihoods_of_several_contexts_with_a_shared_prefix_equal_full_passes(
     (shared, stats_on), (full, _) = _both(monkeypatch, run)
     assert shared == pytest.approx(full, abs=2e-3)
     assert stats_on["computed"] < stats_on["requested"]
+
+
+def test_groups_that_share_a_first_passage_equal_full_passes(monkeypatch):
+    """Generation-phase prompts of one question: pairs with the same first passage form groups past the
+    shared instruction and question (two levels of reuse); replies and likelihoods as full passes."""
+    backend = TransformersBackend(parse_spec("local:smollm2"))
+    q = PASSAGES[0][0]
+    true = ("Paris is the capital and largest city of France. It stands on the Seine in the north of the "
+            "country and has been the seat of the French government for most of the last thousand years.")
+    false = ("Marseille is the capital of France, according to this passage. The port city on the Mediterranean "
+             "coast is said here to hold the parliament, the ministries and the president's residence.")
+    other = PASSAGES[1][1]
+    pairs = [(true, other), (true, false), (false, other), (false, true), (other, true), (other, false)]
+    msgs = [[{"role": "user", "content": sp.generation_phase_prompt(q, a, b)}] for a, b in pairs]
+    ids = [backend._context_ids(m) for m in msgs]
+    lay = transformers_lm.layout(ids, [len(s) - 1 for s in ids])
+    assert lay.root and sorted(len(rows) for rows, _ in lay.groups) == [2, 2, 2]  # one per first passage
+    reqs = [Request(messages=m, max_tokens=8, logprobs=2) for m in msgs]
+    work = [(m, cont) for m in msgs for cont in (" Paris", " Marseille")]
+
+    def run():
+        got, lik = {}, {}
+        backend.generate(reqs, lambda i, r: got.__setitem__(i, r))
+        backend.loglikelihood(work, lambda i, r: lik.__setitem__(i, r.logprob))
+        return [got[i] for i in range(len(reqs))], [lik[i] for i in range(len(work))]
+
+    ((replies, liks), stats_on), ((full_replies, full_liks), stats_off) = _both(monkeypatch, run)
+    assert [r.text for r in replies] == [r.text for r in full_replies]
+    for a, b in zip(replies, full_replies):
+        for tok, lp in b.top_logprobs[0].items():
+            assert a.top_logprobs[0][tok] == pytest.approx(lp, abs=2e-3)
+    assert liks == pytest.approx(full_liks, abs=2e-3)
+    assert liks[0] > liks[1]  # the first prompt's passages both say Paris
+    assert stats_on["computed"] < 0.7 * stats_off["computed"]

@@ -7,6 +7,7 @@ import threading
 import warnings
 import zlib
 from collections import Counter
+from typing import NamedTuple
 
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
@@ -111,7 +112,7 @@ def _shared(lcp: int, limit: int, wider: int, window: int | None, extra: int) ->
 def prefix_batches(seqs: list[list[int]], order: list[int], budget: int, max_rows: int | None = None,
                    limits: list[int] | None = None, window: int | None = None, extra: int = 0) -> list[list[int]]:
     """Consecutive chunks of `order` whose computed size stays within `budget` positions: rows x the
-    longest part after the prefix they share (shared_length's rule: at most limits[i] tokens of row i,
+    longest part after the prefix they share (layout's rule for a root: at most limits[i] tokens of row i,
     MIN_SHARED or more, the whole row plus `extra` inside a sliding `window`). At least one row each,
     at most max_rows (None: no cap)."""
     limits = limits if limits is not None else [len(s) for s in seqs]
@@ -131,14 +132,8 @@ def prefix_batches(seqs: list[list[int]], order: list[int], budget: int, max_row
 
 
 def computed_positions(seqs, chunks, limits, window=None, extra=0) -> int:
-    """Prompt positions a plan of batches computes: each shared prefix once, the rest padded per row."""
-    total = 0
-    for c in chunks:
-        rows = [seqs[i] for i in c]
-        wider = max(map(len, rows))
-        p = _shared(common_prefix(rows), min(limits[i] for i in c), wider, window, extra) if len(c) > 1 else 0
-        total += p + len(c) * (wider - p)
-    return total
+    """Prompt positions a plan of batches computes (layout: shared tokens once, the rest padded per row)."""
+    return sum(layout([seqs[i] for i in c], [limits[i] for i in c], window, extra).computed for c in chunks)
 
 
 TEMPLATE = 64  # leading tokens that identify a prompt template (chat preamble, instruction)
@@ -171,41 +166,89 @@ def common_prefix(seqs: list[list[int]]) -> int:
     return n
 
 
-def shared_length(model, seqs: list[list[int]], limit: int, extra: int = 0) -> int:
-    """How many leading tokens a batch can compute once: their common prefix, at most `limit`, 0 when
-    shorter than MIN_SHARED, for one row, or not exact under a sliding window (`extra`: tokens that
-    will follow the longest sequence, e.g. generated ones)."""
-    if len(seqs) < 2:
-        return 0
-    return _shared(common_prefix(seqs), limit, max(map(len, seqs)), getattr(model.config, "sliding_window", None),
-                   extra)
+class Layout(NamedTuple):
+    """How one batch's rows share their prefixes: `root` tokens shared by all rows run once; each group
+    (rows, end) runs its rows' common tokens root..end once; each row runs the rest from its group's end."""
+    root: int
+    groups: list[tuple[list[int], int]]
+    computed: int  # prompt positions computed this way, padding included
 
 
-def prefix_cache(model, prefix: list[int], n_rows: int):
-    """Key/value cache of one prefix, run once and repeated for n_rows rows."""
-    cache = model.base_model(input_ids=torch.tensor([prefix]), use_cache=True).past_key_values
-    if n_rows > 1:
-        cache.batch_repeat_interleave(n_rows)
-    return cache
+def layout(seqs: list[list[int]], limits: list[int], window: int | None = None, extra: int = 0) -> Layout:
+    """The cheapest sharing of one batch (root and groups, see Layout) within the rules of `_shared`:
+    row i shares at most limits[i] tokens (its first scored position), a shared run is MIN_SHARED tokens
+    or more, and under a sliding window only rows that fit it share. Groups are rows side by side in
+    token order whose common tokens reach MIN_SHARED past the root (one question's prompts with the
+    same first passage)."""
+    n, wider = len(seqs), max(map(len, seqs))
+    flat = Layout(0, [(list(range(n)), 0)], n * wider)
+    root = _shared(common_prefix(seqs), min(limits), wider, window, extra) if n > 1 else 0
+    if root:
+        flat = Layout(root, [(list(range(n)), root)], root + n * (wider - root))
+    if n < 3 or not REUSE_PREFIXES or (window is not None and wider + extra > window):
+        return flat
+    groups, cur, end = [], [], 0
+    for i in sorted(range(n), key=seqs.__getitem__):
+        if cur:
+            longer = min(end, common_prefix([seqs[cur[0]], seqs[i]]), limits[i])
+            if longer - root >= MIN_SHARED:
+                cur.append(i)
+                end = longer
+                continue
+            groups.append((cur, end if len(cur) > 1 else root))
+        cur, end = [i], min(len(seqs[i]), limits[i])
+    groups.append((cur, end if len(cur) > 1 else root))
+    seg = max(e - root for _, e in groups)
+    rest = max(len(seqs[i]) - e for rows, e in groups for i in rows)
+    two = Layout(root, groups, root + len(groups) * seg + n * rest)
+    return two if seg and root and two.computed < flat.computed else flat
 
 
-def hidden_states(model, seqs: list[list[int]], pad: int, share_until: int = 0) -> tuple[torch.Tensor, int]:
-    """Last hidden states of right-padded token sequences (no logits) and their offset: row r's state
-    at position t is hidden[r, t - offset]. Positions before `share_until` that every row shares run
-    once for the batch (shared_length); states are returned from the first unshared position on."""
-    p = shared_length(model, seqs, share_until)
-    ids, mask = _right_padded([s[p:] for s in seqs], pad)
-    n_rows, width = ids.shape
+def prefix_cache(model, seqs: list[list[int]], lay: Layout, pad: int):
+    """Key/value cache of a batch's shared tokens (root once, then each group's segment once, padded on
+    the right), one row per sequence; and its attention mask (rows x cached positions: 0 on padding)."""
+    cache = model.base_model(input_ids=torch.tensor([seqs[0][:lay.root]]), use_cache=True).past_key_values
+    ends = [e for _, e in lay.groups]
+    seg = max(e - lay.root for e in ends)
+    mask = torch.ones(len(lay.groups), lay.root, dtype=torch.long)
+    cache.batch_repeat_interleave(len(lay.groups))
+    if seg:
+        ids, seg_mask = _right_padded([seqs[rows[0]][lay.root:e] for rows, e in lay.groups], pad)
+        mask = torch.cat([mask, seg_mask], dim=1)
+        model.base_model(input_ids=ids, past_key_values=cache, attention_mask=mask,
+                         position_ids=torch.arange(lay.root, lay.root + seg).expand(len(ends), -1))
+    group_of = torch.empty(len(seqs), dtype=torch.long)
+    for g, (rows, _) in enumerate(lay.groups):
+        group_of[rows] = g
+    cache.batch_select_indices(group_of)
+    return cache, mask[group_of]
+
+
+def row_starts(seqs: list[list[int]], lay: Layout) -> list[int]:
+    """First position each row computes itself (its group's end)."""
+    starts = [0] * len(seqs)
+    for rows, end in lay.groups:
+        for i in rows:
+            starts[i] = end
+    return starts
+
+
+def hidden_states(model, seqs: list[list[int]], pad: int, limits: list[int] | None = None) -> tuple[torch.Tensor, list[int]]:
+    """Last hidden states of right-padded token sequences (no logits) and each row's offset: row r's
+    state at position t is hidden[r, t - offsets[r]]. Tokens rows share before their `limits` run once
+    (layout); states are returned from each row's first unshared position on."""
+    lay = layout(seqs, limits or [0] * len(seqs), getattr(model.config, "sliding_window", None))
+    starts = row_starts(seqs, lay)
+    ids, mask = _right_padded([s[st:] for s, st in zip(seqs, starts)], pad)
     PREFILL_STATS["requested"] += sum(map(len, seqs))
-    PREFILL_STATS["computed"] += p + n_rows * width
-    if not p:
-        return model.base_model(input_ids=ids, attention_mask=mask).last_hidden_state, 0
-    cache = prefix_cache(model, seqs[0][:p], n_rows)
+    PREFILL_STATS["computed"] += lay.computed
+    if not lay.root:
+        return model.base_model(input_ids=ids, attention_mask=mask).last_hidden_state, starts
+    cache, cached_mask = prefix_cache(model, seqs, lay, pad)
     hidden = model.base_model(
-        input_ids=ids, past_key_values=cache,
-        attention_mask=torch.cat([torch.ones(n_rows, p, dtype=mask.dtype), mask], dim=1),
-        position_ids=torch.arange(p, p + width).expand(n_rows, -1)).last_hidden_state
-    return hidden, p
+        input_ids=ids, past_key_values=cache, attention_mask=torch.cat([cached_mask, mask], dim=1),
+        position_ids=torch.tensor(starts)[:, None] + torch.arange(ids.shape[1])).last_hidden_state
+    return hidden, starts
 
 
 def head_logits(model, hidden: torch.Tensor) -> torch.Tensor:
@@ -225,9 +268,9 @@ def span_logprobs(model, seqs: list[list[int]], starts: list[int], pad: int) -> 
     the target token's log-probability is kept (its logit minus the logsumexp), so the batch never
     holds a positions x vocabulary tensor: the same numbers as log_softmax + gather, less memory.
     """
-    hidden, offset = hidden_states(model, seqs, pad, share_until=min(starts) - 1)
+    hidden, offsets = hidden_states(model, seqs, pad, limits=[st - 1 for st in starts])
     rows, pos, targets = [], [], []
-    for r, (s, start) in enumerate(zip(seqs, starts)):
+    for r, (s, start, offset) in enumerate(zip(seqs, starts, offsets)):
         if not 1 <= start < len(s):
             raise ValueError(f"Span start {start} must lie in [1, {len(s)}).")
         rows += [r] * (len(s) - start)
@@ -347,27 +390,34 @@ class TransformersBackend:
     def _generate_batch(self, reqs: list[Request], ids: list[list[int]]) -> list[Response]:
         tok, model = self.tokenizer, self.model
         first = reqs[0]
-        # Prompts as [shared prefix][left padding][rest]: the prefix runs once (prefix_cache) and every
-        # row continues from its keys and values; generate takes positions from the attention mask, so
-        # the padding in the middle changes nothing. With no shared prefix this is plain left padding.
-        p = shared_length(model, ids, min(map(len, ids)) - 1, extra=first.max_tokens)
-        width = max(map(len, ids)) - p
-        input_ids = torch.full((len(ids), p + width), tok.pad_token_id, dtype=torch.long)
-        mask = torch.zeros_like(input_ids)
-        input_ids[:, :p] = torch.tensor(ids[0][:p])
-        mask[:, :p] = 1
-        for r, s in enumerate(ids):
-            input_ids[r, p + width - (len(s) - p):] = torch.tensor(s[p:])
-            mask[r, p + width - (len(s) - p):] = 1
+        # Prompts as [shared tokens][left padding][rest]: the shared tokens (layout: a root for the batch,
+        # a segment per group) run once (prefix_cache) and every row continues from their keys and
+        # values; generate takes positions from the attention mask, so padding in the middle changes
+        # nothing. With nothing shared this is plain left padding.
+        lay = layout(ids, [len(s) - 1 for s in ids], getattr(model.config, "sliding_window", None), first.max_tokens)
+        n_rows, pad = len(ids), tok.pad_token_id
+        if lay.root:
+            cache, mask = prefix_cache(model, ids, lay, pad)
+            starts = row_starts(ids, lay)
+        else:
+            cache, mask, starts = None, torch.zeros(n_rows, 0, dtype=torch.long), [0] * n_rows
+        cached = mask.shape[1]
+        width = max(len(s) - st for s, st in zip(ids, starts))
+        input_ids = torch.full((n_rows, cached + width), pad, dtype=torch.long)
+        mask = torch.cat([mask, torch.zeros(n_rows, width, dtype=torch.long)], dim=1)
+        for r, (s, st) in enumerate(zip(ids, starts)):
+            input_ids[r, :st] = torch.tensor(s[:st], dtype=torch.long)  # what the cache holds (not fed again)
+            input_ids[r, cached + width - (len(s) - st):] = torch.tensor(s[st:])
+            mask[r, cached + width - (len(s) - st):] = 1
         PREFILL_STATS["requested"] += sum(map(len, ids))
-        PREFILL_STATS["computed"] += p + len(ids) * width
+        PREFILL_STATS["computed"] += lay.computed
         # Sampling happens in _PerRequestSampler (one seeded generator per request); generate itself
         # then only takes the one token left, so its own sampler and global RNG are never used.
         kwargs = dict(max_new_tokens=first.max_tokens, do_sample=False, pad_token_id=tok.pad_token_id,
                       return_dict_in_generate=True, output_logits=first.logprobs > 0,
                       temperature=None, top_p=None, top_k=None)
-        if p:
-            kwargs["past_key_values"] = prefix_cache(model, ids[0][:p], len(ids))
+        if cache is not None:
+            kwargs["past_key_values"] = cache
         if first.temperature > 0:
             kwargs["logits_processor"] = LogitsProcessorList([_PerRequestSampler(
                 [request_seed(r) for r in reqs], first.temperature, first.top_p)])
@@ -414,7 +464,7 @@ class TransformersBackend:
 
     def _continuation_logprobs(self, ctx: list[int], conts: list[list[int]]) -> list[float]:
         """Sum of log P(continuation | context) for several continuations of one context; the context
-        runs once where that is exact (shared_length)."""
+        runs once where that is exact (layout)."""
         out = [0.0] * len(conts)
         for chunk, sums in span_batches(self.model, [ctx + c for c in conts], [len(ctx)] * len(conts),
                                         self.tokenizer.pad_token_id):
@@ -492,8 +542,8 @@ class TransformersBackend:
     def _next_token_logprobs(self, encoded: list[tuple]) -> list[list[float]]:
         model = self.model
         seqs = [ids for ids, _ in encoded]
-        hidden, offset = hidden_states(model, seqs, self.tokenizer.pad_token_id, share_until=min(map(len, seqs)) - 1)
-        last = hidden[torch.arange(len(encoded)), torch.tensor([len(ids) - 1 - offset for ids in seqs])]
+        hidden, offsets = hidden_states(model, seqs, self.tokenizer.pad_token_id, limits=[len(s) - 1 for s in seqs])
+        last = hidden[torch.arange(len(encoded)), torch.tensor([len(ids) - 1 - o for ids, o in zip(seqs, offsets)])]
         logp = torch.log_softmax(head_logits(model, last), dim=-1)
         return [[float(logp[r, o[0]]) for o in opts] for r, (_, opts) in enumerate(encoded)]
 

@@ -39,6 +39,9 @@ CONFIG_KEYS = {"run", "notebooks", "parameters", "per_notebook", "sweep", "kerne
 KERNEL = "rag-bias-lab"  # the project's Jupyter kernel: this environment's interpreter (make install registers it)
 KERNEL_DISPLAY = "Python (rag-bias-lab)"
 NOTEBOOK_RE = re.compile(r"^\d\d_.+\.ipynb$")
+# Notebooks that `notebooks: all` runs only when the config or command line gives them this parameter
+# (17 compares other runs: with none named it has nothing to do).
+ON_REQUEST = {"17_compare_models": "runs"}
 
 
 class ConfigError(ValueError):
@@ -105,7 +108,7 @@ def select_notebooks(cfg: dict, only: list[str] | None = None) -> list[Path]:
     all_nbs = numbered_notebooks()
     wanted = only or cfg.get("notebooks") or "all"
     if wanted == "all":
-        return all_nbs
+        return [p for p in all_nbs if p.stem not in ON_REQUEST or _given(cfg, p.stem, ON_REQUEST[p.stem])]
     chosen = []
     for w in wanted:
         w = str(w)
@@ -114,6 +117,12 @@ def select_notebooks(cfg: dict, only: list[str] | None = None) -> list[Path]:
             raise ConfigError(f"No notebook matches {w!r}; available: {[p.stem for p in all_nbs]}.")
         chosen.extend(m for m in match if m not in chosen)
     return sorted(chosen)
+
+
+def _given(cfg: dict, stem: str, name: str) -> bool:
+    """True when the config (parameters, per_notebook) or the command line gives `name` a value."""
+    layers = (cfg.get("parameters") or {}, (cfg.get("per_notebook") or {}).get(stem) or {}, cfg.get("_overrides") or {})
+    return any(layer.get(name) not in (None, "", []) for layer in layers)
 
 
 def parameter_table() -> str:

@@ -28,11 +28,12 @@ def compare_tables(runs) -> dict:
     return {"folders": folders, "long": long, "wide": wide(long), "paired": paired.paired_differences(long, by_run)}
 
 
-def compare(runs, name: str, show: bool = False) -> dict:
-    """Compare runs and write the comparison under data/runs/<name>/ and figures/<name>/; returns
-    the tables and the written paths."""
+def compare(runs, name: str, show: bool = False, out: RunOutputs | None = None) -> dict:
+    """Compare runs and write the comparison under data/runs/<name>/ and figures/<name>/ (through
+    `out`, a notebook's outputs, when given); returns the tables, the written paths and the forest
+    figures (left open for display with `show`)."""
     tables = compare_tables(runs)
-    out = RunOutputs(name, "compare")
+    out = out or RunOutputs(name, "compare")
     written = []
     for key, file in (("wide", "comparison.csv"), ("long", "comparison_long.csv"),
                       ("paired", "paired_differences.csv")):
@@ -40,12 +41,14 @@ def compare(runs, name: str, show: bool = False) -> dict:
         tables[key].to_csv(path, index=False)
         written.append(path)
     long = tables["long"]
+    figures = {}
     for study in dict.fromkeys(long["study"]):
         table = latex.study_table(tables["wide"], long, study)
         out.table(table, f"comparison_{study.replace('-', '_')}", caption=latex.caption(study, long))
         written.append(out.figure_dir / f"comparison_{study.replace('-', '_')}.tex")
         fig = forest.forest_figure(long, study)
         written += [p for p in out.figure(fig, f"forest_{study.replace('-', '_')}") if p.suffix != ".txt"]
+        figures[study] = fig
         if not show:
             plt.close(fig)
     if len(tables["paired"]):
@@ -57,13 +60,15 @@ def compare(runs, name: str, show: bool = False) -> dict:
     print(f"[compare {name}] {len(tables['folders'])} runs, {len(entries(long))} compared "
           f"({', '.join(entries(long))}), {len(tables['wide'])} measures, {len(tables['paired'])} paired differences; "
           f"{paths.run_dir(name) / 'comparison.csv'}, figures in {paths.figure_dir(name)}")
-    return {**tables, "written": written}
+    return {**tables, "written": written, "figures": figures}
 
 
-def nothing_to_compare(runs) -> bool:
-    """True (and says so) when `runs` is empty."""
+def compare_or_say(runs, out: RunOutputs) -> dict | None:
+    """`compare` into a notebook's outputs, figures left open to show, or None with one printed line
+    when `runs` is empty (notebook 17 run without runs to compare)."""
     if not runs:
-        print("Nothing to compare: set `runs` to run names, folders or a glob (e.g. ['compare_example__*']).")
-        return True
-    return False
+        print("Nothing to compare: set `runs` to run names, run folders or globs, e.g. "
+              "runs = [\"compare_example__*\"] (python -m lib.runner run ... -p 'runs=[...]').")
+        return None
+    return compare(runs, out.run_name, show=True, out=out)
 

@@ -14,6 +14,7 @@ effective parameters, where each one came from, and which model role got which s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -21,6 +22,7 @@ import platform
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from importlib import metadata
 from pathlib import Path
@@ -53,11 +55,24 @@ class NotebookFailed(RuntimeError):
 
 
 class IPCKernelManager(AsyncKernelManager):
-    """Kernels over local sockets: nothing on TCP ports, so no unencrypted-TCP warning per notebook."""
+    """Kernels over local sockets: nothing on TCP ports, so no unencrypted-TCP warning per notebook.
+    Each kernel's sockets live in a folder of their own: jupyter's default (`kernel-ipc-<n>` in the
+    working folder, n = the first free number) lets two runners started at once (`sweep --jobs`)
+    pick the same sockets, and the second kernel then fails with "Invalid Signature"."""
 
     @default("transport")
     def _transport_default(self):
         return "ipc"
+
+    @default("ip")
+    def _ip_default(self):
+        return os.path.join(tempfile.mkdtemp(prefix="ragbias-kernel-"), "ipc")
+
+    def cleanup_ipc_files(self) -> None:
+        """Remove the sockets and their folder."""
+        super().cleanup_ipc_files()
+        with contextlib.suppress(OSError):
+            os.rmdir(os.path.dirname(self.ip))
 
 
 def numbered_notebooks(folder: Path = NOTEBOOKS) -> list[Path]:

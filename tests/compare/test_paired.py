@@ -57,3 +57,25 @@ def test_no_shared_questions_no_paired_row(tmp_runs):
     _run(tmp_runs, "a", "local:smollm2", "smollm2", {i: 1.0 for i in items}, items)
     _run(tmp_runs, "b", "local:gemma3", "gemma3", {f"x{i}": 1.0 for i in range(5)}, [f"x{i}" for i in range(5)])
     assert compare.compare_tables(["a", "b"])["paired"].empty
+
+
+def test_judges_paired_by_pair_from_notebook_13_records(tmp_runs, scripted_model):
+    """A judge that is always right against one that always names position 1 (right in one order of
+    two): +0.5 on every shared pair, read back from each run's rewardbench_raw.jsonl."""
+    from lib.rewardbench import study
+    from tests.rewardbench.test_rewardbench_models import _good_first, _pairs
+
+    mid = "judge_overall_accuracy.generate_and_parse"
+    right = scripted_model(lambda text, r: "Choose 1" if _good_first(text) else "Choose 2")
+    first = scripted_model(lambda text, r: "Choose 1", spec="openai:first@http://127.0.0.1:9/v1")
+    for name, spec, model, n in (("a", "judge:local:smollm2;retries:0", right, 32),
+                                 ("b", "judge:openai:first@http://127.0.0.1:9/v1;retries:0", first, 30)):
+        target = spec.split(":", 1)[1].split(";")[0]
+        folder = write_run(tmp_runs, name, target, [_row("rewardbench", "13_rewardbench", "judge overall accuracy (x)",
+                                                         target, n, 0.5, 0.4, 0.6, mid=mid, unit="pair")])
+        study.pair_results([spec], _pairs(n), folder / study.RAW_FILE, models={spec: {"model": model}})
+    units = paired.units_13(tmp_runs / "a")
+    assert len(units) == 32 and units["value"].eq(1.0).all() and set(units["model"]) == {"local:smollm2"}
+    row = compare.compare_tables(["a", "b"])["paired"].iloc[0]
+    assert row["measure_id"] == mid and row["n"] == 30 and row["unit"] == "pair"
+    assert row["estimate"] == pytest.approx(0.5) and row["p"] < 0.05

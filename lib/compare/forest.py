@@ -22,6 +22,14 @@ from .join import entries
 NULLS = {"human_minus_self": 0.0, "ppl_human_minus_model": 0.0, "tf_minus_ft_asymmetry": 0.0,
          "self_preference_rate": 0.5, "first_position_rate": 0.5, "factual_preference_rate": 0.5,
          "judge_overall_accuracy": 0.5}
+# How to read each kind's axis: the x label of its panel.
+READING = {"human_minus_self": "human minus own-passage rating (< 0: own passages rated higher)",
+           "ppl_human_minus_model": "perplexity, human minus model (> 0: model text more fluent)",
+           "tf_minus_ft_asymmetry": "P(true | own true) - P(true | own false) (> 0: own passage favoured)",
+           "self_preference_rate": "share choosing the own passage (0.5: no preference)",
+           "first_position_rate": "share choosing the first passage (0.5: no position bias)",
+           "factual_preference_rate": "share choosing the true passage (0.5: chance)",
+           "judge_overall_accuracy": "accuracy on preference pairs (0.5: chance)"}
 ROW_HEIGHT = 0.2  # inches per plotted row
 WIDTH = 6.4  # inches: the forest and its labels within a page's width
 
@@ -55,7 +63,7 @@ def forest_figure(long: pd.DataFrame, study: str):
     measures = {k: list(dict.fromkeys(rows.loc[rows["measure_id"].map(kind) == k, "measure_id"])) for k in kinds}
     heights = [len(m) * (len(names) + 0.6) for m in measures.values()]
     fig, axes = plt.subplots(len(kinds), 1, squeeze=False, gridspec_kw={"height_ratios": heights},
-                             figsize=(WIDTH, 0.9 + 0.75 * len(kinds) + ROW_HEIGHT * sum(heights)))
+                             figsize=(WIDTH, 0.5 + 0.8 * len(kinds) + ROW_HEIGHT * sum(heights)))
     for ax, k in zip(axes[:, 0], kinds):
         _panel(ax, rows, k, measures[k], names, colors)
     n = rows["n"].dropna().astype(int)
@@ -63,15 +71,18 @@ def forest_figure(long: pd.DataFrame, study: str):
     unit = f" {units[0]}s" if len(units) == 1 else " units"
     n_text = f"n = {n.min()}{unit}" if n.nunique() == 1 else f"n = {n.min()}-{n.max()}{unit} per row"
     smoke = " (all smoke tests: n < 30)" if rows["smoke"].all() else ""
-    fig.suptitle(f"{findings.STUDIES.get(study, study)}: {len(names)} compared, {n_text}{smoke}",
-                 fontsize="medium", y=1.0, va="bottom")
     handles = [Line2D([], [], color=colors[e], marker="o", ls="-", label=e) for e in names]
-    handles += [Line2D([], [], color="0.3", marker="o", mfc="white", ls="", label=f"smoke (n < {findings.SMOKE_N})"),
-                Line2D([], [], color="black", marker="D", ls="", label="paper's value (its model beside it)"),
-                Line2D([], [], color="0.4", ls="--", label="null (no effect)")]
+    if rows["smoke"].any():
+        handles.append(Line2D([], [], color="0.3", marker="o", mfc="white", ls="", label=f"smoke (n < {findings.SMOKE_N})"))
+    if rows["paper_value"].notna().any():
+        handles.append(Line2D([], [], color="black", marker="D", ls="", label="paper's value (its model beside it)"))
+    if any(null_of(k) is not None for k in kinds):
+        handles.append(Line2D([], [], color="0.4", ls="--", label="null (no effect)"))
+    fig.tight_layout()  # before the title and legend, which sit outside the panels (saved with a tight box)
+    fig.suptitle(f"{findings.STUDIES.get(study, study)}: {' vs '.join(names)}\n{n_text}{smoke}",
+                 fontsize="medium", y=1.0, va="bottom")
     fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False,
                fontsize="small")
-    fig.tight_layout()
     return fig
 
 
@@ -107,7 +118,7 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
             ax.annotate(model, (paper.iloc[0], centre), xytext=(4, 3), textcoords="offset points",
                         fontsize="x-small")
         ticks.append(centre)
-        tick_labels.append(textwrap.shorten(detail, 48, placeholder="..."))
+        tick_labels.append(textwrap.fill(textwrap.shorten(detail, 64, placeholder="..."), 34))
         y -= 0.6
     null = null_of(k)
     if null is not None:
@@ -116,4 +127,4 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
     ax.set_ylim(y + 0.3, 0.7)
     ax.grid(axis="y", visible=False)
     ax.set_title(textwrap.shorten(title, 70, placeholder="..."), fontsize="medium", loc="left")
-    ax.set_xlabel("estimate with 95% interval", fontsize="small")
+    ax.set_xlabel(f"{READING.get(k, 'estimate')}, 95% interval", fontsize="small")

@@ -116,6 +116,8 @@ def wide(long: pd.DataFrame) -> pd.DataFrame:
         rows = long[long["entry"] == entry].drop_duplicates(KEYS).set_index(KEYS)[VALUES]
         parts.append(rows.rename(columns=lambda c: f"{c} [{entry}]"))
     out = pd.concat(parts, axis=1).loc[first.index]
+    for entry in entries(long):  # counts stay whole numbers where an entry lacks a measure
+        out[f"n [{entry}]"] = out[f"n [{entry}]"].astype("Int64")
     return out.reset_index()
 
 

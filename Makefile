@@ -6,7 +6,7 @@ CONFIG ?= configs/demo.yaml
 
 KERNEL := rag-bias-lab
 
-.PHONY: install install-test reproduce test test-fast lab sweep benchmark strip clean-runs
+.PHONY: install install-test reproduce test test-fast lab sweep compare compare-example benchmark strip clean-runs
 
 install: $(VENV)/.installed
 
@@ -41,9 +41,19 @@ lab: install
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. --MultiKernelManager.default_kernel_name=$(KERNEL) \
 		$(if $(filter 0,$(shell id -u)),--allow-root)
 
-# e.g. make sweep GRID='--grid model=[local:smollm2,hf:gpt2]'
+# e.g. make sweep GRID='--grid model=[local:smollm2,hf:gpt2]' JOBS=2 (a sweep ends with compare)
+JOBS ?= 1
 sweep: install
-	$(PY) -m lib.runner sweep $(CONFIG) $(GRID)
+	$(PY) -m lib.runner sweep $(CONFIG) $(GRID) --jobs $(JOBS)
+
+# e.g. make compare RUNS="'data/runs/demo__*'" NAME=my_comparison (docs/compare.md)
+NAME ?= comparison
+compare: install
+	$(PY) -m lib.runner compare $(RUNS) --name $(NAME)
+
+# README's worked example: both embedded models through a small sweep, then compare
+compare-example: install
+	$(PY) -m lib.runner sweep configs/compare_example.yaml --jobs $(JOBS)
 
 benchmark: install
 	$(PY) benchmarks/bench_foundation.py

@@ -12,12 +12,13 @@ from . import latex_table, plotting
 from .models import cache, cost_table
 from .paths import figure_dir, run_dir
 
-_SAFE = re.compile(r"^[A-Za-z0-9_.-]+$")
+# "=" too: a sweep names its runs <run>__key=value (lib.runner.grid_runs)
+_SAFE = re.compile(r"^[A-Za-z0-9_.=-]+$")
 
 
 def _check_name(name: str) -> str:
     if not _SAFE.match(name):
-        raise ValueError(f"Output name {name!r} may use only letters, digits, '_', '-' and '.'.")
+        raise ValueError(f"Output name {name!r} may use only letters, digits, '_', '-', '.' and '='.")
     return name
 
 

@@ -7,6 +7,7 @@ them, reward-model specs, a path or a size says so in a trailing comment that st
     reward_models = ["implicit:local:smollm2"]  # [reward_models:judge]
     bank_path = ""  # [path] empty means this run's passage bank
     n_items = 2  # [size] items per dataset
+    runs = []  # [runs] runs to compare (notebook 17)
 
 Papermill's own inspection returns that comment as the parameter's `help`, so the declaration is
 read from the notebook itself; the runner validates values from it and never guesses from names.
@@ -29,6 +30,7 @@ KINDS = {
     "path": "a file or folder (empty: the default)",
     "paths": "a mapping of names to files",
     "size": "a whole number >= 0",
+    "runs": "a list of run names, run folders or globs",
 }
 # Roles the run-level `model` reaches: the model under study. Not reached: `perplexity` (a base LM that
 # measures text, gpt2 in the paper) and `writer` (notebook 09's counterfactual passages, data building).
@@ -95,6 +97,10 @@ def checked(p: Parameter, value):
         raise ParameterError(f"{where} must be {KINDS[p.kind]} (a string); got {value!r}.")
     elif p.kind == "paths" and not (isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
         raise ParameterError(f"{where} must be {KINDS['paths']}, e.g. {{nq: data/nq.json}}; got {value!r}.")
+    elif p.kind == "runs":
+        value = [value] if isinstance(value, str) else value
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise ParameterError(f"{where} must be {KINDS['runs']}, e.g. [\"sweep__*\"]; got {value!r}.")
     elif p.kind == "size" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
         raise ParameterError(f"{where} must be {KINDS['size']}; got {value!r}.")
     return value

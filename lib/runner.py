@@ -1,7 +1,8 @@
 """Run the numbered notebooks headlessly with papermill, from a YAML config; sweeps over a grid.
 
     python -m lib.runner run configs/demo.yaml [--run NAME] [--only 00,03] [-p key=value ...]
-    python -m lib.runner sweep configs/demo.yaml --grid 'model=[local:smollm2, hf:gpt2]'
+    python -m lib.runner sweep configs/demo.yaml --grid 'model=[local:smollm2, hf:gpt2]' [--jobs 2]
+    python -m lib.runner compare 'data/runs/sweep__*' --name my_comparison   # lib.compare
     python -m lib.runner params --markdown      # the declared parameters (docs/parameters.md's table)
 
 Which value a notebook gets, lowest to highest: its own default < the config's `parameters` <
@@ -13,6 +14,7 @@ effective parameters, where each one came from, and which model role got which s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -20,6 +22,7 @@ import platform
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from importlib import metadata
 from pathlib import Path
@@ -38,6 +41,9 @@ CONFIG_KEYS = {"run", "notebooks", "parameters", "per_notebook", "sweep", "kerne
 KERNEL = "rag-bias-lab"  # the project's Jupyter kernel: this environment's interpreter (make install registers it)
 KERNEL_DISPLAY = "Python (rag-bias-lab)"
 NOTEBOOK_RE = re.compile(r"^\d\d_.+\.ipynb$")
+# Notebooks that `notebooks: all` runs only when the config or command line gives them this parameter
+# (17 compares other runs: with none named it has nothing to do).
+ON_REQUEST = {"17_compare_models": "runs"}
 
 
 class ConfigError(ValueError):
@@ -49,11 +55,24 @@ class NotebookFailed(RuntimeError):
 
 
 class IPCKernelManager(AsyncKernelManager):
-    """Kernels over local sockets: nothing on TCP ports, so no unencrypted-TCP warning per notebook."""
+    """Kernels over local sockets: nothing on TCP ports, so no unencrypted-TCP warning per notebook.
+    Each kernel's sockets live in a folder of their own: jupyter's default (`kernel-ipc-<n>` in the
+    working folder, n = the first free number) lets two runners started at once (`sweep --jobs`)
+    pick the same sockets, and the second kernel then fails with "Invalid Signature"."""
 
     @default("transport")
     def _transport_default(self):
         return "ipc"
+
+    @default("ip")
+    def _ip_default(self):
+        return os.path.join(tempfile.mkdtemp(prefix="ragbias-kernel-"), "ipc")
+
+    def cleanup_ipc_files(self) -> None:
+        """Remove the sockets and their folder."""
+        super().cleanup_ipc_files()
+        with contextlib.suppress(OSError):
+            os.rmdir(os.path.dirname(self.ip))
 
 
 def numbered_notebooks(folder: Path = NOTEBOOKS) -> list[Path]:
@@ -104,7 +123,7 @@ def select_notebooks(cfg: dict, only: list[str] | None = None) -> list[Path]:
     all_nbs = numbered_notebooks()
     wanted = only or cfg.get("notebooks") or "all"
     if wanted == "all":
-        return all_nbs
+        return [p for p in all_nbs if p.stem not in ON_REQUEST or _given(cfg, p.stem, ON_REQUEST[p.stem])]
     chosen = []
     for w in wanted:
         w = str(w)
@@ -113,6 +132,12 @@ def select_notebooks(cfg: dict, only: list[str] | None = None) -> list[Path]:
             raise ConfigError(f"No notebook matches {w!r}; available: {[p.stem for p in all_nbs]}.")
         chosen.extend(m for m in match if m not in chosen)
     return sorted(chosen)
+
+
+def _given(cfg: dict, stem: str, name: str) -> bool:
+    """True when the config (parameters, per_notebook) or the command line gives `name` a value."""
+    layers = (cfg.get("parameters") or {}, (cfg.get("per_notebook") or {}).get(stem) or {}, cfg.get("_overrides") or {})
+    return any(layer.get(name) not in (None, "", []) for layer in layers)
 
 
 def parameter_table() -> str:
@@ -384,6 +409,71 @@ def _parse_pairs(pairs: list[str], what: str) -> dict:
     return out
 
 
+def sweep(cfg: dict, grid: dict, run_name: str | None = None, only: list[str] | None = None,
+          kernel: str | None = None, jobs: int = 1, params: dict | None = None) -> int:
+    """Every run of a grid (validated first), up to `jobs` at once, then `compare` over the runs
+    that wrote findings (named like the sweep); prints a JSON summary. 0 when every run ended ok."""
+    runs = grid_runs(cfg, grid)
+    if run_name:
+        runs = [(run_name + name[name.index("__"):], p) for name, p in runs]
+    configs = [(name, overrides, sweep_config(cfg, overrides)) for name, overrides in runs]
+    for name, overrides, c in configs:  # validate every combination before running the first
+        eff = effective_parameters(c, select_notebooks(c, only))
+        check_specs(model_specs(eff))
+    if jobs < 1:
+        raise ConfigError(f"--jobs must be 1 or more; got {jobs}.")
+    failed = []
+    if jobs == 1:
+        for name, overrides, c in configs:
+            try:
+                run(c, name, only, kernel)
+            except NotebookFailed as e:
+                print(e, file=sys.stderr)
+                failed.append(name)
+    else:
+        failed = _run_parallel(cfg, configs, only, kernel, jobs, params or {})
+    summary = []
+    for name, overrides, _ in configs:
+        path = run_dir(name) / "manifest.json"
+        m = json.loads(path.read_text()) if path.exists() else {"status": "not started", "cache": {}}
+        summary.append({"run": name, **{k: _slug(v) for k, v in overrides.items()}, "status": m["status"],
+                        "seconds": m.get("seconds"), "misses": m["cache"].get("misses")})
+    print(json.dumps(summary, indent=1))
+    with_findings = [run_dir(name) for name, _, _ in configs if (run_dir(name) / "findings.csv").exists()]
+    if with_findings:
+        from .compare import CompareError, compare
+
+        try:
+            compare(with_findings, run_name or cfg.get("run") or "sweep")
+        except CompareError as e:
+            print(f"[sweep] nothing compared: {e}")
+    else:
+        print("[sweep] no run wrote findings.csv (only notebooks 03, 05, 06, 10 and 13 state findings): "
+              "nothing to compare.")
+    if failed:
+        print(f"[sweep] failed: {', '.join(failed)} (each run's manifest.json names the notebook; "
+              "finished model calls are cached, a re-run resumes).", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _run_parallel(cfg: dict, configs, only, kernel, jobs: int, params: dict) -> list[str]:
+    """Run a sweep's runs `jobs` at a time, each as `python -m lib.runner run` in its own process
+    (its own kernels; the results cache is diskcache, safe across processes); names of failed runs."""
+    import concurrent.futures
+
+    def one(name, overrides):
+        cmd = [sys.executable, "-m", "lib.runner", "run", cfg["_path"], "--run", name]
+        cmd += ["--only", ",".join(only)] if only else []
+        cmd += ["--kernel", kernel] if kernel else []
+        for k, v in {**params, **overrides}.items():  # the grid wins, as in sweep_config
+            cmd += ["-p", f"{k}={yaml.safe_dump(v, default_flow_style=True, width=10**6).strip().removesuffix('...').strip()}"]
+        return name, subprocess.run(cmd, cwd=ROOT).returncode
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        done = list(pool.map(lambda c: one(c[0], c[1]), configs))
+    return [name for name, code in done if code != 0]
+
+
 def main(argv=None) -> int:
     """Command-line entry point (see the module docstring)."""
     ap = argparse.ArgumentParser(prog="python -m lib.runner", description=__doc__,
@@ -391,6 +481,9 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("params", help="list the declared parameters").add_argument(
         "--markdown", action="store_true", help="docs/parameters.md's table (the default prints the same)")
+    c = sub.add_parser("compare", help="join runs' findings: comparison.csv, forest plots, LaTeX (lib.compare)")
+    c.add_argument("runs", nargs="+", help="run names, run folders or globs (quote globs)")
+    c.add_argument("--name", required=True, help="the comparison's name: data/runs/<name>/, figures/<name>/")
     for cmd in ("run", "sweep"):
         s = sub.add_parser(cmd)
         s.add_argument("config")
@@ -400,10 +493,21 @@ def main(argv=None) -> int:
         s.add_argument("--kernel", help="Jupyter kernel name (default rag-bias-lab: this interpreter, registered if missing)")
         if cmd == "sweep":
             s.add_argument("--grid", action="append", help="key=[v1, v2] (YAML list); repeat for more keys")
+            s.add_argument("--jobs", type=int, default=1,
+                           help="runs at once, each in its own process and kernel, one shared cache (default 1)")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "params":
             print(parameter_table())
+            return 0
+        if args.cmd == "compare":
+            from .compare import CompareError, compare
+
+            try:
+                compare(args.runs, args.name)
+            except CompareError as e:  # a run folder that cannot be compared, named, with the fix
+                print(f"error: {e}", file=sys.stderr)
+                return 2
             return 0
         cfg = load_config(args.config, _parse_pairs(args.param, "-p"))
         only = args.only.split(",") if args.only else None
@@ -411,20 +515,7 @@ def main(argv=None) -> int:
             run(cfg, args.run, only, args.kernel)
             return 0
         grid = {**(cfg.get("sweep") or {}), **_parse_pairs(args.grid, "--grid")}
-        runs = grid_runs(cfg, grid)
-        if args.run:
-            runs = [(args.run + name[name.index("__"):], p) for name, p in runs]
-        configs = [(name, overrides, sweep_config(cfg, overrides)) for name, overrides in runs]
-        for name, overrides, c in configs:  # validate every combination before running the first
-            eff = effective_parameters(c, select_notebooks(c, only))
-            check_specs(model_specs(eff))
-        summary = []
-        for name, overrides, c in configs:
-            m = run(c, name, only, args.kernel)
-            summary.append({"run": name, **{k: _slug(v) for k, v in overrides.items()}, "status": m["status"],
-                            "seconds": m["seconds"], "misses": m["cache"]["misses"]})
-        print(json.dumps(summary, indent=1))
-        return 0
+        return sweep(cfg, grid, args.run, only, args.kernel, args.jobs, _parse_pairs(args.param, "-p"))
     except NotebookFailed as e:
         print("Finished model calls are cached: a re-run resumes where this one stopped.", file=sys.stderr)
         print(e, file=sys.stderr)

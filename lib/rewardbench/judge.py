@@ -70,17 +70,26 @@ class GenerativeJudge:
             return [verdict_from_logprobs(lp) for lp in self._logprobs(triples, desc)]
         from lib.ask_until_parsed import ask_until_parsed
 
-        asked = ask_until_parsed(self.model, [judge_messages(*t) for t in triples],
+        asked = ask_until_parsed(self.model, [self.prompt(t) for t in triples],
                                  lambda i, text: parse_choice(text), k_retries=self.retries,
                                  max_tokens=self.max_tokens, temperature=0.0, retry_temperature=0.7,
-                                 desc=desc, chat=True) if triples else []
+                                 desc=desc, chat=self.model.is_chat) if triples else []
         return [verdict_from_replies(a["responses"]) for a in asked]
 
     def _logprobs(self, triples, desc: str) -> list[list[float]]:
         """[log P("Choose 1"), log P("Choose 2")] as the start of the reply to each prompt (no
         generation); raises lib.models.LikelihoodUnavailable where the server gives no log-probabilities."""
-        items = [(judge_messages(*t), "", list(OPTIONS)) for t in triples]
+        # a base LM's reply starts on a new line after the raw prompt (as 05's likelihood ratings do)
+        prefix = "" if self.model.is_chat else "\n"
+        items = [(self.prompt(t), prefix, list(OPTIONS)) for t in triples]
         return self.model.option_logprobs(items, desc=desc + " (log-prob verdicts)") if items else []
+
+    def prompt(self, triple: tuple[str, str, str]):
+        """The Table 6 prompt of one ordered pair: chat messages, or for a base LM (no chat template,
+        e.g. local:gemma3; beyond the paper, whose judges are chat models) its system and user turns
+        as one raw text."""
+        messages = judge_messages(*triple)
+        return messages if self.model.is_chat else "\n\n".join(m["content"] for m in messages)
 
     def raw(self, pairs: pd.DataFrame) -> list[dict]:
         """What the judge said about each pair, in both orders: every reply (or, with

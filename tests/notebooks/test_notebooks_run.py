@@ -321,10 +321,12 @@ def test_whole_job_runs_with_tiny_parameters(tmp_runs):
     man = runner.run(cfg, name)
     assert man["status"] == "ok"
     ran = [e["notebook"] for e in man["notebooks"]]
-    assert ran == [p.name for p in runner.numbered_notebooks()]
+    # every numbered notebook but 17, which `all` runs only when given runs to compare (runner.ON_REQUEST)
+    assert ran == [p.name for p in runner.numbered_notebooks() if p.stem not in runner.ON_REQUEST]
     run = tmp_runs / name
     finished = sorted(f.stem for f in (run / "cache_stats").glob("*.json"))
-    assert finished == [p.stem for p in runner.numbered_notebooks()], "every notebook must end with out.finish()"
+    assert finished == [p.stem for p in runner.numbered_notebooks() if p.stem not in runner.ON_REQUEST], \
+        "every notebook must end with out.finish()"
     tables = [f for f in man["files"] if f["path"].endswith(".csv")]
     figures = [f for f in man["files"] if f["path"].endswith(".png")]
     assert tables and figures and all(f["bytes"] > 0 for f in tables + figures)

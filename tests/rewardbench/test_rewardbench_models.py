@@ -258,3 +258,17 @@ def test_logprob_judge_verdicts(scripted_model):
     assert res["correct"].eq(1.0).all() and res["unparsed"].eq(0).all()
     assert res["raw_cr"].str.startswith("logprob Choose 1=-1.0000").all()
     assert model.backend.calls == 3 * 2 * 2  # pairs x orders x the two allowed replies
+
+
+def test_a_base_lm_judges_from_raw_text(scripted_model):
+    """A base LM (no chat template) gets the Table 6 prompt as raw text, in both judge modes; a chat
+    model still gets chat messages."""
+    base = scripted_model(lambda text, r: "Choose 1" if _good_first(text) else "Choose 2", spec="local:gemma3",
+                          loglik=lambda ctx, cont: -1.0 if ("Choose 1" in cont) == _good_first(ctx) else -5.0)
+    for spec in ("judge:local:gemma3;retries:0", "judge:local:gemma3;logprob"):
+        res = evaluate([get_reward_model(spec, model=base)], _pairs(2))
+        assert res["correct"].eq(1.0).all(), spec
+    assert base.backend.texts and base.backend.texts[0].startswith("Please act as an impartial judge")
+    ctx, cont = base.backend.loglik_pairs[0]
+    assert "<|im_start|>" not in base.backend.texts[0] + ctx and '"Choose 2", do not' in ctx
+    assert "in the response.\nChoose " in ctx + cont  # the verdict starts on a new line after the raw prompt

@@ -1,0 +1,130 @@
+"""Forest plots of compared runs: per study, one panel per kind of measure, one row per measure and
+entry (model or run) with its estimate and 95% interval, the null as a dashed line, the paper's value
+as a black diamond labelled with the paper's model, and n beside every row (smoke rows hollow)."""
+from __future__ import annotations
+
+import textwrap
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.lines import Line2D
+from matplotlib.transforms import blended_transform_factory
+
+from lib import findings
+from lib.plotting import PALETTE
+
+from .join import entries
+
+# The value of "no effect" per kind of measure (the first part of measure_id); a kind not listed has
+# no null line (e.g. F1 %, which has no chance level of its own).
+NULLS = {"human_minus_self": 0.0, "ppl_human_minus_model": 0.0, "tf_minus_ft_asymmetry": 0.0,
+         "self_preference_rate": 0.5, "first_position_rate": 0.5, "factual_preference_rate": 0.5,
+         "judge_overall_accuracy": 0.5}
+# How to read each kind's axis: the x label of its panel.
+READING = {"human_minus_self": "human minus own-passage rating (< 0: own passages rated higher)",
+           "ppl_human_minus_model": "perplexity, human minus model (> 0: model text more fluent)",
+           "tf_minus_ft_asymmetry": "P(true | own true) - P(true | own false) (> 0: own passage favoured)",
+           "self_preference_rate": "share choosing the own passage (0.5: no preference)",
+           "first_position_rate": "share choosing the first passage (0.5: no position bias)",
+           "factual_preference_rate": "share choosing the true passage (0.5: chance)",
+           "judge_overall_accuracy": "accuracy on preference pairs (0.5: chance)"}
+ROW_HEIGHT = 0.2  # inches per plotted row
+WIDTH = 6.4  # inches: the forest and its labels within a page's width
+
+
+def kind(measure_id: str) -> str:
+    """The kind of a measure: its id up to the first '.' (human_minus_self.nq.rag... -> human_minus_self)."""
+    return str(measure_id).split(".")[0]
+
+
+def null_of(measure_id: str) -> float | None:
+    """The null value drawn for a measure, or None."""
+    return NULLS.get(kind(measure_id))
+
+
+def split_measure(measure: str) -> tuple[str, str]:
+    """('human-minus-self rating', 'nq, rag, self true, parsed score') from the readable measure."""
+    head, sep, rest = str(measure).partition(" (")
+    return (head, rest[:-1] if rest.endswith(")") else rest) if sep else (head, "")
+
+
+def _colors(names) -> dict:
+    return dict(zip(names, sns.color_palette(PALETTE, max(len(names), 1))))
+
+
+def forest_figure(long: pd.DataFrame, study: str):
+    """The forest plot of one study's rows (the long table of `join.join_runs`)."""
+    rows = long[long["study"] == study]
+    names = entries(long)
+    colors = _colors(names)
+    kinds = list(dict.fromkeys(rows["measure_id"].map(kind)))
+    measures = {k: list(dict.fromkeys(rows.loc[rows["measure_id"].map(kind) == k, "measure_id"])) for k in kinds}
+    heights = [len(m) * (len(names) + 0.6) for m in measures.values()]
+    fig, axes = plt.subplots(len(kinds), 1, squeeze=False, gridspec_kw={"height_ratios": heights},
+                             figsize=(WIDTH, 0.5 + 0.8 * len(kinds) + ROW_HEIGHT * sum(heights)))
+    for ax, k in zip(axes[:, 0], kinds):
+        _panel(ax, rows, k, measures[k], names, colors)
+    n = rows["n"].dropna().astype(int)
+    units = sorted(u for u in rows["unit"].unique() if u)
+    unit = f" {units[0]}s" if len(units) == 1 else " units"
+    n_text = f"n = {n.min()}{unit}" if n.nunique() == 1 else f"n = {n.min()}-{n.max()}{unit} per row"
+    smoke = " (all smoke tests: n < 30)" if rows["smoke"].all() else ""
+    handles = [Line2D([], [], color=colors[e], marker="o", ls="-", label=e) for e in names]
+    if rows["smoke"].any():
+        handles.append(Line2D([], [], color="0.3", marker="o", mfc="white", ls="", label=f"smoke (n < {findings.SMOKE_N})"))
+    if rows["paper_value"].notna().any():
+        handles.append(Line2D([], [], color="black", marker="D", ls="", label="paper's value (its model beside it)"))
+    if any(null_of(k) is not None for k in kinds):
+        handles.append(Line2D([], [], color="0.4", ls="--", label="null (no effect)"))
+    fig.tight_layout()  # before the title and legend, which sit outside the panels (saved with a tight box)
+    fig.suptitle(f"{findings.STUDIES.get(study, study)}: {' vs '.join(names)}\n{n_text}{smoke}",
+                 fontsize="medium", y=1.0, va="bottom")
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False,
+               fontsize="small")
+    return fig
+
+
+def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, colors: dict) -> None:
+    """One kind of measure: a group of rows per measure, one row per entry."""
+    right = blended_transform_factory(ax.transAxes, ax.transData)
+    ticks, tick_labels, y = [], [], 0.0
+    title = split_measure(rows.loc[rows["measure_id"] == measure_ids[0], "measure"].iloc[0])[0]
+    for mid in measure_ids:
+        group = rows[rows["measure_id"] == mid]
+        detail = split_measure(group["measure"].iloc[0])[1] or mid.partition(".")[2] or mid
+        ys = []
+        for entry in names:
+            r = group[group["entry"] == entry]
+            ys.append(y)
+            if len(r):
+                r = r.iloc[0]
+                c = colors[entry]
+                if pd.notna(r["ci_low"]) and pd.notna(r["ci_high"]):
+                    ax.plot([r["ci_low"], r["ci_high"]], [y, y], color=c, lw=1.6)
+                ax.plot([r["estimate"]], [y], marker="o", ls="", color=c, ms=5,
+                        mfc="white" if r["smoke"] else c, mew=1.4)
+                ax.text(1.02, y, f"n = {int(r['n'])}" + (" (smoke)" if r["smoke"] else ""), transform=right,
+                        va="center", fontsize="x-small", color=c)
+            else:
+                ax.text(1.02, y, "not measured", transform=right, va="center", fontsize="x-small", color="0.5")
+            y -= 1
+        centre = float(np.mean(ys))
+        paper = group["paper_value"].dropna()
+        if len(paper):
+            model = next((m for m in group["paper_model"] if m), "paper")
+            ax.plot([paper.iloc[0]], [centre], marker="D", color="black", ls="", ms=5, zorder=3)
+            ax.annotate(model, (paper.iloc[0], centre), xytext=(4, 3), textcoords="offset points",
+                        fontsize="x-small")
+        ticks.append(centre)
+        tick_labels.append(textwrap.fill(textwrap.shorten(detail, 64, placeholder="..."), 34))
+        y -= 0.6
+    null = null_of(k)
+    if null is not None:
+        ax.axvline(null, color="0.4", ls="--", lw=1)
+    ax.set_yticks(ticks, tick_labels, fontsize="small")
+    ax.set_ylim(y + 0.3, 0.7)
+    ax.grid(axis="y", visible=False)
+    ax.set_title(textwrap.shorten(title, 70, placeholder="..."), fontsize="medium", loc="left")
+    ax.set_xlabel(f"{READING.get(k, 'estimate')}, 95% interval", fontsize="small")

@@ -1,0 +1,123 @@
+"""compare on two small synthetic runs (findings.csv + manifest.json written here): rows joined by
+(study, notebook, measure_id), an empty cell where a model lacks a measure, figure and LaTeX files
+holding every model, and one clear line for a folder without findings."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib import compare, findings, runner
+from lib.compare import forest, join, latex
+from tests.latex_check import compile_errors, content_problems, require_engine
+
+
+def _row(study, notebook, measure, model, n, est, lo, hi, p=None, paper=None, paper_model=None, mid=None, unit="item"):
+    return findings.finding(study, notebook, measure, model, n, est, lo, hi, p, paper, unit=unit,
+                            paper_model=paper_model, measure_id=mid)
+
+
+def write_run(root, name, model, rows):
+    """A run folder as the runner leaves it: findings.csv (through lib.findings) and manifest.json."""
+    folder = root / name
+    (folder / "findings").mkdir(parents=True)
+    pd.DataFrame(rows, columns=findings.COLUMNS).to_csv(folder / "findings" / "rows.csv", index=False)
+    findings.summarize(folder, name)
+    (folder / "manifest.json").write_text(json.dumps({"run": name, "command_line_parameters": {"model": model},
+                                                      "config": {"parameters": {}}, "notebooks": []}))
+    return folder
+
+
+@pytest.fixture
+def two_runs(tmp_runs):
+    a = [_row("self-preference", "05_pointwise_reranking", "human-minus-self rating (nq, rag, self true, parsed score)",
+              "local:smollm2", 40, -0.30, -0.55, -0.05, 0.01, mid="human_minus_self.nq.rag.self_true.paper_parsed_reply"),
+         _row("self-preference", "06_generation_phase", "self-preference rate (paper; TT/TF pairs)", "local:smollm2",
+              12, 0.60, 0.40, 0.78, 0.3, paper=0.52, paper_model="GPT-3.5", mid="self_preference_rate.paper", unit="question"),
+         _row("rewardbench", "13_rewardbench", "judge overall accuracy, paper's category weights (log-probability verdict)",
+              "local:smollm2", 30, 0.55, 0.45, 0.65, mid="judge_overall_accuracy.log_probability_verdict", unit="pair")]
+    b = [_row("self-preference", "05_pointwise_reranking", "human-minus-self rating (nq, rag, self true, parsed score)",
+              "local:gemma3", 40, 0.10, -0.10, 0.30, 0.4, mid="human_minus_self.nq.rag.self_true.paper_parsed_reply"),
+         _row("rewardbench", "13_rewardbench", "judge overall accuracy, paper's category weights (log-probability verdict)",
+              "local:gemma3", 30, 0.62, 0.52, 0.71, mid="judge_overall_accuracy.log_probability_verdict", unit="pair")]
+    write_run(tmp_runs, "sw__model=local-smollm2", "local:smollm2", a)
+    write_run(tmp_runs, "sw__model=local-gemma3", "local:gemma3", b)
+    return tmp_runs
+
+
+def test_rows_are_joined_by_study_notebook_and_measure(two_runs):
+    tables = compare.compare_tables(["sw__model=local-smollm2", "sw__model=local-gemma3"])
+    wide = tables["wide"]
+    assert list(wide[join.KEYS].itertuples(index=False, name=None)) == [
+        ("self-preference", "05_pointwise_reranking", "human_minus_self.nq.rag.self_true.paper_parsed_reply"),
+        ("self-preference", "06_generation_phase", "self_preference_rate.paper"),
+        ("rewardbench", "13_rewardbench", "judge_overall_accuracy.log_probability_verdict")]
+    first = wide.iloc[0]
+    assert first["estimate [SmolLM2]"] == pytest.approx(-0.30) and first["estimate [Gemma-3]"] == pytest.approx(0.10)
+    assert wide.iloc[2]["ci_high [Gemma-3]"] == pytest.approx(0.71) and wide.iloc[2]["n [SmolLM2]"] == 30
+
+
+def test_a_model_missing_a_measure_gets_an_empty_cell(two_runs, tmp_runs):
+    out = compare.compare(["sw__*"], "cmp")
+    csv = pd.read_csv(tmp_runs / "cmp" / "comparison.csv", keep_default_na=False)
+    row = csv[csv["measure_id"] == "self_preference_rate.paper"].iloc[0]
+    assert row["estimate [Gemma-3]"] == "" and row["n [Gemma-3]"] == "" and float(row["estimate [SmolLM2]"]) == 0.6
+    table = latex.study_table(out["wide"], out["long"], "self-preference")
+    assert pd.isna(table.loc[1, "Gemma-3"]) and table.loc[1, "SmolLM2"] == "0.600 [0.400, 0.780]"
+
+
+def test_figures_and_latex_exist_and_hold_every_model(two_runs, tmp_path):
+    out = compare.compare(["sw__model=local-smollm2", "sw__model=local-gemma3"], "cmp")
+    figs = tmp_path / "figures" / "cmp"
+    for study in ("self_preference", "rewardbench"):
+        assert (figs / f"forest_{study}.png").stat().st_size > 5000 and (figs / f"forest_{study}.pdf").exists()
+        tex = (figs / f"comparison_{study}.tex").read_text()
+        assert "SmolLM2" in tex and "Gemma-3" in tex and "\\toprule" in tex
+        assert not content_problems(study, tex)
+    tex = (figs / "comparison_self_preference.tex").read_text()
+    assert "-0.300 [-0.550, -0.050]*" in tex and "0.520 (GPT-3.5)" in tex and "12 (smoke)" in tex
+    assert "---" in tex  # Gemma-3 has no self-preference rate: an empty (em-dash) cell
+    # the forest plot names both models and the paper's model, and draws the null of each kind
+    fig = forest.forest_figure(out["long"], "self-preference")
+    texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text"))]
+    assert {"SmolLM2", "Gemma-3"} <= set(texts) and "GPT-3.5" in texts and any(t.startswith("n = 40") for t in texts)
+    nulls = sorted(round(line.get_xdata()[0], 2) for ax in fig.axes for line in ax.lines if line.get_linestyle() == "--")
+    assert nulls == [0.0, 0.5]
+
+
+def test_latex_tables_compile(two_runs, tmp_path):
+    require_engine()
+    compare.compare(["sw__*"], "cmp")
+    texs = {p.name: p.read_text() for p in (tmp_path / "figures" / "cmp").glob("*.tex")}
+    assert len(texs) == 2 and compile_errors(texs, tmp_path / "latex") == {}
+
+
+def test_holm_marks_follow_the_adjusted_p():
+    assert [latex.mark(p) for p in (0.0005, 0.005, 0.03, 0.2, np.nan)] == ["***", "**", "*", "", ""]
+    assert latex.estimate_text(0.5, 0.4, 0.6, 0.04) == "0.500 [0.400, 0.600]*"
+    assert latex.estimate_text(np.nan, 0.4, 0.6) is None
+
+
+def test_a_folder_without_findings_is_named(two_runs, tmp_runs, capsys):
+    (tmp_runs / "empty_run").mkdir()
+    with pytest.raises(join.CompareError, match="empty_run: no findings.csv"):
+        compare.compare_tables(["sw__model=local-smollm2", "empty_run"])
+    code = runner.main(["compare", "sw__model=local-smollm2", str(tmp_runs / "empty_run"), "--name", "c"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.count("\n") == 0 and "empty_run: no findings.csv" in err
+    assert runner.main(["compare", "no_such_run*", "--name", "c"]) == 2
+    assert "no_such_run*: no run folder matches" in capsys.readouterr().err
+
+
+def test_a_comparison_folder_is_not_taken_for_a_run(two_runs):
+    compare.compare(["sw__*"], "sw")
+    with pytest.raises(join.CompareError, match="a comparison, not a run"):
+        compare.compare_tables(["sw*"])
+
+
+def test_labels_fall_back_to_run_names_when_models_repeat(tmp_runs):
+    row = _row("rewardbench", "13_rewardbench", "judge overall accuracy (x)", "local:smollm2", 30, 0.5, 0.4, 0.6,
+               mid="judge_overall_accuracy.x", unit="pair")
+    write_run(tmp_runs, "a", "local:smollm2", [row])
+    write_run(tmp_runs, "b", "local:smollm2", [row])
+    assert compare.compare_tables(["a", "b"])["wide"].columns[-8:].str.endswith("[b]").all()

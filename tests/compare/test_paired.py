@@ -1,0 +1,81 @@
+"""Paired differences between two runs on the same questions, from notebook 05's per-item ratings:
+matched by question, the difference of the two models' human-minus-self, a units-resampled interval."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib import compare
+from lib.compare import paired
+from tests.compare.test_compare import _row, write_run
+
+MID = "human_minus_self.nq.rag.self_true.paper_parsed_reply"
+
+
+def _ratings(evaluator: str, own_minus: dict, items) -> list[dict]:
+    """Human true passages rated 4; the evaluator's own true passage rated 4 - own_minus[item]."""
+    rows = []
+    for i in items:
+        for author, score in (("human", 4), (evaluator, 4 - own_minus[i])):
+            rows.append({"item_id": i, "dataset": "nq", "evaluator": evaluator, "author": author,
+                         "factuality": "true", "setting": "rag", "score": score})
+    return rows
+
+
+def _run(root, name, model, evaluator, own_minus, items):
+    folder = write_run(root, name, model, [_row("self-preference", "05_pointwise_reranking",
+                                                "human-minus-self rating (nq, rag, self true, paper (parsed reply))",
+                                                model, len(items), 0.0, -1, 1, mid=MID)])
+    pd.DataFrame(_ratings(evaluator, own_minus, items)).to_json(folder / "pointwise_ratings.jsonl", orient="records",
+                                                                lines=True)
+    man = json.loads((folder / "manifest.json").read_text())
+    man["notebooks"] = [{"notebook": "05_pointwise_reranking.ipynb", "parameters": {"evaluators": [model]}}]
+    (folder / "manifest.json").write_text(json.dumps(man))
+    return folder
+
+
+def test_paired_difference_over_the_questions_both_ran(tmp_runs):
+    rng = np.random.default_rng(0)
+    items = [f"q{i}" for i in range(40)]
+    a_gap = {i: float(rng.integers(0, 3)) for i in items}  # human minus own score per question, model A
+    b_gap = {i: a_gap[i] - 1.0 for i in items}  # B rates its own passages one point higher than A does
+    _run(tmp_runs, "a", "local:smollm2", "smollm2", a_gap, items)
+    _run(tmp_runs, "b", "local:gemma3", "gemma3", b_gap, items[:30])  # B ran 30 of the 40 questions
+    units = paired.units_05(tmp_runs / "a")
+    assert set(units["measure_id"]) == {MID} and len(units) == 40 and set(units["model"]) == {"local:smollm2"}
+    out = compare.compare_tables(["a", "b"])["paired"]
+    row = out[out["measure_id"] == MID].iloc[0]
+    # (human - own_A) - (human - own_B) = a_gap - b_gap = +1 on each of the 30 shared questions
+    assert row["estimate"] == pytest.approx(1.0) and row["n"] == 30 and row["unit"] == "question"
+    assert (row["first"], row["second"]) == ("SmolLM2", "Gemma-3") and not row["smoke"]
+    assert row["ci_low"] == pytest.approx(1.0) and row["p"] < 0.05
+
+
+def test_no_shared_questions_no_paired_row(tmp_runs):
+    items = [f"q{i}" for i in range(5)]
+    _run(tmp_runs, "a", "local:smollm2", "smollm2", {i: 1.0 for i in items}, items)
+    _run(tmp_runs, "b", "local:gemma3", "gemma3", {f"x{i}": 1.0 for i in range(5)}, [f"x{i}" for i in range(5)])
+    assert compare.compare_tables(["a", "b"])["paired"].empty
+
+
+def test_judges_paired_by_pair_from_notebook_13_records(tmp_runs, scripted_model):
+    """A judge that is always right against one that always names position 1 (right in one order of
+    two): +0.5 on every shared pair, read back from each run's rewardbench_raw.jsonl."""
+    from lib.rewardbench import study
+    from tests.rewardbench.test_rewardbench_models import _good_first, _pairs
+
+    mid = "judge_overall_accuracy.generate_and_parse"
+    right = scripted_model(lambda text, r: "Choose 1" if _good_first(text) else "Choose 2")
+    first = scripted_model(lambda text, r: "Choose 1", spec="openai:first@http://127.0.0.1:9/v1")
+    for name, spec, model, n in (("a", "judge:local:smollm2;retries:0", right, 32),
+                                 ("b", "judge:openai:first@http://127.0.0.1:9/v1;retries:0", first, 30)):
+        target = spec.split(":", 1)[1].split(";")[0]
+        folder = write_run(tmp_runs, name, target, [_row("rewardbench", "13_rewardbench", "judge overall accuracy (x)",
+                                                         target, n, 0.5, 0.4, 0.6, mid=mid, unit="pair")])
+        study.pair_results([spec], _pairs(n), folder / study.RAW_FILE, models={spec: {"model": model}})
+    units = paired.units_13(tmp_runs / "a")
+    assert len(units) == 32 and units["value"].eq(1.0).all() and set(units["model"]) == {"local:smollm2"}
+    row = compare.compare_tables(["a", "b"])["paired"].iloc[0]
+    assert row["measure_id"] == mid and row["n"] == 30 and row["unit"] == "pair"
+    assert row["estimate"] == pytest.approx(0.5) and row["p"] < 0.05

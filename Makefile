@@ -45,6 +45,12 @@ lab: install
 sweep: install
 	$(PY) -m lib.runner sweep $(CONFIG) $(GRID)
 
+# the bias profile of one model: data/runs/profile__<model>/profile.html (docs/profile.md)
+.PHONY: profile
+MODEL ?= local:smollm2
+profile: install
+	$(PY) -m lib.profile --model '$(MODEL)'
+
 benchmark: install
 	$(PY) benchmarks/bench_foundation.py
 

@@ -142,9 +142,9 @@ def display_table(profile: pd.DataFrame) -> pd.DataFrame:
               if measured and not pd.isna(r["ci_low"]) else "")
         paper = "; ".join(f"{x['model']}: {value_text(m, x['estimate'])}" for x in refs[refs["key"] == m.key].to_dict("records"))
         out.append({"measure": m.label, "notebook": m.notebook[:2], "method": r["method"] if measured else "",
-                    "n": f"{r['n']} {r['unit']}s" if measured else NOT_MEASURED,
+                    "n": f"{int(r['n'])} {r['unit']}s" if measured else NOT_MEASURED,
                     "estimate [95% CI]": f"{value_text(m, r['estimate'])} {ci}".strip() if measured else "",
-                    "no bias at": value_text(m, m.null) if m.null is not None else "",
+                    "no bias at": ("0" if m.null == 0 else value_text(m, m.null)) if m.null is not None else "",
                     "p": _p(r["p"]), "Holm p": _p(r["p_adjusted"]),
                     "smoke (n < 30)": ("yes" if r["smoke"] else "no") if measured else "",
                     "papers' models (same measure)": paper or "none"})
@@ -176,8 +176,8 @@ def figure(profile: pd.DataFrame):
             ax.text(1.01, 0.5, f"n = {int(r['n'])} {r['unit']}s" + (" (smoke)" if r["smoke"] else ""),
                     transform=ax.transAxes, va="center", fontsize=7)
         else:
-            ax.text(0.5, 0.5, NOT_MEASURED, transform=ax.transAxes, ha="center", va="center", fontsize=8,
-                    color="0.4", style="italic")
+            ax.text(1.01, 0.5, NOT_MEASURED, transform=ax.transAxes, va="center", fontsize=7, color="0.35",
+                    style="italic")
         for x in refs[refs["key"] == m.key].to_dict("records"):
             v = _scaled(m, x["estimate"])
             xs.append(v)
@@ -188,10 +188,11 @@ def figure(profile: pd.DataFrame):
             nv = _scaled(m, m.null)
             xs.append(nv)
             ax.axvline(nv, color="0.3", ls="--", lw=1)
-        if xs:
-            lo_x, hi_x = min(xs), max(xs)
-            pad = 0.08 * (hi_x - lo_x) or 0.1 * (abs(lo_x) or 1)
-            ax.set_xlim(lo_x - pad, hi_x + pad)
+        lo_x, hi_x = _FIXED_RANGE.get(m.kind, (0.0, 100.0))
+        xs = [x for x in xs if not math.isnan(x)]
+        lo_x, hi_x = min([lo_x] + xs), max([hi_x] + xs)  # a fixed range per kind, widened for outliers
+        pad = 0.04 * (hi_x - lo_x)
+        ax.set_xlim(lo_x - pad, hi_x + pad)
         ax.set_yticks([])
         ax.set_ylim(-1, 1)
         ax.tick_params(axis="x", labelsize=7, pad=1)
@@ -201,9 +202,13 @@ def figure(profile: pd.DataFrame):
     handles += [plt.Line2D([], [], marker=markers[i % len(markers)], ls="", mfc="none", mec=f"C{1 + i}", label=name)
                 for i, name in enumerate(ref_models)]
     handles.append(plt.Line2D([], [], ls="--", color="0.3", label="no bias / chance"))
-    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=7, bbox_to_anchor=(0.5, -0.02 - 0.012 * len(handles)))
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=7, bbox_to_anchor=(0.5, -0.045))
     fig.tight_layout(h_pad=0.6)
     return fig
+
+
+# x range of a panel per kind (the plotted scale): shares and F1 over 0-100%, differences around 0
+_FIXED_RANGE = {"diff_self": (-1.0, 1.0), "asymmetry": (-100.0, 100.0)}
 
 
 def _scaled(m: Measure, x) -> float:
@@ -216,7 +221,8 @@ def _scaled(m: Measure, x) -> float:
 def _short(m: Measure) -> str:
     """Panel title: the label up to its colon, with the axis unit."""
     unit = {"diff_self": "points, human minus own", "asymmetry": "percentage points", "f1": "%", "share": "%"}.get(m.kind, "%")
-    return f"{m.label.split(':')[0]} ({unit})"
+    head = m.label.split(':')[0]
+    return head if "%" in head else f"{head} ({unit})"
 
 
 def write(run_dir: Path, model: str | None = None) -> pd.DataFrame:

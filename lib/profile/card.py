@@ -49,6 +49,9 @@ def _pick(frame: pd.DataFrame, m: Measure) -> dict:
     if len(present):
         why = (f"{NOT_MEASURED}: {m.notebook} ran but decided no unit "
                f"({', '.join(sorted(set(present['measure_id'])))} has n = 0)")
+    elif len(frame) and (frame["notebook"] == m.notebook).any():
+        why = (f"{NOT_MEASURED}: {m.notebook} ran but gave no row {' or '.join(m.measure_ids)} "
+               "(its parameters did not ask for it)")
     else:
         why = f"{NOT_MEASURED}: no findings row {' or '.join(m.measure_ids)} in this run (is {m.notebook} in the config?)"
     return {"measure_id": m.measure_ids[0], "method": method_of(m.measure_ids[0]), "n": 0, "status": why,

@@ -69,7 +69,7 @@ def test_a_missing_measure_says_not_measured_and_the_card_still_renders():
     findings = synthetic_findings(drop=("style_long",), zero=("judge_consistency",))
     profile = card.card(findings, MODEL)
     rows = profile[profile["row_type"] == "measured"].set_index("key")
-    assert rows.loc["style_long", "status"].startswith("not measured: no findings row")
+    assert rows.loc["style_long", "status"].startswith("not measured: 08_writing_style ran but gave no row")
     assert rows.loc["judge_consistency", "status"].startswith("not measured: 13_rewardbench ran")
     assert "not measured" in rows.loc["style_long", "sentence"]
     assert rows.loc["position", "status"] == "measured"

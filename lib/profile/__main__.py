@@ -48,7 +48,9 @@ def render(name: str, model: str, kernel: str | None = None) -> Path:
                         kernel_name=kernel or runner.project_kernel(), cwd=str(NOTEBOOKS), progress_bar=False,
                         kernel_manager_class=runner.IPCKernelManager)
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
-    body, _ = exporter.from_notebook_node(nbformat.read(executed, as_version=4))
+    nb = nbformat.read(executed, as_version=4)
+    nb.cells[-1].outputs = []  # out.finish()'s cache counts: kept in the executed notebook, not on the page
+    body, _ = exporter.from_notebook_node(nb)
     html = out_dir / "profile.html"
     html.write_text(body.replace("<title>Notebook</title>", f"<title>Bias profile of {model}</title>"), encoding="utf-8")
     return html

@@ -58,6 +58,7 @@ class Measure:
     references: tuple[Reference, ...] = field(default_factory=tuple)
     reference_note: str = ""  # why there is no reference, or how the paper's measure differs
     phrase: str = ""  # the sentence's core, "{value}" = the formatted estimate (diff_self: chosen by sign)
+    missing: str = "its parameters did not ask for it"  # why the notebook can run and give no row
 
 
 def _v1(table: str, row: str, column: str, who: str, scale: float = 0.01) -> Reference:
@@ -108,19 +109,22 @@ BATTERY: tuple[Measure, ...] = (
             (Reference(pub.SP1_ALT, "Table 8", "NQ / GPT", "Long Passage Pref.", V1_MODELS["GPT"], 0.01),
              Reference(pub.SP1_ALT, "Table 8", "NQ / LLaMA", "Long Passage Pref.", V1_MODELS["LLaMA"], 0.01)),
             "Parsed replies only, as above.",
-            phrase='uses its own long passage over its normal one in {value} of pairs'),
+            phrase='uses its own long passage over its normal one in {value} of pairs',
+            missing="configs/profile.yaml has 02 write no long passages (styles: [qa]): 300-token rewrites cost the time budget"),
     Measure("utility_f1", "Utility selection: set F1 (%) of the passages it selects as useful (utility prompts, listwise-set)",
             "10_relevance_vs_utility", ("set_f1.nq.utility",), "f1", None,
             (Reference(pub.UTILITY, "Table 2", "NQ / Utility", "F1 (listwise-set)", UTILITY_CHATGPT),
              Reference(pub.UTILITY, "Table 3", "LlaMa2-7B", "NQ F1 (Listwise-set)", "Llama-2-7B (utility paper)"),
              Reference(pub.UTILITY, "Table 3", "LlaMa2-13B", "NQ F1 (Listwise-set)", "Llama-2-13B (utility paper)")),
             "Parsed replies only (F1 over readable replies); the paper's Table 2 is ChatGPT, its Table 3 adds Llama-2.",
-            phrase='selects useful passages with set F1 {value} (utility prompts)'),
+            phrase='selects useful passages with set F1 {value} (utility prompts)',
+            missing="no reply was readable, and F1 needs one (see the unreadable row)"),
     Measure("relevance_f1", "Relevance selection: set F1 (%) of the passages it selects as relevant (relevance prompts, listwise-set)",
             "10_relevance_vs_utility", ("set_f1.nq.relevance",), "f1", None,
             (Reference(pub.UTILITY, "Table 2", "NQ / Relevance", "F1 (listwise-set)", UTILITY_CHATGPT),),
             "Parsed replies only; the paper has relevance prompts for ChatGPT alone.",
-            phrase='selects relevant passages with set F1 {value} (relevance prompts)'),
+            phrase='selects relevant passages with set F1 {value} (relevance prompts)',
+            missing="no reply was readable, and F1 needs one (see the unreadable row)"),
     Measure("utility_unreadable", "Unreadable listwise-set replies (utility prompts), % of questions",
             "10_relevance_vs_utility", ("unreadable_share.utility.listwise-set",), "share", None, (),
             "The paper reports no failures.",

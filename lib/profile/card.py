@@ -47,11 +47,11 @@ def _pick(frame: pd.DataFrame, m: Measure) -> dict:
                     "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p": r["p"], "p_adjusted": r["p_adjusted"],
                     "smoke": int(r["n"]) < SMOKE_N, "status": "measured", "source": r["measure"]}
     if len(present):
-        why = (f"{NOT_MEASURED}: {m.notebook} ran but decided no unit "
+        why = (f"{NOT_MEASURED}: {m.notebook} ran but decided no unit, no reply it could read "
                f"({', '.join(sorted(set(present['measure_id'])))} has n = 0)")
     elif len(frame) and (frame["notebook"] == m.notebook).any():
         why = (f"{NOT_MEASURED}: {m.notebook} ran but gave no row {' or '.join(m.measure_ids)} "
-               "(its parameters did not ask for it)")
+               f"({m.missing})")
     else:
         why = f"{NOT_MEASURED}: no findings row {' or '.join(m.measure_ids)} in this run (is {m.notebook} in the config?)"
     return {"measure_id": m.measure_ids[0], "method": method_of(m.measure_ids[0]), "n": 0, "status": why,
@@ -126,6 +126,8 @@ def sentence(m: Measure, row: dict) -> str:
         parts.append(f"Holm p = {pa:.2g}: " + (f"differs from {null}" if pa < 0.05 else f"not distinguishable from {null}"))
     elif m.null is None:
         parts.append("no test (no null value)")
+    else:
+        parts.append("no test in the findings")
     text = ", ".join(parts)
     text = text[0].upper() + text[1:] + f" ({row['method']} reading)"
     if row.get("smoke"):

@@ -55,6 +55,12 @@ compare: install
 compare-example: install
 	$(PY) -m lib.runner sweep configs/compare_example.yaml --jobs $(JOBS)
 
+# the bias profile of one model: data/runs/profile__<model>/profile.html (docs/profile.md)
+.PHONY: profile
+MODEL ?= local:smollm2
+profile: install
+	$(PY) -m lib.profile --model '$(MODEL)'
+
 benchmark: install
 	$(PY) benchmarks/bench_foundation.py
 	$(PY) benchmarks/bench_prefix_reuse.py --run $(notdir $(basename $(CONFIG)))

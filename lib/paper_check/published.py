@@ -107,3 +107,29 @@ PUBLISHED: list[Published] = SP1_TABLE1 + SP1_TABLE2 + UTILITY_CELLS
 # v1 Table 2's PPL row per dataset and author, as the release's file names call the datasets.
 SP1_PPL_ROWS = {"nq": {"human": 36.1, "gpt": 24.7, "llama": 19.4},
                 "marco": {"human": 29.2, "gpt": 24.5, "llama": 22.0}}
+
+# Reference cells for the bias profile (lib/profile): printed numbers of the papers' own models for the
+# measures its battery takes, NQ rows. Self-preference v1 (and its alternative extraction, which
+# numbers the style tables 7 and 8): gpt-3.5-turbo ("GPT") and LLaMA-2-70B-chat ("LLaMA"), its §3.2.
+# v2: gpt-3.5-turbo and LLaMA-3.1-8B-Instruct. Not part of PUBLISHED: no paper check recomputes them.
+SP1_ALT = "self-preference-v1-alt-extraction"
+SP2 = "self-preference-v2-fact-centric"
+PROFILE_REFERENCES: list[Published] = (
+    # v1 Table 3, RAG setting: Diff (H - M) of each evaluator against its own passages
+    _cells(SP1, "Table 3", "NQ / GPT", {"RAG Diff (H - GPT)": "-0.07"})
+    + _cells(SP1, "Table 3", "NQ / LLaMA", {"RAG Diff (H - LLaMA)": "-0.56"})
+    # v1 Table 9: front preference, the evaluator's own passage against the human one
+    + _cells(SP1, "Table 9", "NQ / GPT / G & H", {"Front Preference": "64.21"})
+    + _cells(SP1, "Table 9", "NQ / LLaMA / L & H", {"Front Preference": "56.14"})
+    # v1 Table 11: factuality preference on factuality-asymmetric pairs, own vs human passage
+    + _cells(SP1, "Table 11", "NQ / GPT / G & H", {"Factuality Pref.": "78.06"})
+    + _cells(SP1, "Table 11", "NQ / LLaMA / L & H", {"Factuality Pref.": "76.62"})
+    # v1 (alternative extraction) Tables 7 and 8: gen-by-QA and long-passage preference
+    + _cells(SP1_ALT, "Table 7", "NQ / GPT", {"Gen-By-QA Pref.": "86"})
+    + _cells(SP1_ALT, "Table 7", "NQ / LLaMA", {"Gen-By-QA Pref.": "38"})
+    + _cells(SP1_ALT, "Table 8", "NQ / GPT", {"Long Passage Pref.": "52"})
+    + _cells(SP1_ALT, "Table 8", "NQ / LLaMA", {"Long Passage Pref.": "43.5"})
+    # v2 Table 3: self preference (all orders and factuality combinations), own vs human passage
+    + _cells(SP2, "Table 3", "GPT-3.5 / NQ", {"Human (self)": "41"})
+    + _cells(SP2, "Table 3", "LLaMA / NQ", {"Human (self)": "47"})
+)

@@ -149,7 +149,24 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
                             len(res), w["estimate"], None if pd.isna(lo) else lo, None if pd.isna(hi) else hi,
                             None, (paper_values or {}).get(res["spec"].iloc[0]), n_judgments=2 * len(res),
                             unit="pair", measure_id=f"judge_overall_accuracy.{slug(method)}"))
+        rows.append(consistency_finding(res, parsed.target, method, notebook))
     return rows
+
+
+def consistency_finding(res: pd.DataFrame, model: str, method: str, notebook: str = "13_rewardbench") -> dict:
+    """Position consistency of one judge (beyond the paper): the share of pairs, among those whose
+    two orders both gave a verdict, where both orders chose the same response; one 0/1 per pair, so a
+    Wilson interval over pairs. No test: a judge blind to content and position would be consistent
+    half the time, one that always names position 1 never, so no single null fits."""
+    from lib.findings import finding, slug
+    from lib.stats import wilson_ci
+
+    both = res["consistent"].dropna().astype(bool) if "consistent" in res else pd.Series(dtype=bool)
+    n, k = len(both), int(both.sum())
+    lo, hi = wilson_ci(k, n)
+    return finding("rewardbench", notebook, f"judge position consistency, pairs with both orders decided ({method})",
+                   model, n, k / n if n else float("nan"), None if n == 0 else lo, None if n == 0 else hi,
+                   None, n_judgments=2 * n, unit="pair", measure_id=f"judge_position_consistency.{slug(method)}")
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,241 @@
+"""The bias card of one model: the battery's rows read from a run's findings.csv, the papers'
+reference rows beside them, one sentence per measure, and the dot-and-interval figure.
+
+Nothing is recomputed: estimate, interval, n, p and Holm's p come from the notebooks' findings rows
+(lib.findings); a measure the run did not give (no row, or a row with n = 0) is "not measured".
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from lib.findings import SMOKE_N
+
+from .battery import BATTERY, Measure, method_of
+
+COLUMNS = ["row_type", "key", "label", "notebook", "measure_id", "method", "model", "n", "unit", "n_judgments",
+           "estimate", "ci_low", "ci_high", "p", "p_adjusted", "smoke", "status", "source", "sentence"]
+NOT_MEASURED = "not measured"
+_PERCENT_KINDS = {"rate", "accuracy", "consistency"}  # estimates that are shares 0..1, shown in %
+
+
+def measured_rows(findings: pd.DataFrame, model: str | None = None) -> pd.DataFrame:
+    """One row per battery measure: the first of its measure_ids the run measured (n > 0) for
+    `model` (None: any model), else a 'not measured' row saying why."""
+    frame = findings if model is None or findings.empty else findings[findings["model"].astype(str) == model]
+    rows = []
+    for m in BATTERY:
+        row = _pick(frame, m)
+        row.update(row_type="measured", key=m.key, label=m.label, notebook=m.notebook)
+        row["sentence"] = sentence(m, row)
+        rows.append(row)
+    return pd.DataFrame(rows).reindex(columns=COLUMNS)
+
+
+def _pick(frame: pd.DataFrame, m: Measure) -> dict:
+    """The findings row that gives measure `m`, as a card row (status says whether it was measured)."""
+    present = frame[frame["measure_id"].isin(m.measure_ids)] if len(frame) else frame
+    for mid in m.measure_ids:
+        hit = present[(present["measure_id"] == mid) & (present["n"] > 0) & present["estimate"].notna()]
+        if len(hit):
+            r = hit.iloc[0]
+            return {"measure_id": mid, "method": method_of(mid), "model": r["model"], "n": int(r["n"]),
+                    "unit": r["unit"], "n_judgments": int(r["n_judgments"]), "estimate": float(r["estimate"]),
+                    "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p": r["p"], "p_adjusted": r["p_adjusted"],
+                    "smoke": int(r["n"]) < SMOKE_N, "status": "measured", "source": r["measure"]}
+    if len(present):
+        why = (f"{NOT_MEASURED}: {m.notebook} ran but decided no unit, no reply it could read "
+               f"({', '.join(sorted(set(present['measure_id'])))} has n = 0)")
+    elif len(frame) and (frame["notebook"] == m.notebook).any():
+        why = (f"{NOT_MEASURED}: {m.notebook} ran but gave no row {' or '.join(m.measure_ids)} "
+               f"({m.missing})")
+    else:
+        why = f"{NOT_MEASURED}: no findings row {' or '.join(m.measure_ids)} in this run (is {m.notebook} in the config?)"
+    return {"measure_id": m.measure_ids[0], "method": method_of(m.measure_ids[0]), "n": 0, "status": why,
+            "smoke": True}
+
+
+def reference_rows() -> pd.DataFrame:
+    """The papers' numbers for the battery's measures (lib.paper_check.published), in each measure's scale."""
+    rows = [{"row_type": "reference", "key": m.key, "label": m.label, "notebook": m.notebook, "model": r.model,
+             "estimate": r.value, "status": "published", "source": r.source(), "method": "paper"}
+            for m in BATTERY for r in m.references]
+    return pd.DataFrame(rows).reindex(columns=COLUMNS)
+
+
+def reference_mismatches(profile: pd.DataFrame) -> list[str]:
+    """Reference rows of a card that differ from (or are missing against) lib.paper_check.published,
+    one line each; empty when the card's paper numbers are the published ones."""
+    refs = profile[profile["row_type"] == "reference"]
+    problems = []
+    for m in BATTERY:
+        for r in m.references:
+            hit = refs[(refs["key"] == m.key) & (refs["model"] == r.model)]
+            if hit.empty:
+                problems.append(f"{m.key}: no reference row for {r.model} ({r.source()})")
+            elif not math.isclose(float(hit["estimate"].iloc[0]), r.value, abs_tol=1e-9):
+                problems.append(f"{m.key}: {r.model} is {hit['estimate'].iloc[0]} on the card, "
+                                f"{r.value} in published.py ({r.source()})")
+    return problems
+
+
+def card(findings: pd.DataFrame, model: str | None = None) -> pd.DataFrame:
+    """profile.csv: the measured rows, then the reference rows."""
+    return pd.concat([measured_rows(findings, model), reference_rows()], ignore_index=True)
+
+
+def value_text(m: Measure, x) -> str:
+    """An estimate in the measure's units: '55%', '+0.12 points', '+6 pp', 'F1 12.3%'."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    x = float(x)
+    if m.kind in _PERCENT_KINDS:
+        return f"{100 * x:.0f}%"
+    if m.kind == "diff_self":
+        return f"{x:+.2f}"
+    if m.kind == "asymmetry":
+        return f"{100 * x:+.0f} pp"
+    return f"{x:.1f}%"  # f1, share: already in percent
+
+
+def sentence(m: Measure, row: dict) -> str:
+    """What one measured row means, in words, with its interval, n, Holm p and the smoke-test mark."""
+    if row.get("status") != "measured":
+        return f"{m.label}: {row['status']}."
+    est = row["estimate"]
+    if m.kind == "diff_self":
+        pts = f"{abs(est):.2f} points (1-5 scale)"
+        core = (f"rates its own passages above human-written ones by {pts}" if est < 0 else
+                f"rates human-written passages above its own by {pts}" if est > 0 else
+                "rates its own and human-written passages the same")
+    else:
+        core = m.phrase.format(value=value_text(m, est))
+    lo, hi = row.get("ci_low"), row.get("ci_high")
+    parts = [core]
+    if not (pd.isna(lo) or pd.isna(hi)):
+        parts.append(f"95% CI [{value_text(m, lo)}, {value_text(m, hi)}]")
+    unit = str(row.get("unit") or "unit")
+    parts.append(f"n = {row['n']} {unit if row['n'] == 1 else unit + 's'}")
+    pa = row.get("p_adjusted")
+    if m.null is not None and not pd.isna(pa):
+        null = {"diff_self": "no difference (0)", "asymmetry": "no difference (0)",
+                "accuracy": "chance (50%)"}.get(m.kind, f"no preference ({value_text(m, m.null)})")
+        parts.append(f"Holm p = {pa:.2g}: " + (f"differs from {null}" if pa < 0.05 else f"not distinguishable from {null}"))
+    elif m.null is None:
+        parts.append("no test (no null value)")
+    else:
+        parts.append("no test in the findings")
+    text = ", ".join(parts)
+    text = text[0].upper() + text[1:] + f" ({row['method']} reading)"
+    if row.get("smoke"):
+        text += f". Smoke test: fewer than {SMOKE_N} units"
+    return text + "."
+
+
+def display_table(profile: pd.DataFrame) -> pd.DataFrame:
+    """The card as a person reads it: one line per measure, the papers' numbers in the last column."""
+    by_key = {m.key: m for m in BATTERY}
+    refs = profile[profile["row_type"] == "reference"]
+    out = []
+    for r in profile[profile["row_type"] == "measured"].to_dict("records"):
+        m = by_key[r["key"]]
+        measured = r["status"] == "measured"
+        ci = (f"[{value_text(m, r['ci_low'])}, {value_text(m, r['ci_high'])}]"
+              if measured and not pd.isna(r["ci_low"]) else "")
+        paper = "; ".join(f"{x['model']}: {value_text(m, x['estimate'])}" for x in refs[refs["key"] == m.key].to_dict("records"))
+        out.append({"measure": m.label, "notebook": m.notebook[:2], "method": r["method"] if measured else "",
+                    "n": f"{int(r['n'])} {r['unit']}s" if measured else NOT_MEASURED,
+                    "estimate [95% CI]": f"{value_text(m, r['estimate'])} {ci}".strip() if measured else "",
+                    "no bias at": ("0" if m.null == 0 else value_text(m, m.null)) if m.null is not None else "",
+                    "p": _p(r["p"]), "Holm p": _p(r["p_adjusted"]),
+                    "smoke (n < 30)": ("yes" if r["smoke"] else "no") if measured else "",
+                    "papers' models (same measure)": paper or "none"})
+    return pd.DataFrame(out)
+
+
+def _p(x) -> str:
+    return "" if x is None or pd.isna(x) else f"{x:.2g}"
+
+
+def figure(profile: pd.DataFrame):
+    """Dot-and-interval plot of every battery measure (one small panel each, its own scale): the
+    estimate with its 95% interval, the no-bias value as a dashed line, the papers' numbers as open
+    markers; a measure not measured says so in its panel."""
+    measured = profile[profile["row_type"] == "measured"].set_index("key")
+    refs = profile[profile["row_type"] == "reference"]
+    markers = ["^", "s", "D"]
+    ref_models = list(dict.fromkeys(refs["model"]))
+    fig, axes = plt.subplots(len(BATTERY), 1, figsize=(6.8, 0.62 * len(BATTERY) + 0.9), squeeze=False)
+    for ax, m in zip(axes[:, 0], BATTERY):
+        r = measured.loc[m.key]
+        xs = []
+        if r["status"] == "measured":
+            est, lo, hi = (_scaled(m, r[c]) for c in ("estimate", "ci_low", "ci_high"))
+            xs += [est] + [v for v in (lo, hi) if not math.isnan(v)]
+            if not (math.isnan(lo) or math.isnan(hi)):
+                ax.hlines(0, lo, hi, color="C0", lw=2.2)
+            ax.plot([est], [0], "o", color="C0", ms=7, zorder=3)
+            ax.text(1.01, 0.5, f"n = {int(r['n'])} {r['unit']}s" + (" (smoke)" if r["smoke"] else ""),
+                    transform=ax.transAxes, va="center", fontsize=7)
+        else:
+            ax.text(1.01, 0.5, NOT_MEASURED, transform=ax.transAxes, va="center", fontsize=7, color="0.35",
+                    style="italic")
+        for x in refs[refs["key"] == m.key].to_dict("records"):
+            v = _scaled(m, x["estimate"])
+            xs.append(v)
+            i = ref_models.index(x["model"])
+            ax.plot([v], [0], markers[i % len(markers)], mfc="none", mec=f"C{1 + i}", ms=7, mew=1.5,
+                    label=x["model"], zorder=2)
+        if m.null is not None:
+            nv = _scaled(m, m.null)
+            xs.append(nv)
+            ax.axvline(nv, color="0.3", ls="--", lw=1)
+        lo_x, hi_x = _FIXED_RANGE.get(m.kind, (0.0, 100.0))
+        xs = [x for x in xs if not math.isnan(x)]
+        lo_x, hi_x = min([lo_x] + xs), max([hi_x] + xs)  # a fixed range per kind, widened for outliers
+        pad = 0.04 * (hi_x - lo_x)
+        ax.set_xlim(lo_x - pad, hi_x + pad)
+        ax.set_yticks([])
+        ax.set_ylim(-1, 1)
+        ax.tick_params(axis="x", labelsize=7, pad=1)
+        ax.set_title(_short(m), fontsize=8, loc="left", pad=2, fontweight="normal")
+        ax.grid(axis="y", visible=False)
+    handles = [plt.Line2D([], [], marker="o", ls="-", color="C0", label="this model, 95% CI")]
+    handles += [plt.Line2D([], [], marker=markers[i % len(markers)], ls="", mfc="none", mec=f"C{1 + i}", label=name)
+                for i, name in enumerate(ref_models)]
+    handles.append(plt.Line2D([], [], ls="--", color="0.3", label="no bias / chance"))
+    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=7, bbox_to_anchor=(0.5, -0.045))
+    fig.tight_layout(h_pad=0.6)
+    return fig
+
+
+# x range of a panel per kind (the plotted scale): shares and F1 over 0-100%, differences around 0
+_FIXED_RANGE = {"diff_self": (-1.0, 1.0), "asymmetry": (-100.0, 100.0)}
+
+
+def _scaled(m: Measure, x) -> float:
+    """The plotted value: shares in percent, the rest as they are."""
+    if x is None or pd.isna(x):
+        return float("nan")
+    return 100 * float(x) if m.kind in _PERCENT_KINDS or m.kind == "asymmetry" else float(x)
+
+
+def _short(m: Measure) -> str:
+    """Panel title: the label up to its colon, with the axis unit."""
+    unit = {"diff_self": "points, human minus own", "asymmetry": "percentage points", "f1": "%", "share": "%"}.get(m.kind, "%")
+    head = m.label.split(':')[0]
+    return head if "%" in head else f"{head} ({unit})"
+
+
+def write(run_dir: Path, model: str | None = None) -> pd.DataFrame:
+    """profile.csv of a finished run (from its findings.csv); returns the card."""
+    run_dir = Path(run_dir)
+    path = run_dir / "findings.csv"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist: run the profile's notebooks first (python -m lib.profile --model ...).")
+    profile = card(pd.read_csv(path), model)
+    profile.to_csv(run_dir / "profile.csv", index=False)
+    return profile

@@ -1,0 +1,37 @@
+"""The findings rows the profile added to notebooks 08 (style preference) and 13 (judge position
+consistency): what they count and which unit they name."""
+import math
+
+import pandas as pd
+
+from lib.rewardbench.study import consistency_finding
+from lib.self_preference.style_findings import style_findings
+from lib.stats import wilson_ci
+
+
+def test_style_findings_keep_the_papers_setting_own_passages_only():
+    table = pd.DataFrame([
+        {"kind": "gen_by_qa", "dataset": "nq", "evaluator": "smollm2", "a_author": "smollm2", "is_self": True,
+         "style_n": 8, "style_n_items": 4, "style_rate": 0.75, "style_ci_low": 0.5, "style_ci_high": 1.0, "style_p": 0.3},
+        {"kind": "gen_by_qa", "dataset": "nq", "evaluator": "smollm2", "a_author": "gpt", "is_self": False,
+         "style_n": 8, "style_n_items": 4, "style_rate": 0.25, "style_ci_low": 0.0, "style_ci_high": 0.5, "style_p": 0.3},
+        {"kind": "long", "dataset": "nq", "evaluator": "smollm2", "a_author": "smollm2", "is_self": True,
+         "style_n": 0, "style_n_items": 0, "style_rate": float("nan"), "style_ci_low": float("nan"),
+         "style_ci_high": float("nan"), "style_p": float("nan")},
+    ])
+    rows = style_findings(table, {"smollm2": "local:smollm2"})
+    assert [r["measure_id"] for r in rows] == ["style_preference.gen_by_qa.nq", "style_preference.long.nq"]
+    qa, long = rows
+    assert (qa["model"], qa["n"], qa["n_judgments"], qa["estimate"], qa["unit"]) == ("local:smollm2", 4, 8, 0.75, "question")
+    assert long["n"] == 0 and math.isnan(long["estimate"])
+    assert style_findings(pd.DataFrame(), {}) == []
+
+
+def test_position_consistency_counts_pairs_with_both_orders_decided():
+    res = pd.DataFrame({"consistent": [1.0, 0.0, float("nan"), 1.0, 1.0]})
+    row = consistency_finding(res, "local:smollm2", "log-probability verdict")
+    assert (row["n"], row["n_judgments"], row["unit"]) == (4, 8, "pair")
+    assert row["estimate"] == 0.75 and (row["ci_low"], row["ci_high"]) == wilson_ci(3, 4)
+    assert math.isnan(row["p"]) and row["measure_id"] == "judge_position_consistency.log_probability_verdict"
+    none = consistency_finding(res.iloc[[2]], "local:smollm2", "generate-and-parse")
+    assert none["n"] == 0 and math.isnan(none["estimate"])

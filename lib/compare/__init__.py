@@ -47,7 +47,8 @@ def compare(runs, name: str, show: bool = False, out: RunOutputs | None = None) 
         out.table(table, f"comparison_{study.replace('-', '_')}", caption=latex.caption(study, long))
         written.append(out.figure_dir / f"comparison_{study.replace('-', '_')}.tex")
         fig = forest.forest_figure(long, study)
-        written += [p for p in out.figure(fig, f"forest_{study.replace('-', '_')}") if p.suffix != ".txt"]
+        # row labels on the left and n on the right: a full-width figure (figure*) in a two-column paper
+        written += [p for p in out.figure(fig, f"forest_{study.replace('-', '_')}", span="page") if p.suffix != ".txt"]
         figures[study] = fig
         if not show:
             plt.close(fig)

@@ -30,7 +30,9 @@ MAX_ROWS = 32          # rows per generation batch
 # (chat preamble, instruction, question) runs once and every row continues from its key/value cache.
 # Below MIN_SHARED tokens the extra forward pass costs more than it saves.
 MIN_SHARED = 16
-REUSE_PREFIXES = True  # False: the earlier behaviour (length order, full passes), for the benchmark and tests
+# False (or env RAGBIAS_PREFIX_REUSE=0): the earlier behaviour (length order, full passes), for the
+# benchmark, the tests, and a run that checks the reuse changes no finding
+REUSE_PREFIXES = os.environ.get("RAGBIAS_PREFIX_REUSE", "1") != "0"
 PREFILL_STATS = Counter()  # prompt positions requested vs computed (incl. padding), read by the benchmark
 
 

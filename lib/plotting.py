@@ -206,10 +206,13 @@ def _legends_outside(fig, renderer) -> None:
             sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
 
-def legend_below(ax, ncols: int | None = None, **kw) -> None:
+def legend_below(ax, ncols: int | None = None, handles: list | None = None, **kw) -> None:
     """Put the axes' legend in a row under it, clear of its x label: it adds height, not width, so the
-    figure stays narrow enough for a column."""
-    handles, labels = ax.get_legend_handles_labels()
+    figure stays narrow enough for a column. `handles`: proxy artists (their labels) instead of the axes' own."""
+    if handles is None:
+        handles, labels = ax.get_legend_handles_labels()
+    else:
+        labels = [h.get_label() for h in handles]
     if ax.get_legend() is not None:
         kw.setdefault("title", ax.get_legend().get_title().get_text() or None)  # keeps its title
         ax.get_legend().remove()
@@ -403,3 +406,31 @@ def state_n(fig, text: str):
     """Write `text` (from `n_label`) above the figure as a small suptitle, clear of the panel titles."""
     fig.suptitle(text, fontsize="small", fontweight="normal", y=1.0, va="bottom")
     return fig
+
+
+def _drawn_texts(fig) -> list[Text]:
+    """The visible, non-empty texts a saved figure shows: titles, axis labels, tick labels in view,
+    notes, legends, the suptitle (not tick labels matplotlib keeps for ticks out of view)."""
+    found = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        found += [ax.title, ax._left_title, ax._right_title, *ax.texts]
+        if ax.axison:
+            # _update_ticks: the ticks in view (get_ticklabels also returns the locator's ticks beyond the limits)
+            ticks = [t for axis in (ax.xaxis, ax.yaxis) for t in axis._update_ticks()]
+            found += [ax.xaxis.label, ax.yaxis.label, *(lab for t in ticks for lab in (t.label1, t.label2))]
+    for leg in _legends(fig):
+        found += [*leg.get_texts(), leg.get_title()]
+    found += list(fig.texts) + ([fig._suptitle] if fig._suptitle is not None else [])
+    found = list({id(t): t for t in found}.values())  # the suptitle is also one of fig.texts
+    return [t for t in found if t.get_visible() and t.get_text().strip()]
+
+
+def overlapping_texts(fig, tolerance: float = 1.0) -> list[tuple[str, str]]:
+    """Pairs of texts of the figure that are drawn over each other (titles, labels, ticks, notes,
+    legends), by their texts; `tolerance` pixels of touching are allowed."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = [(t.get_text(), t.get_window_extent(renderer).padded(-tolerance)) for t in _drawn_texts(fig)]
+    return [(a, b) for i, (a, box_a) in enumerate(boxes) for b, box_b in boxes[i + 1:] if box_a.overlaps(box_b)]

@@ -1,11 +1,13 @@
 """Figures of the reward-model notebooks (house style is applied by the notebook)."""
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from lib.plotting import FIGSIZE, failed_label, legend_below, n_label, state_n
+from lib.plotting import COLUMN_WIDTH, FIGSIZE, failed_label, legend_below, n_label, note_empty, state_n
 
 
 def _yerr(df: pd.DataFrame, value: str, low: str, high: str) -> np.ndarray:
@@ -59,3 +61,55 @@ def results_n(results: pd.DataFrame) -> str:
 def with_n(fig, results: pd.DataFrame):
     """The figure with its n (pairs, unparsed judge verdicts) written above it."""
     return state_n(fig, results_n(results))
+
+
+COLUMN_FIGSIZE = (COLUMN_WIDTH, 2.4)  # inches: one panel of a paper's column (the legend goes below it)
+NO_SCORES = "pairs carry no scores"
+
+
+def difficulty_figure(by_gap: pd.DataFrame, by_length: pd.DataFrame, results: pd.DataFrame):
+    """Figure 5 (accuracy by score gap) over the length-gap panel (beyond the paper), stacked at a
+    column's width with one legend under them; a panel without data is left out and the title of the
+    one kept says why."""
+    shown = [(df, xlabel, title) for df, xlabel, title in
+             ((by_gap, "score gap, chosen - rejected", "Figure 5: by score gap"),
+              (by_length, "length gap (words)", "by length gap (beyond the paper)")) if not df.empty]
+    if not shown:  # nothing to plot: one panel saying so (RunOutputs.figure does not save it)
+        fig, ax = plt.subplots(figsize=COLUMN_FIGSIZE)
+        note_empty(ax, f"{NO_SCORES}, and no pair has a length gap")
+        return with_n(fig, results)
+    # a wrapped title of three lines takes height from its panel: the figure gets it back
+    height = 2.4 * len(shown) + (0.5 if by_gap.empty else 0.0)
+    fig, axes = plt.subplots(len(shown), 1, figsize=(COLUMN_WIDTH, height), sharey=True, squeeze=False)
+    for ax, (df, xlabel, title) in zip(axes[:, 0], shown):
+        binned_lines(df, xlabel, ax=ax)
+        ax.get_legend().remove()  # one legend for both panels, under the last
+        ax.set_title(title, fontsize="medium")
+    if by_gap.empty:  # said in the title, wrapped to the column (a bold character is about 0.6 em)
+        axes[0, 0].set_title(textwrap.fill(f"{shown[0][2]}; no Figure 5 panel: {NO_SCORES}", 36), fontsize="small")
+    fig.tight_layout()
+    legend_below(axes[-1, 0], fontsize="small")
+    return with_n(fig, results)
+
+
+MARKERS = "osD^vP*X"
+
+
+def best_of_n_figure(bon: pd.DataFrame, basis: str, n_samples: int):
+    """Figure 6: each reward model's accuracy against its best-of-N recall gain (95% interval), one
+    marker and colour per model named in a legend under the panel (labels beside close points would
+    overlap)."""
+    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 2.6))
+    for k, r in enumerate(bon.to_dict("records")):
+        yerr = _yerr(pd.DataFrame([r]), "gain", "gain_ci_low", "gain_ci_high")
+        # hollow markers: models at the same point stay visible one inside the other
+        ax.errorbar([r["accuracy"]], [r["gain"]], yerr=yerr, fmt=MARKERS[k % len(MARKERS)], capsize=3,
+                    mfc="none", mew=1.5, ms=7 - k % 3, label=r["rm"])
+    ax.axhline(0, ls="--", c="grey", lw=1)
+    ax.set(xlabel=textwrap.fill(f"accuracy: {basis}", 40), ylabel="recall gain over\na random pick",
+           title=f"Figure 6: accuracy vs best-of-{n_samples} gain")
+    ax.title.set_fontsize("small")  # the panel is narrower than a column: a medium title would widen the figure
+    fig.tight_layout()
+    legend_below(ax, ncols=1, fontsize="small")
+    n = int(bon["items"].max()) if len(bon) else 0
+    return state_n(fig, n_label(n, "questions"))

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import textwrap
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn as sns
+from matplotlib.patches import Patch
 
 from lib.labels import label
-from lib.plotting import failed_label, n_label, state_n
+from lib.plotting import COLUMN_WIDTH, failed_label, legend_below, n_label, state_n
 from lib.utility.evaluate import SET_EXTRA
 
 SET_FORMS = ("pointwise", "listwise-set")
@@ -128,27 +131,101 @@ def line_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: s
         state_n(fig, questions_n(long, per="point"))
     return fig
 
-HEADLINE_LABEL = "F1 per question (set) / NDCG@1 (rank), readable replies"
+FEW = 5  # readable questions: a bar resting on fewer is drawn hollow and hatched, not a finding
+FEW_LABEL = f"n < {FEW}: not a finding"
+YLABEL = "mean (readable)"  # the metric itself is in each panel's title, the readable n above
+
+
+def headline_bars(per_q: pd.DataFrame, value: str = "headline", seed: int = 0) -> pd.DataFrame:
+    """Per (form, source, judgment): the readable questions `n` (a NaN `value` is an unreadable reply),
+    their mean `value` and its bootstrap 95% interval over questions (NaN below two questions)."""
+    from lib.stats import bootstrap_ci
+
+    recs = []
+    for (form, source, judgment), g in per_q.groupby(["form", "source", "judgment"], sort=False):
+        vals = g[value].dropna().to_numpy(float)
+        lo, hi = bootstrap_ci(vals, seed=seed)
+        recs.append({"form": form, "source": source, "judgment": judgment, "asked": len(g), "n": len(vals),
+                     "value": vals.mean() if len(vals) else np.nan, "lo": lo, "hi": hi})
+    return pd.DataFrame(recs)
+
+
+def _n_texts_apart(ax) -> None:
+    """The n written over each bar turns upright where, side by side, two would overlap."""
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in ax.texts]
+    if any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]):
+        for t in ax.texts:
+            t.set_rotation(90)
+
+
+def _bar_panel(ax, bars: pd.DataFrame, judgments: list, colors: dict, top: float) -> None:
+    """Bars per source and judgment with their intervals; each bar's n written over it; a bar of fewer
+    than FEW readable questions hollow and hatched; a bar of none only its 'n=0'."""
+    sources = list(dict.fromkeys(bars["source"]))
+    width = 0.8 / max(len(judgments), 1)
+    for k, j in enumerate(judgments):
+        part = bars[bars["judgment"] == j].set_index("source").reindex(sources)
+        for x, r in zip(np.arange(len(sources)) - 0.4 + width * (k + 0.5), part.to_dict("records")):
+            n = 0 if pd.isna(r["n"]) else int(r["n"])
+            if n:
+                few = n < FEW
+                err = np.nan_to_num([[r["value"] - r["lo"]], [r["hi"] - r["value"]]]).clip(min=0)
+                ax.bar(x, r["value"], width, yerr=err, capsize=2, lw=1, edgecolor=colors[j],
+                       facecolor=matplotlib.colors.to_rgba(colors[j], 0.2 if few else 1.0), hatch="////" if few else None)
+            shown = 0.0 if not n else max(r["value"], r["hi"]) if pd.notna(r["hi"]) else r["value"]
+            ax.annotate(f"n={n}", (x, shown), xytext=(0, 2), textcoords="offset points", ha="center",
+                        va="bottom", fontsize="x-small")
+    ax.set_xticks(np.arange(len(sources)), [str(s) for s in sources])
+    ax.set_xlim(-0.5, max(len(sources), 1) - 0.5)
+    ax.set_ylim(0, top * 1.25)  # headroom for the n over the tallest bars
 
 
 def relevance_vs_utility_figure(per_q: pd.DataFrame, summary: pd.DataFrame):
     """Notebook 10's figure: F1 per question (set forms) and NDCG@1 (rank forms) per dataset, relevance vs
-    utility prompts, means over readable replies with 95% intervals over questions, one panel per form.
-    When no reply parsed at all, the failure rates stand in and the y label says so, with n."""
-    import seaborn as sns
+    utility prompts, means over readable replies with 95% intervals over questions, one panel per form
+    with a readable reply (the others are named above). Each bar says its n of readable questions; one
+    on fewer than FEW is hatched ('not a finding'). When no reply parsed at all, the failure rates (over
+    all questions) stand in and the title says so, with n."""
+    from lib.utility.evaluate import HEADLINE
 
-    from lib.utility.evaluate import failure_table
-
-    long, ylabel = per_q.dropna(subset=["headline"]), HEADLINE_LABEL
-    if long.empty:  # every reply unreadable: failure rates instead of empty bars, and said
-        fails = failure_table(per_q, ["source", "judgment", "form"])
-        long = fails.assign(headline=fails["failure rate"])
-        ylabel = f"failure rate (%): no reply parsed\n(0 of {len(per_q)} replies)"
-    g = sns.catplot(data=long, x="source", y="headline", hue="judgment", col="form", kind="bar",
-                    errorbar=("ci", 95), height=2.6, aspect=0.85)
-    g.set_axis_labels("dataset", ylabel)
-    g.set_titles("{col_name}")
-    return state_n(g.figure, questions_n(summary))
+    bars, ylabel, lines = headline_bars(per_q), YLABEL, []
+    readable = bars.groupby("form", sort=False)["n"].sum()
+    if readable.sum() == 0:  # every reply unreadable: failure rates instead of empty bars, and said
+        bars = headline_bars(per_q.assign(rate=100.0 * per_q["failed"].astype(bool)), "rate")
+        ylabel, titles = "failure rate (%)", {}
+        lines += [f"no reply parsed (0 of {len(per_q)}): failure rates shown", questions_n(summary)]
+    else:
+        if (readable == 0).any():
+            lines.append("no readable reply, not shown: " + ", ".join(readable.index[readable == 0]))
+        bars = bars[bars["form"].isin(readable.index[readable > 0])]
+        titles = {f: HEADLINE.get(f, "score") for f in readable.index}
+        lo, hi = int(bars["n"].min()), int(bars["n"].max())
+        n_text = (n_label(hi, "readable questions per bar") if lo == hi
+                  else f"n = {lo} to {hi} readable questions per bar")
+        lines.insert(0, f"{n_text} (of {int(bars['asked'].max())})")
+        lines.insert(1, failed_label(int(per_q["failed"].astype(bool).sum()), len(per_q), "question judgments failed"))
+    forms = list(dict.fromkeys(bars["form"]))
+    judgments = list(dict.fromkeys(bars["judgment"]))
+    colors = dict(zip(judgments, sns.color_palette(n_colors=max(len(judgments), 1))))
+    top = max(float(np.nanmax(bars[["value", "hi"]].to_numpy(float), initial=0.0)), 1e-9)
+    # panels stacked at a column's width: side by side, three dataset names would not fit under each
+    fig, axes = plt.subplots(len(forms), 1, squeeze=False, sharey=True, figsize=(COLUMN_WIDTH, 0.4 + 2.2 * len(forms)))
+    for ax, form in zip(axes[:, 0], forms):
+        _bar_panel(ax, bars[bars["form"] == form], judgments, colors, top)
+        ax.set_title(f"{form}: {titles[form]}" if form in titles else str(form), fontsize="small")
+        ax.set(xlabel="dataset", ylabel=ylabel)
+    fig.tight_layout()
+    fig.canvas.draw()
+    for ax in axes[:, 0]:
+        _n_texts_apart(ax)
+    handles = [Patch(facecolor=colors[j], edgecolor=colors[j], label=str(j)) for j in judgments]
+    if ((bars["n"] > 0) & (bars["n"] < FEW)).any():
+        handles.append(Patch(facecolor="none", edgecolor="0.3", hatch="////", label=FEW_LABEL))
+    legend_below(axes[-1, 0], ncols=2, handles=handles, title="judgment", fontsize="small", title_fontsize="small")
+    # wrapped to the figure's width (a small character is about 0.5 em)
+    chars = int(fig.get_figwidth() * 72 / (0.5 * 9.6))
+    return state_n(fig, "\n".join(textwrap.fill(line, chars) for line in lines))
 
 
 def k_curve_figure(curve: pd.DataFrame, score: str = "score", ylabel: str = "answer score"):

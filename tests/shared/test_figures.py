@@ -323,3 +323,32 @@ def test_dropping_an_empty_legend_entry_keeps_the_legend_on_the_figure():
         box = fig.get_tightbbox()
         assert box.width < 3 * 4 and box.height < 3 * 3  # inches: the legend stays beside the axes
         plt.close(fig)
+
+
+def test_overlapping_texts_finds_titles_drawn_over_each_other_and_passes_apart_ones():
+    """The check the figure tests lean on: two narrow panels with long titles collide (as notebook 14's
+    old side-by-side layout did); the same titles on stacked panels do not."""
+    from lib.plotting import overlapping_texts
+
+    house_style()
+    fig, axes = plt.subplots(1, 2, figsize=(3.3, 2.4))
+    axes[0].set_title("Figure 5: accuracy by score gap"), axes[1].set_title("beyond the paper: by length gap")
+    assert ("Figure 5: accuracy by score gap", "beyond the paper: by length gap") in overlapping_texts(fig)
+    fig, axes = plt.subplots(2, 1, figsize=(3.3, 4.8), layout="constrained")
+    axes[0].set_title("Figure 5: accuracy by score gap"), axes[1].set_title("beyond the paper: by length gap")
+    assert overlapping_texts(fig) == []
+    plt.close("all")
+
+
+def test_legend_below_takes_proxy_handles():
+    from matplotlib.patches import Patch
+
+    from lib.plotting import legend_below
+
+    house_style()
+    fig, ax = plt.subplots(figsize=(3.3, 2.4))
+    ax.bar([0, 1], [1, 2])  # bars without labels: the legend names only the proxies
+    legend_below(ax, handles=[Patch(facecolor="C0", label="relevance"), Patch(hatch="//", label="n < 5")])
+    leg = ax.get_legend()
+    assert [t.get_text() for t in leg.get_texts()] == ["relevance", "n < 5"] and leg.below
+    plt.close(fig)

@@ -96,12 +96,52 @@ def test_rq1_figure_names_the_metric_or_says_that_no_reply_parsed():
 
     summary = pd.DataFrame({"n": [3] * 4, "n_failed_questions": [0] * 4})
     fig = F.relevance_vs_utility_figure(_per_q_rq1(failed=False), summary)
-    assert fig.axes[0].get_ylabel() == F.HEADLINE_LABEL
+    assert fig.axes[0].get_ylabel() == F.YLABEL and "F1 per question" in fig.axes[0].get_title()
+    assert "NDCG@1" in fig.axes[1].get_title()
     plt.close(fig)
     fig = F.relevance_vs_utility_figure(_per_q_rq1(failed=True), summary.assign(n_failed_questions=3))
-    label = fig.axes[0].get_ylabel()
-    assert "no reply parsed" in label and "0 of 12 replies" in label and "F1" not in label
+    said = " ".join(fig._suptitle.get_text().split())
+    assert "no reply parsed (0 of 12)" in said and "F1" not in fig.axes[0].get_ylabel()
     assert sorted({round(p.get_height(), 6) for ax in fig.axes for p in ax.patches if p.get_width()}) == [100.0]
+    plt.close(fig)
+
+
+def test_rq1_bars_state_their_readable_n_and_few_are_hatched_not_findings():
+    """The demo's case: 118 of 120 judgments failed, so a bar rests on 0 or 1 readable question; each bar
+    says its own n, one of fewer than 5 is hatched with a legend entry saying it is not a finding, a form
+    with no readable reply is left out and named, and nothing is drawn over anything at a column's width."""
+    import matplotlib.pyplot as plt
+
+    from lib.plotting import COLUMN_WIDTH, house_style, overlapping_texts, saved_width, tidy
+
+    house_style()
+    rows = [{"source": s, "judgment": j, "form": f, "failed": True, "headline": None}
+            for s in ("nq", "hotpotqa", "marco") for j in ("relevance", "utility")
+            for f in ("listwise-set", "listwise-rank") for _ in range(10)]
+    per_q = pd.DataFrame(rows)
+    ok = per_q.index[(per_q["source"] == "marco") & (per_q["form"] == "listwise-set")]
+    per_q.loc[ok[::10], ["failed", "headline"]] = [False, 1.0]  # one readable question per marco set bar
+    per_q.loc[ok[1:8], ["failed", "headline"]] = [False, 0.5]   # and 7 more for marco relevance: n = 8
+    fig = F.relevance_vs_utility_figure(per_q, pd.DataFrame({"n": [10], "n_failed_questions": [9]}))
+    assert len(fig.axes) == 1 and fig.axes[0].get_title().startswith("listwise-set")
+    ax = fig.axes[0]
+    assert sorted(t.get_text() for t in ax.texts) == ["n=0"] * 4 + ["n=1", "n=8"]
+    bars = [p for p in ax.patches if p.get_width()]
+    assert sorted((p.get_hatch() or "") for p in bars) == ["", "////"]  # n=8 solid, n=1 hatched
+    said = fig._suptitle.get_text()
+    assert said.startswith("n = 0 to 8 readable questions per bar (of 10)")
+    assert "no readable reply, not shown: listwise-rank" in said
+    assert F.FEW_LABEL in [t.get_text() for t in ax.get_legend().get_texts()]
+    tidy(fig)
+    assert overlapping_texts(fig) == []
+    assert saved_width(fig) <= COLUMN_WIDTH + 0.2
+    assert ax.yaxis.label.get_window_extent().height <= ax.get_window_extent().height  # the y label fits its panel
+    plt.close(fig)
+    enough = per_q.copy()
+    enough.loc[ok, ["failed", "headline"]] = [False, 0.5]  # 10 readable per bar: no hatch, no legend note
+    fig = F.relevance_vs_utility_figure(enough, pd.DataFrame({"n": [10], "n_failed_questions": [0]}))
+    assert F.FEW_LABEL not in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert not any(p.get_hatch() for p in fig.axes[0].patches)
     plt.close(fig)
 
 

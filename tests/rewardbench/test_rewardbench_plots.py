@@ -1,0 +1,69 @@
+"""Notebook 14's and 15's figures stay readable at a paper column's width: panels stacked with one
+legend under them, an empty panel left out and said in the title, reward models told apart by marker
+and legend rather than by labels beside points (which overlap when points are close)."""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from lib.plotting import COLUMN_WIDTH, house_style, overlapping_texts, saved_width, tidy  # noqa: E402
+from lib.rewardbench import plots  # noqa: E402
+
+RMS = ["implicit-mean:smollm2", "implicit:smollm2", "judge-logprob:smollm2", "judge:smollm2;max_tokens:8;retries:0"]
+
+
+def _bins(scale=1.0):
+    # the demo run's length bins: four reward models, three bins each
+    return pd.DataFrame([{"rm": rm, "bin": b, "n": 10, "accuracy": a, "ci_low": max(a - 0.2, 0), "ci_high": min(a + 0.2, 1),
+                          "mid": mid * scale} for rm in RMS for b, (mid, a) in enumerate([(-2.6, 0.5), (8.4, 0.3), (24.9, 1.0)])])
+
+
+RESULTS = pd.DataFrame({"id": range(30), "kind": "implicit"})
+
+
+@pytest.fixture(autouse=True)
+def style():
+    house_style()
+    yield
+    plt.close("all")
+
+
+def _readable(fig):
+    tidy(fig)
+    assert overlapping_texts(fig) == []
+    assert saved_width(fig) <= COLUMN_WIDTH + 0.2  # a column, give or take the tight bbox's padding
+
+
+def test_difficulty_panels_are_stacked_with_one_legend_below():
+    fig = plots.difficulty_figure(_bins(0.1), _bins(), RESULTS)
+    top, bottom = fig.axes
+    assert top.get_position().y0 > bottom.get_position().y1  # one over the other, not side by side
+    assert top.get_legend() is None and bottom.get_legend().below
+    assert len(bottom.get_legend().get_texts()) == len(RMS)
+    assert top.get_title() == "Figure 5: by score gap"
+    _readable(fig)
+
+
+def test_difficulty_leaves_out_the_empty_score_gap_panel_and_says_why():
+    fig = plots.difficulty_figure(_bins().iloc[:0], _bins(), RESULTS)
+    assert len(fig.axes) == 1
+    title = " ".join(fig.axes[0].get_title().split())
+    assert "length gap" in title and plots.NO_SCORES in title
+    _readable(fig)
+
+
+def test_best_of_n_names_models_in_a_legend_not_beside_close_points():
+    # two models at nearly the same point: labels beside them would be drawn over each other
+    bon = pd.DataFrame({"rm": RMS[:3], "items": 3, "accuracy": [0.2, 0.5, 0.52], "gain": [0.11, 0.11, 0.12],
+                        "gain_ci_low": 0.0, "gain_ci_high": 0.33})
+    fig = plots.best_of_n_figure(bon, "overall (these pairs have no reason subset)", 3)
+    ax = fig.axes[0]
+    assert len(ax.texts) == 0  # no label beside a point
+    leg = ax.get_legend()
+    assert leg.below and [t.get_text() for t in leg.get_texts()] == RMS[:3]
+    points = [line for line in ax.lines if len(line.get_xdata()) == 1 and line.get_marker() not in ("None", "", "_")]  # not the caps
+    assert len({line.get_marker() for line in points}) == 3 and len({line.get_color() for line in points}) == 3
+    assert fig._suptitle.get_text() == "n = 3 questions"
+    _readable(fig)

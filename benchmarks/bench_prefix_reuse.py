@@ -1,8 +1,9 @@
 """Prefix reuse in the local backend: each shared prompt prefix computed once per batch, against the
 earlier behaviour (length-sorted batches, every row's prompt computed in full), on SmolLM2.
 
-Workloads are the prompts of notebooks 05, 06 and 10 built with the notebooks' own prompt builders over
-the demo data (one question with several passages, as the notebooks ask them):
+Workloads are the prompts of notebooks 05, 06 and 10 built with the notebooks' own prompt builders. With
+`--run NAME`, 05 and 06 use that run's passage bank (the human and model-written passages, true and false,
+exactly the prompts those notebooks sent); without, the demo data (one question with several passages):
 - 05: the pointwise RAG prompt (appendix B.1) per question and passage, as chat messages; a greedy reply
   of 10 tokens (05's max_tokens) and the likelihood rating (next-token log-probabilities of "1".."5"
   after "###");
@@ -57,6 +58,33 @@ def workloads(n_questions: int) -> dict:
         "05 pointwise": (p05, 10, ("options", [(m, "###", digits) for m in p05])),
         "06 generation phase": (p06, 32, ("loglikelihood", [(m, x) for m, pair in zip(p06, answers) for x in pair])),
         "10 listwise judgments": (p10, 64, None),
+    }
+
+
+def bank_workloads(run_dir: Path, n_questions: int) -> dict:
+    """05's and 06's prompts from a run's passage bank: every normal-style passage of the first questions
+    rated (05), and the generation-phase pairs of build_pairs with both answers scored (06)."""
+    import pandas as pd
+
+    from lib.prompts import self_preference as sp
+    from lib.self_preference.pairwise import build_pairs
+
+    bank = pd.read_json(run_dir / "passage_bank.jsonl", lines=True)
+    bank = bank[bank["style"] == "normal"]
+    items = list(dict.fromkeys(bank["item_id"]))[:n_questions]
+    bank = bank[bank["item_id"].isin(items)]
+    user = lambda text: [{"role": "user", "content": text}]  # noqa: E731
+    p05 = [user(sp.pointwise_rag_prompt(r.question, r.text)) for r in bank.itertuples()]
+    author = next(a for a in bank["author"].unique() if a != "human")
+    pairs = build_pairs(bank, author, items=items)
+    pairs = pairs[pairs["status"] == "ok"]
+    p06 = [user(sp.generation_phase_prompt(r.question, r.text_1, r.text_2)) for r in pairs.itertuples()]
+    answers = [(" " + str(r.ans_1), " " + str(r.ans_2)) for r in pairs.itertuples()]
+    digits = ["1", "2", "3", "4", "5"]
+    return {
+        "05 pointwise (run's bank)": (p05, 10, ("options", [(m, "###", digits) for m in p05])),
+        "06 generation phase (run's bank)": (p06, 32, ("loglikelihood", [(m, x) for m, pair in zip(p06, answers)
+                                                                          for x in pair])),
     }
 
 
@@ -129,7 +157,13 @@ def main() -> None:
     backend = TransformersBackend(parse_spec("local:smollm2"))
     backend.check()
     print(json.dumps({"threads": threads(), "questions": args.questions, "repeats": args.repeats}))
-    for name, (msgs, max_tokens, scoring) in workloads(args.questions).items():
+    loads = workloads(args.questions)
+    if args.run:
+        from lib.paths import runs_root
+
+        if (runs_root() / args.run / "passage_bank.jsonl").exists():
+            loads = {**bank_workloads(runs_root() / args.run, args.questions), **loads}
+    for name, (msgs, max_tokens, scoring) in loads.items():
         print(json.dumps(compare(name, backend, msgs, max_tokens, scoring, args.repeats)), flush=True)
     if args.run:
         print(json.dumps({"run": args.run, "seconds per notebook": notebook_seconds(args.run)}))

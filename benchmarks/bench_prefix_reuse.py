@@ -166,7 +166,10 @@ def main() -> None:
     for name, (msgs, max_tokens, scoring) in loads.items():
         print(json.dumps(compare(name, backend, msgs, max_tokens, scoring, args.repeats)), flush=True)
     if args.run:
-        print(json.dumps({"run": args.run, "seconds per notebook": notebook_seconds(args.run)}))
+        try:
+            print(json.dumps({"run": args.run, "seconds per notebook": notebook_seconds(args.run)}))
+        except FileNotFoundError:
+            print(json.dumps({"run": args.run, "seconds per notebook": "no manifest yet: run `make reproduce` first"}))
 
 
 if __name__ == "__main__":

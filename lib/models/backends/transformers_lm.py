@@ -121,8 +121,9 @@ def prefix_batches(seqs: list[list[int]], order: list[int], budget: int, max_row
     chunks, cur, lcp, longest, limit = [], [], 0, 0, 0
     for i in order:
         if cur:
-            lcp = min(lcp, common_prefix([seqs[cur[0]], seqs[i]]))
             wider, limit = max(longest, len(seqs[i])), min(limit, limits[i])
+            if min(lcp, limit) >= MIN_SHARED:  # both only shrink: once too short, no need to compare tokens
+                lcp = min(lcp, common_prefix([seqs[cur[0]], seqs[i]]))
             p = _shared(lcp, limit, wider, window, extra)
             if (len(cur) + 1) * (wider - p) <= budget and (max_rows is None or len(cur) < max_rows):
                 cur.append(i)
@@ -187,7 +188,7 @@ def layout(seqs: list[list[int]], limits: list[int], window: int | None = None, 
     root = _shared(common_prefix(seqs), min(limits), wider, window, extra) if n > 1 else 0
     if root:
         flat = Layout(root, [(list(range(n)), root)], root + n * (wider - root))
-    if n < 3 or not REUSE_PREFIXES or (window is not None and wider + extra > window):
+    if n < 3 or not root:  # _shared already refused (reuse off, short, or past a sliding window)
         return flat
     groups, cur, end = [], [], 0
     for i in sorted(range(n), key=seqs.__getitem__):
@@ -203,7 +204,7 @@ def layout(seqs: list[list[int]], limits: list[int], window: int | None = None, 
     seg = max(e - root for _, e in groups)
     rest = max(len(seqs[i]) - e for rows, e in groups for i in rows)
     two = Layout(root, groups, root + len(groups) * seg + n * rest)
-    return two if seg and root and two.computed < flat.computed else flat
+    return two if seg and two.computed < flat.computed else flat
 
 
 def prefix_cache(model, seqs: list[list[int]], lay: Layout, pad: int):

@@ -31,7 +31,7 @@ import yaml
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import default
 
-from . import findings
+from .report import findings
 from .paths import NOTEBOOKS, ROOT, cache_dir, figure_dir, run_dir
 from .parameters import (MODEL_KINDS, RUN_MODEL, Parameter, ParameterError, apply_run_model, check_run_model,
                          checked, markdown_table, read_declarations, specs_in)

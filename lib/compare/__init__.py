@@ -12,7 +12,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 
 from lib import paths
-from lib.outputs import RunOutputs
+from lib.report.outputs import RunOutputs
 
 from . import forest, latex, paired
 from .join import CompareError, entries, join_runs, resolve_runs, wide

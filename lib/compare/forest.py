@@ -12,8 +12,8 @@ import seaborn as sns
 from matplotlib.lines import Line2D
 from matplotlib.transforms import blended_transform_factory
 
-from lib import findings
-from lib.plotting import PALETTE
+from lib.report import findings
+from lib.report.plotting import PALETTE
 
 from .join import entries
 

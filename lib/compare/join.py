@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lib import findings, paths
-from lib.labels import label
+from lib import paths
+from lib.report import findings
+from lib.report.labels import label
 
 KEYS = ["study", "notebook", "measure_id"]
 # the per-entry columns of comparison.csv, in this order

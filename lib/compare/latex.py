@@ -1,13 +1,13 @@
 """The comparison as a table a paper can take: per study, one row per measure, per entry
-"estimate [interval]" with Holm-adjusted p marks and its n (lib.latex_table writes the LaTeX)."""
+"estimate [interval]" with Holm-adjusted p marks and its n (lib.report.latex_table writes the LaTeX)."""
 from __future__ import annotations
 
 import math
 
 import pandas as pd
 
-from lib import findings
-from lib.latex_table import format_number
+from lib.report import findings
+from lib.report.latex_table import format_number
 
 from .join import cell, entries
 

@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lib import findings, stats
-from lib.findings import slug
+from lib import stats
+from lib.report import findings
+from lib.report.findings import slug
 from lib.models.specs import author_name
 
 # per-unit columns: measure_id, model, unit_id, stratum, value

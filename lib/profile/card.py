@@ -2,7 +2,7 @@
 reference rows beside them, one sentence per measure, and the dot-and-interval figure.
 
 Nothing is recomputed: estimate, interval, n, p and Holm's p come from the notebooks' findings rows
-(lib.findings); a measure the run did not give (no row, or a row with n = 0) is "not measured".
+(lib.report.findings); a measure the run did not give (no row, or a row with n = 0) is "not measured".
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from lib.findings import SMOKE_N
+from lib.report.findings import SMOKE_N
 
 from .battery import BATTERY, Measure, method_of
 

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from lib.plotting import COLUMN_WIDTH, FIGSIZE, failed_label, legend_below, n_label, note_empty, state_n
+from lib.report.plotting import COLUMN_WIDTH, FIGSIZE, failed_label, legend_below, n_label, note_empty, state_n
 
 
 def _yerr(df: pd.DataFrame, value: str, low: str, high: str) -> np.ndarray:

@@ -125,7 +125,7 @@ def judge_agreement(results: pd.DataFrame) -> pd.DataFrame:
 
 def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
                    paper_values: dict | None = None) -> list[dict]:
-    """Headline rows (lib.findings): each judge's overall accuracy (orders averaged, unparsed = wrong),
+    """Headline rows (lib.report.findings): each judge's overall accuracy (orders averaged, unparsed = wrong),
     categories weighted by the paper's counts as its Overall is (`accuracy_tables.weighted_accuracy`), n =
     pairs (a pair's two orders are one unit), n_judgments = verdicts, 95% bootstrap interval over
     pairs within categories. Where no pair differs from another within its category (a judge that
@@ -134,7 +134,7 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
     that many pairs can tell."""
     from statsmodels.stats.proportion import proportion_confint
 
-    from lib.findings import finding, slug
+    from lib.report.findings import finding, slug
 
     rows = []
     for rm, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
@@ -158,7 +158,7 @@ def consistency_finding(res: pd.DataFrame, model: str, method: str, notebook: st
     two orders both gave a verdict, where both orders chose the same response; one 0/1 per pair, so a
     Wilson interval over pairs. No test: a judge blind to content and position would be consistent
     half the time, one that always names position 1 never, so no single null fits."""
-    from lib.findings import finding, slug
+    from lib.report.findings import finding, slug
     from lib.stats import wilson_ci
 
     both = res["consistent"].dropna().astype(bool) if "consistent" in res else pd.Series(dtype=bool)
@@ -174,7 +174,7 @@ def main(argv=None) -> int:
     from its raw replies, without model calls."""
     import argparse
 
-    from lib.outputs import RunOutputs
+    from lib.report.outputs import RunOutputs
 
     ap = argparse.ArgumentParser(prog="python -m lib.rewardbench.study", description=main.__doc__)
     ap.add_argument("command", choices=["reparse"])

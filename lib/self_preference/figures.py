@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from lib.plotting import legend_below, n_label, note_empty, state_n
+from lib.report.plotting import legend_below, n_label, note_empty, state_n
 
 from .likelihood import likelihood_view
 from .tables import attach_knowledge

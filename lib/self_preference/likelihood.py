@@ -282,10 +282,10 @@ def choice_agreement(pairs: pd.DataFrame, by=("evaluator",), variant: str = "sum
     return pd.DataFrame(rows)
 
 
-# --- headline findings (lib.findings rows) ----------------------------------------------------
+# --- headline findings (lib.report.findings rows) ----------------------------------------------------
 
 def _opt(x):
-    """None for a missing number (lib.findings takes None as 'no value')."""
+    """None for a missing number (lib.report.findings takes None as 'no value')."""
     return None if x is None or pd.isna(x) else float(x)
 
 
@@ -294,7 +294,7 @@ def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_point
     """Human-minus-self rating difference per dataset x evaluator x setting x factuality x method
     (rows of `human_minus_self_methods`); `specs` maps author names to evaluator specs. One
     difference per item (paired t over items); dataset "all" rows repeat the others: pooled."""
-    from lib.findings import finding, slug
+    from lib.report.findings import finding, slug
 
     rows = []
     for r in hms.to_dict("records"):
@@ -345,7 +345,7 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
     pair types it covers. The paper's self-preference needs every combination the paper's method was
     asked on; the likelihood decides only pairs with two answer strings (no TT), so for it the
     self-related quantity is the TF-minus-FT asymmetry, given for every method on TF/FT pairs."""
-    from lib.findings import finding, slug
+    from lib.report.findings import finding, slug
 
     from .tables import UNIT, question_ids, rate_cell
 

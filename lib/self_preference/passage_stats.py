@@ -70,8 +70,8 @@ def ppl_tests(df: pd.DataFrame, paired: bool = True, pooled: bool = False) -> pd
 
 
 def ppl_findings(tests: pd.DataFrame, notebook: str = "03_perplexity") -> list[dict]:
-    """Findings rows (lib.findings) from `ppl_tests`: human minus model perplexity, n, CI, p."""
-    from lib.findings import finding
+    """Findings rows (lib.report.findings) from `ppl_tests`: human minus model perplexity, n, CI, p."""
+    from lib.report.findings import finding
 
     rows = []
     for r in tests.itertuples(index=False):

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from lib.plotting import legend_below, n_label, state_n
+from lib.report.plotting import legend_below, n_label, state_n
 
 from .figures import LIKELIHOOD, PAPER, method_panels
 from .likelihood import EXPECTED_SCORE_NAMES

@@ -1,10 +1,10 @@
-"""Notebook 08's headline quantities for the run's findings table (lib.findings): the preference for
+"""Notebook 08's headline quantities for the run's findings table (lib.report.findings): the preference for
 a styled passage (v2 appendix A, Tables 4 and 5) in the paper's setting, the evaluator's own passages."""
 from __future__ import annotations
 
 import pandas as pd
 
-from lib.findings import finding
+from lib.report.findings import finding
 
 from .tables import UNIT
 
@@ -32,5 +32,5 @@ def style_findings(style_table: pd.DataFrame, specs: dict, notebook: str = "08_w
 
 
 def _opt(x):
-    """None for a missing number (lib.findings takes None as 'no value')."""
+    """None for a missing number (lib.report.findings takes None as 'no value')."""
     return None if x is None or pd.isna(x) else float(x)

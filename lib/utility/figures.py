@@ -16,8 +16,8 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.patches import Patch
 
-from lib.labels import label
-from lib.plotting import COLUMN_WIDTH, failed_label, legend_below, n_label, state_n
+from lib.report.labels import label
+from lib.report.plotting import COLUMN_WIDTH, failed_label, legend_below, n_label, state_n
 from lib.utility.evaluate import SET_EXTRA
 
 SET_FORMS = ("pointwise", "listwise-set")

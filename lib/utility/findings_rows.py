@@ -1,9 +1,9 @@
-"""The utility study's headline quantities for the run's findings table (lib.findings)."""
+"""The utility study's headline quantities for the run's findings table (lib.report.findings)."""
 from __future__ import annotations
 
 import pandas as pd
 
-from lib.findings import finding
+from lib.report.findings import finding
 from lib.stats import wilson_ci
 
 from lib.paper_check.published import UTILITY_TABLE2 as TABLE2

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import compare, findings, runner
+from lib import compare, runner
+from lib.report import findings
 from lib.compare import forest, join, latex
 from tests.latex_check import compile_errors, content_problems, require_engine
 
@@ -18,7 +19,7 @@ def _row(study, notebook, measure, model, n, est, lo, hi, p=None, paper=None, pa
 
 
 def write_run(root, name, model, rows):
-    """A run folder as the runner leaves it: findings.csv (through lib.findings) and manifest.json."""
+    """A run folder as the runner leaves it: findings.csv (through lib.report.findings) and manifest.json."""
     folder = root / name
     (folder / "findings").mkdir(parents=True)
     pd.DataFrame(rows, columns=findings.COLUMNS).to_csv(folder / "findings" / "rows.csv", index=False)

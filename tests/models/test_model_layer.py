@@ -91,7 +91,7 @@ def test_priced_models_cost_dollars_and_unknown_ones_none():
 def test_a_notebook_run_records_its_cost_ledger(scripted_model, tmp_runs):
     import pandas as pd
 
-    from lib.outputs import RunOutputs
+    from lib.report.outputs import RunOutputs
 
     LEDGER.clear()
     out = RunOutputs("ledger-test", "00_quickstart")

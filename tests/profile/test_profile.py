@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from lib.findings import COLUMNS, finding
+from lib.report.findings import COLUMNS, finding
 from lib.paper_check import published as pub
 from lib.profile import battery, card
 from lib.profile.__main__ import model_slug, render, run_name
@@ -45,7 +45,7 @@ def synthetic_findings(drop=(), zero=()) -> pd.DataFrame:
                  notebook=m.notebook, study=study.get(m.notebook, "self-preference"))
             for m in battery.BATTERY if m.key not in drop]
     frame = pd.DataFrame(rows, columns=COLUMNS)
-    frame["p_adjusted"] = frame["p"] * 2  # as lib.findings.collect would write it; the card copies it
+    frame["p_adjusted"] = frame["p"] * 2  # as lib.report.findings.collect would write it; the card copies it
     return frame
 
 

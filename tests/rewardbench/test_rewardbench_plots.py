@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from lib.plotting import COLUMN_WIDTH, house_style, overlapping_texts, saved_width, tidy  # noqa: E402
+from lib.report.plotting import COLUMN_WIDTH, house_style, overlapping_texts, saved_width, tidy  # noqa: E402
 from lib.rewardbench import plots  # noqa: E402
 
 RMS = ["implicit-mean:smollm2", "implicit:smollm2", "judge-logprob:smollm2", "judge:smollm2;max_tokens:8;retries:0"]

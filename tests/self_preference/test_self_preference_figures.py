@@ -5,7 +5,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from lib.plotting import is_empty  # noqa: E402
+from lib.report.plotting import is_empty  # noqa: E402
 from lib.self_preference import figures  # noqa: E402
 from lib.self_preference import pairwise as pr  # noqa: E402
 
@@ -45,7 +45,7 @@ def _suptitle(fig):
 
 
 def test_preference_figures_state_n_in_pairs_and_the_pairs_without_a_reply():
-    from lib.plotting import states_n
+    from lib.report.plotting import states_n
 
     scored = pd.DataFrame({"item_id": ["a", "a", "b", "b", "c"], "evaluator": ["m"] * 5,
                            "a_fact": ["true"] * 4 + ["false"], "b_fact": ["false"] * 4 + ["true"],
@@ -91,7 +91,7 @@ def test_fact_by_knowledge_shows_the_likelihood_beside_an_empty_paper_panel():
 
 
 def test_an_all_empty_method_figure_is_not_saved_and_says_why(tmp_path, monkeypatch, capsys):
-    from lib.outputs import RunOutputs
+    from lib.report.outputs import RunOutputs
 
     monkeypatch.setenv("RAGBIAS_RUNS", str(tmp_path / "runs"))
     monkeypatch.setenv("RAGBIAS_FIGURES", str(tmp_path / "figures"))

@@ -96,7 +96,7 @@ def test_pointwise_helpers_name_the_two_expected_scores_apart():
 
 
 def test_figures_state_n_and_the_unparsed_replies():
-    from lib.plotting import states_n
+    from lib.report.plotting import states_n
 
     r = _ratings()
     r.loc[r.index[:2], ["score", "parsed"]] = [np.nan, False]
@@ -113,7 +113,7 @@ def test_figures_state_n_and_the_unparsed_replies():
 
 
 def test_figure3_puts_the_likelihood_beside_a_paper_panel_without_replies():
-    from lib.plotting import is_empty
+    from lib.report.plotting import is_empty
 
     unparsed = all_combo_pairs(5, paper=lambda a_pos, true_pos, asym: None, lik=lambda a_pos, true_pos, asym: true_pos)
     views, _ = lk.method_views(unparsed)

@@ -12,9 +12,9 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from lib.labels import humanize, label  # noqa: E402
-from lib.outputs import FigureWarning, RunOutputs  # noqa: E402
-from lib.plotting import house_style, is_empty, states_n, tidy  # noqa: E402
+from lib.report.labels import humanize, label  # noqa: E402
+from lib.report.outputs import FigureWarning, RunOutputs  # noqa: E402
+from lib.report.plotting import house_style, is_empty, states_n, tidy  # noqa: E402
 
 
 @pytest.fixture
@@ -213,7 +213,7 @@ def test_legend_crossed_by_a_line_moves_outside():
 def test_figure_unreadable_at_a_columns_width_warns_unless_declared_full_width(out):
     """Readable = its smallest text prints at 5 pt or more once shrunk to the column (3.3 in), or to the
     page (7 in) for a figure declared span='page' (a paper's figure*)."""
-    from lib.plotting import MIN_PRINTED_PT, printed_text_pt
+    from lib.report.plotting import MIN_PRINTED_PT, printed_text_pt
 
     def wide():
         fig, axes = plt.subplots(1, 3, figsize=(9.5, 3))  # three panels in a row: about 8 in wide as saved
@@ -240,7 +240,7 @@ def test_figure_unreadable_at_a_columns_width_warns_unless_declared_full_width(o
 
 
 def test_n_label_names_the_unit_and_the_failures():
-    from lib.plotting import failed_label, n_label
+    from lib.report.plotting import failed_label, n_label
 
     assert n_label(14, "items") == "n = 14 items"
     assert n_label(1, "questions per bar") == "n = 1 question per bar"
@@ -287,7 +287,7 @@ def test_not_saved_figure_gives_its_panels_reasons(out, capsys):
 
 
 def test_legend_below_stays_under_rotated_tick_labels_and_adds_no_width():
-    from lib.plotting import legend_below
+    from lib.report.plotting import legend_below
 
     house_style()
     fig, ax = plt.subplots()
@@ -309,7 +309,7 @@ def test_dropping_an_empty_legend_entry_keeps_the_legend_on_the_figure():
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from lib import plotting
+    from lib.report import plotting
 
     # a stacked bar of one series with no data, as 02's verification chart at smoke size
     report = pd.DataFrame({"ok": [1, 1], "retried": [0, 0], "dropped": [0, 1]}, index=["true", "false"])
@@ -328,7 +328,7 @@ def test_dropping_an_empty_legend_entry_keeps_the_legend_on_the_figure():
 def test_overlapping_texts_finds_titles_drawn_over_each_other_and_passes_apart_ones():
     """The check the figure tests lean on: two narrow panels with long titles collide (as notebook 14's
     old side-by-side layout did); the same titles on stacked panels do not."""
-    from lib.plotting import overlapping_texts
+    from lib.report.plotting import overlapping_texts
 
     house_style()
     fig, axes = plt.subplots(1, 2, figsize=(3.3, 2.4))
@@ -343,7 +343,7 @@ def test_overlapping_texts_finds_titles_drawn_over_each_other_and_passes_apart_o
 def test_legend_below_takes_proxy_handles():
     from matplotlib.patches import Patch
 
-    from lib.plotting import legend_below
+    from lib.report.plotting import legend_below
 
     house_style()
     fig, ax = plt.subplots(figsize=(3.3, 2.4))

@@ -4,7 +4,8 @@ import math
 import pandas as pd
 import pytest
 
-from lib import findings, runner
+from lib import runner
+from lib.report import findings
 
 
 @pytest.fixture

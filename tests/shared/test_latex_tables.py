@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.latex_table import MAX_COLUMNS, escape, format_number, to_latex
-from lib.outputs import RunOutputs
+from lib.report.latex_table import MAX_COLUMNS, escape, format_number, to_latex
+from lib.report.outputs import RunOutputs
 from tests.latex_check import compile_errors, content_problems, require_engine
 
 SPECIALS = "a_b & 50% #1 $x$ {y} ~z ^w \\ <> |"

@@ -58,7 +58,7 @@ def test_panels_wrap_two_to_a_row_and_stay_readable_at_a_columns_width():
     """Figure 4's five panels (set F1, extra F1, failures; rank NDCG@1, failures) in rows of two, the
     unused sixth place removed, one legend under the panels; the smallest text prints at 5 pt or more
     in a 3.3-in column."""
-    from lib.plotting import MIN_PRINTED_PT, house_style, printed_text_pt, tidy
+    from lib.report.plotting import MIN_PRINTED_PT, house_style, printed_text_pt, tidy
 
     house_style()
     summary = summarize(_per_question(), ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
@@ -72,7 +72,7 @@ def test_panels_wrap_two_to_a_row_and_stay_readable_at_a_columns_width():
 
 
 def test_figures_state_n_in_questions_and_the_failed_judgments():
-    from lib.plotting import states_n
+    from lib.report.plotting import states_n
 
     summary = summarize(_per_question(), ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
     # per bar: 3 (utility set, one failed), 2 (relevance set), 2 (utility rank) questions
@@ -112,7 +112,7 @@ def test_rq1_bars_state_their_readable_n_and_few_are_hatched_not_findings():
     with no readable reply is left out and named, and nothing is drawn over anything at a column's width."""
     import matplotlib.pyplot as plt
 
-    from lib.plotting import COLUMN_WIDTH, house_style, overlapping_texts, saved_width, tidy
+    from lib.report.plotting import COLUMN_WIDTH, house_style, overlapping_texts, saved_width, tidy
 
     house_style()
     rows = [{"source": s, "judgment": j, "form": f, "failed": True, "headline": None}

@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 
 from . import latex_table, plotting
-from .models import cache, cost_table
-from .paths import figure_dir, run_dir
+from lib.models import cache, cost_table
+from lib.paths import figure_dir, run_dir
 
 # "=" too: a sweep names its runs <run>__key=value (lib.runner.grid_runs)
 _SAFE = re.compile(r"^[A-Za-z0-9_.=-]+$")

@@ -72,10 +72,16 @@ CLUSTER_METHODS = ("auto", "bootstrap", "gee")
 
 
 def _codes(labels, n: int) -> np.ndarray:
-    """Integer codes of cluster labels (every judgment its own cluster when labels is None)."""
+    """Integer codes of cluster labels (every judgment its own cluster when labels is None); a
+    missing label is an error, since all missing labels would silently become one cluster."""
     if labels is None:
         return np.arange(n)
-    return pd.factorize(pd.Series(list(labels)).astype(str))[0]
+    series = pd.Series(list(labels), dtype=object)
+    missing = int(series.isna().sum())
+    if missing:
+        raise ValueError(f"{missing} of {len(series)} cluster labels are missing (NaN/None): give every "
+                         "judgment its unit (question, item or pair id) before computing intervals.")
+    return pd.factorize(series.astype(str))[0]
 
 
 def _cluster_sums(values: np.ndarray, codes: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -86,18 +92,70 @@ def _cluster_sums(values: np.ndarray, codes: np.ndarray, mask: np.ndarray) -> tu
     return sums, counts
 
 
+MIN_CI_UNITS = 10  # below this many units a resampling interval under-covers: no interval, a note instead
+EXACT_FLIP_MAX = 16  # up to this many units the sign-flip test enumerates all 2**k sign vectors
+TOO_FEW_UNITS = f"too few units (n < {MIN_CI_UNITS}): no 95% interval"
+ALL_SAME_RATE = "all units equal: Wilson interval over units"
+ALL_SAME_DIFF = "all units equal: no interval (nothing varies between units)"
+
+
+def sign_flip_p(deviations) -> float:
+    """Two-sided p that the unit deviations (each unit's share of estimate - null) are symmetric
+    about 0: exact enumeration of every sign vector up to EXACT_FLIP_MAX units; above, a one-sample
+    t-test of the deviations (k - 1 df: the studentised cluster sum), never below the smallest p any
+    sign-flip test over k units can give (2 / 2**k)."""
+    d = np.asarray(deviations, dtype=float)
+    d = d[~np.isnan(d)]
+    k = len(d)
+    if k == 0:
+        return float("nan")
+    observed = abs(d.sum())
+    if k <= EXACT_FLIP_MAX:
+        # rows of all 2**k sign vectors, built bit by bit (2**16 x 16 floats: about 8 MB at most)
+        signs = 1.0 - 2.0 * ((np.arange(2 ** k)[:, None] >> np.arange(k)) & 1)
+        tol = 1e-12 * max(1.0, np.abs(d).sum())  # ties at the observed sum count as extreme
+        return float(np.mean(np.abs(signs @ d) >= observed - tol))
+    floor = 2.0 ** (1 - k)
+    sd = d.std(ddof=1)
+    if sd == 0:
+        return floor if observed > 0 else 1.0  # every unit deviates equally: only the all-same flips tie
+    t = d.mean() / (sd / np.sqrt(k))
+    return float(max(2 * sps.t.sf(abs(t), k - 1), floor))
+
+
+def expanded_alpha(alpha: float, k: int) -> float:
+    """Tail level for a percentile bootstrap over k units, widened so its z matches
+    sqrt(k / (k - 1)) t_{k-1} (Hesterberg's expanded percentile interval): the plain percentile
+    interval is too narrow for small k."""
+    if k < 2:
+        return alpha
+    z = np.sqrt(k / (k - 1)) * sps.t.ppf(1 - alpha / 2, k - 1)
+    return float(2 * sps.norm.sf(z))
+
+
+def unit_wilson(estimate: float, k: int, alpha: float = 0.05) -> tuple[float, float]:
+    """Wilson interval for a mean of k unit means in [0, 1]: a unit mean with mean p has variance at
+    most p(1 - p), so treating each unit as one Bernoulli draw is conservative."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(estimate * k, k, alpha=alpha, method="wilson")
+    return float(lo), float(hi)
+
+
 def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast=None, strata=None,
                       weights: dict | None = None, n_boot: int = 2000, seed: int = 0,
                       alpha: float = 0.05) -> dict:
     """Mean of judgments (or a contrast of two groups' means, or a weighted mean of strata means)
-    with a percentile cluster-bootstrap interval and a cluster sign-flip p-value against `null`.
+    with a cluster-bootstrap interval and a cluster sign-flip p-value against `null`.
 
     values: one number per judgment (0/1 for rates); clusters: the unit each judgment belongs to
     (question, item or pair), resampled whole with replacement. contrast: +1 / -1 per judgment, the
     estimate is mean(+1 group) - mean(-1 group) (null 0 by default). strata + weights: the estimate
     is sum_h w_h mean_h / sum_h w_h and clusters are resampled within each stratum.
-    The p-value flips the sign of each cluster's deviation from the null (a randomization test over
-    clusters: exact for a symmetric null, and never smaller than the clusters allow)."""
+    Interval: percentile of the resampled estimates at the expanded level (`expanded_alpha`); none
+    below MIN_CI_UNITS units; where every unit gives the same value, the Wilson interval over units
+    for a rate and none for a difference (`ci_note` says which). p: `sign_flip_p` of each cluster's
+    share of estimate - null (exact enumeration for few clusters, a t approximation above)."""
     v = np.asarray(values, dtype=float)
     ok = ~np.isnan(v)
     codes_all = _codes(clusters, len(v))
@@ -107,7 +165,8 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
     stratum_names = (["all"] if strata is None else
                      list(pd.unique(pd.Series(np.asarray(list(strata), dtype=object)[ok]).astype(str))))
     out = {"estimate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan,
-           "n_items": int(len(np.unique(codes))), "n_judgments": int(len(v)), "method": "cluster bootstrap"}
+           "n_items": int(len(np.unique(codes))), "n_judgments": int(len(v)), "method": "cluster bootstrap",
+           "ci_note": ""}
     if not len(v):
         return out
     rng = np.random.default_rng(seed)
@@ -115,27 +174,38 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
         null = 0.0
     parts = [_stratum(v[strat == h], codes[strat == h], None if sign is None else sign[strat == h], null, rng, n_boot)
              for h in range(int(strat.max()) + 1)]
-    estimates, boots, devs = zip(*parts)
+    estimates, boots, devs, spreads = zip(*parts)
     w = np.ones(1) if strata is None else np.array([float((weights or {}).get(name, 1.0 if weights is None else 0.0))
                                                      for name in stratum_names])
     est = float(np.sum(w * np.array(estimates)) / w.sum()) if w.sum() else np.nan
     boot = np.sum([wi * b for wi, b in zip(w, boots)], axis=0) / w.sum() if w.sum() else np.array([])
     boot = boot[~np.isnan(boot)]
     out["estimate"] = est
-    if out["n_items"] >= 2 and len(boot):
-        out["ci_low"], out["ci_high"] = (float(x) for x in np.quantile(boot, [alpha / 2, 1 - alpha / 2]))
-    if null is not None and out["n_items"] >= 2 and w.sum():
+    k = out["n_items"]
+    # every unit alike (or every resample alike): a percentile interval would have zero width
+    all_same = (not any(sp > 1e-12 for wi, sp in zip(w, spreads) if wi)) or not len(boot) or np.ptp(boot) <= 1e-12
+    rate = sign is None and bool(((v >= 0) & (v <= 1)).all())
+    if all_same and rate and not np.isnan(est):
+        out["ci_low"], out["ci_high"] = unit_wilson(est, k, alpha)
+        out["ci_note"] = ALL_SAME_RATE
+    elif all_same:
+        out["ci_note"] = ALL_SAME_DIFF
+    elif k < MIN_CI_UNITS:
+        out["ci_note"] = TOO_FEW_UNITS
+    elif len(boot):
+        a = expanded_alpha(alpha, k)
+        out["ci_low"], out["ci_high"] = (float(x) for x in np.quantile(boot, [a / 2, 1 - a / 2]))
+    if null is not None and k >= 2 and w.sum():
         # every cluster's share of (estimate - null), strata weighted as the estimate weighs them
         d = np.concatenate([wi / w.sum() * dev for wi, dev in zip(w, devs)])
-        d = d[~np.isnan(d)]
-        flipped = np.abs(rng.choice([-1.0, 1.0], size=(n_boot, len(d))) @ d)
-        out["p"] = float((1 + np.sum(flipped >= abs(d.sum()) - 1e-12)) / (n_boot + 1))
+        out["p"] = sign_flip_p(d)
     return out
 
 
 def _stratum(v: np.ndarray, codes: np.ndarray, sign, null, rng, n_boot: int) -> tuple:
     """One stratum of `cluster_bootstrap`: (estimate, bootstrap estimates, each cluster's share of
-    estimate - null). The estimate is the mean, or with `sign` the +1 group's mean minus the -1's."""
+    estimate - null, spread of the units: 0 when every unit gives the same value). The estimate is
+    the mean, or with `sign` the +1 group's mean minus the -1's."""
     groups = [np.ones(len(v), bool)] if sign is None else [sign > 0, sign < 0]
     local = pd.factorize(codes)[0]  # this stratum's clusters as 0..k-1
     sums = [_cluster_sums(v, local, g) for g in groups]
@@ -146,11 +216,13 @@ def _stratum(v: np.ndarray, codes: np.ndarray, sign, null, rng, n_boot: int) -> 
         boot = [(draws @ s) / (draws @ c) for s, c in sums]
     if sign is None:
         center = null if null is not None else means[0]
-        return means[0], boot[0], (sums[0][0] - center * sums[0][1]) / sums[0][1].sum()
+        unit_means = sums[0][0][sums[0][1] > 0] / sums[0][1][sums[0][1] > 0]
+        return means[0], boot[0], (sums[0][0] - center * sums[0][1]) / sums[0][1].sum(), float(np.ptp(unit_means))
     # under the null both groups share one mean: each cluster's part of the difference from it
     pooled = (sums[0][0].sum() + sums[1][0].sum()) / (sums[0][1].sum() + sums[1][1].sum())
     dev = [(s - pooled * c) / max(c.sum(), 1e-300) for s, c in sums]
-    return means[0] - means[1], boot[0] - boot[1], dev[0] - dev[1]
+    own = [(s - m * c) / max(c.sum(), 1e-300) for (s, c), m in zip(sums, means)]  # each unit's part around the estimate
+    return means[0] - means[1], boot[0] - boot[1], dev[0] - dev[1], float(np.ptp(own[0] - own[1]))
 
 
 def gee_mean(values, clusters, null: float | None = None, binary: bool | None = None,
@@ -163,10 +235,12 @@ def gee_mean(values, clusters, null: float | None = None, binary: bool | None = 
     ok = ~np.isnan(v)
     v, codes = v[ok], _codes(None if clusters is None else np.asarray(list(clusters), dtype=object)[ok], int(ok.sum()))
     out = {"estimate": float(v.mean()) if len(v) else np.nan, "ci_low": np.nan, "ci_high": np.nan,
-           "p": np.nan, "n_items": int(len(np.unique(codes))), "n_judgments": int(len(v)), "method": "GEE"}
+           "p": np.nan, "n_items": int(len(np.unique(codes))), "n_judgments": int(len(v)), "method": "GEE",
+           "ci_note": ""}
     binary = bool(np.isin(v, (0.0, 1.0)).all()) if binary is None else binary
     if out["n_items"] < 2 or np.ptp(v) == 0:
-        return out  # no variation: a GEE has nothing to estimate
+        out["ci_note"] = "no variation: GEE has nothing to estimate"
+        return out
     order = np.argsort(codes, kind="stable")  # GEE wants each cluster's rows together
     family = sm.families.Binomial() if binary else sm.families.Gaussian()
     fit = sm.GEE(v[order], np.ones((len(v), 1)), groups=codes[order], family=family,
@@ -177,7 +251,7 @@ def gee_mean(values, clusters, null: float | None = None, binary: bool | None = 
     link = (lambda m: np.log(m / (1 - m))) if binary else (lambda m: m)
     out.update({"estimate": float(inv(b)), "ci_low": float(inv(b - z * se)), "ci_high": float(inv(b + z * se))})
     if null is not None and se > 0:
-        out["p"] = float(2 * sps.norm.sf(abs(b - link(null)) / se))
+        out["p"] = float(max(2 * sps.norm.sf(abs(b - link(null)) / se), 2.0 ** (1 - out["n_items"])))
     return out
 
 
@@ -186,7 +260,7 @@ def clustered_mean(values, clusters=None, null: float | None = None, method: str
     """A rate or mean with the interval and test its unit calls for: with `method="auto"`, the plain
     Wilson interval and binomial test where every unit gives one 0/1 judgment, else the cluster
     bootstrap (`cluster_bootstrap`); `"gee"` asks `gee_mean`. Keys: estimate, ci_low, ci_high, p,
-    n_items, n_judgments, method."""
+    n_items, n_judgments, method, ci_note (why an interval is blank or not a bootstrap's)."""
     if method not in CLUSTER_METHODS:
         raise ValueError(f"method={method!r}; use one of {CLUSTER_METHODS}.")
     v = np.asarray(values, dtype=float)
@@ -200,5 +274,5 @@ def clustered_mean(values, clusters=None, null: float | None = None, method: str
         lo, hi = wilson_ci(k, n, alpha)
         return {"estimate": k / n if n else np.nan, "ci_low": lo, "ci_high": hi,
                 "p": binom_test(k, n, null) if null is not None else np.nan,
-                "n_items": n, "n_judgments": n, "method": "Wilson / binomial"}
+                "n_items": n, "n_judgments": n, "method": "Wilson / binomial", "ci_note": ""}
     return cluster_bootstrap(v, clusters, null=null, n_boot=n_boot, seed=seed, alpha=alpha)

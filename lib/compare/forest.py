@@ -1,6 +1,6 @@
 """Forest plots of compared runs: per study, one panel per kind of measure, one row per measure and
 entry (model or run) with its estimate and 95% interval, the null as a dashed line, the paper's value
-as a black diamond labelled with the paper's model, and n beside every row (smoke rows hollow)."""
+as a black diamond labelled with the paper's model, and n beside every row (smoke rows and rows without an interval hollow, with no bar)."""
 from __future__ import annotations
 
 import textwrap
@@ -21,7 +21,7 @@ from .join import entries
 # no null line (e.g. F1 %, which has no chance level of its own).
 NULLS = {"human_minus_self": 0.0, "ppl_human_minus_model": 0.0, "tf_minus_ft_asymmetry": 0.0,
          "self_preference_rate": 0.5, "first_position_rate": 0.5, "factual_preference_rate": 0.5,
-         "judge_overall_accuracy": 0.5}
+         "judge_overall_accuracy": 0.5, "style_preference": 0.5}
 # How to read each kind's axis: the x label of its panel.
 READING = {"human_minus_self": "human minus own-passage rating (< 0: own passages rated higher)",
            "ppl_human_minus_model": "perplexity, human minus model (> 0: model text more fluent)",
@@ -29,7 +29,8 @@ READING = {"human_minus_self": "human minus own-passage rating (< 0: own passage
            "self_preference_rate": "share choosing the own passage (0.5: no preference)",
            "first_position_rate": "share choosing the first passage (0.5: no position bias)",
            "factual_preference_rate": "share choosing the true passage (0.5: chance)",
-           "judge_overall_accuracy": "accuracy on preference pairs (0.5: chance)"}
+           "judge_overall_accuracy": "accuracy on preference pairs (0.5: chance)",
+           "style_preference": "share choosing the styled passage (0.5: no preference)"}
 ROW_HEIGHT = 0.2  # inches per plotted row
 WIDTH = 6.4  # inches: the forest and its labels within a page's width
 
@@ -103,8 +104,10 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
                 c = colors[entry]
                 if pd.notna(r["ci_low"]) and pd.notna(r["ci_high"]):
                     ax.plot([r["ci_low"], r["ci_high"]], [y, y], color=c, lw=1.6)
+                bar = pd.notna(r["ci_low"]) and pd.notna(r["ci_high"])
+                # hollow: a smoke row, or no interval (too few units / no spread), never read as a 95% claim
                 ax.plot([r["estimate"]], [y], marker="o", ls="", color=c, ms=5,
-                        mfc="white" if r["smoke"] else c, mew=1.4)
+                        mfc="white" if (r["smoke"] or not bar) else c, mew=1.4)
                 ax.text(1.02, y, f"n = {int(r['n'])}" + (" (smoke)" if r["smoke"] else ""), transform=right,
                         va="center", fontsize="x-small", color=c)
             else:

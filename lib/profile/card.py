@@ -17,7 +17,7 @@ from lib.report.findings import SMOKE_N
 from .battery import BATTERY, Measure, method_of
 
 COLUMNS = ["row_type", "key", "label", "notebook", "measure_id", "method", "model", "n", "unit", "n_judgments",
-           "estimate", "ci_low", "ci_high", "p", "p_adjusted", "smoke", "status", "source", "sentence"]
+           "estimate", "ci_low", "ci_high", "ci_note", "p", "p_adjusted", "smoke", "status", "source", "sentence"]
 NOT_MEASURED = "not measured"
 _PERCENT_KINDS = {"rate", "accuracy", "consistency"}  # estimates that are shares 0..1, shown in %
 
@@ -35,6 +35,14 @@ def measured_rows(findings: pd.DataFrame, model: str | None = None) -> pd.DataFr
     return pd.DataFrame(rows).reindex(columns=COLUMNS)
 
 
+def _note(r) -> str:
+    """Why a row has no interval (findings' ci_note; older findings without one: 'no interval')."""
+    note = r.get("ci_note") if hasattr(r, "get") else None
+    if isinstance(note, str) and note:
+        return note
+    return "" if not (pd.isna(r["ci_low"]) or pd.isna(r["ci_high"])) else "no interval"
+
+
 def _pick(frame: pd.DataFrame, m: Measure) -> dict:
     """The findings row that gives measure `m`, as a card row (status says whether it was measured)."""
     present = frame[frame["measure_id"].isin(m.measure_ids)] if len(frame) else frame
@@ -44,7 +52,8 @@ def _pick(frame: pd.DataFrame, m: Measure) -> dict:
             r = hit.iloc[0]
             return {"measure_id": mid, "method": method_of(mid), "model": r["model"], "n": int(r["n"]),
                     "unit": r["unit"], "n_judgments": int(r["n_judgments"]), "estimate": float(r["estimate"]),
-                    "ci_low": r["ci_low"], "ci_high": r["ci_high"], "p": r["p"], "p_adjusted": r["p_adjusted"],
+                    "ci_low": r["ci_low"], "ci_high": r["ci_high"], "ci_note": _note(r),
+                    "p": r["p"], "p_adjusted": r["p_adjusted"],
                     "smoke": int(r["n"]) < SMOKE_N, "status": "measured", "source": r["measure"]}
     if len(present):
         why = (f"{NOT_MEASURED}: {m.notebook} ran but decided no unit, no reply it could read "
@@ -117,6 +126,8 @@ def sentence(m: Measure, row: dict) -> str:
     parts = [core]
     if not (pd.isna(lo) or pd.isna(hi)):
         parts.append(f"95% CI [{value_text(m, lo)}, {value_text(m, hi)}]")
+    else:
+        parts.append(f"no 95% CI ({row.get('ci_note') or 'no interval'})")
     unit = str(row.get("unit") or "unit")
     parts.append(f"n = {row['n']} {unit if row['n'] == 1 else unit + 's'}")
     pa = row.get("p_adjusted")
@@ -126,6 +137,8 @@ def sentence(m: Measure, row: dict) -> str:
         parts.append(f"Holm p = {pa:.2g}: " + (f"differs from {null}" if pa < 0.05 else f"not distinguishable from {null}"))
     elif m.null is None:
         parts.append("no test (no null value)")
+    elif not pd.isna(row.get("p", float("nan"))):
+        parts.append(f"p = {row['p']:.2g}, not in Holm's family" + (" (smoke test)" if row.get("smoke") else ""))
     else:
         parts.append("no test in the findings")
     text = ", ".join(parts)
@@ -144,7 +157,7 @@ def display_table(profile: pd.DataFrame) -> pd.DataFrame:
         m = by_key[r["key"]]
         measured = r["status"] == "measured"
         ci = (f"[{value_text(m, r['ci_low'])}, {value_text(m, r['ci_high'])}]"
-              if measured and not pd.isna(r["ci_low"]) else "")
+              if measured and not pd.isna(r["ci_low"]) else f"(no CI: {r['ci_note']})" if measured else "")
         paper = "; ".join(f"{x['model']}: {value_text(m, x['estimate'])}" for x in refs[refs["key"] == m.key].to_dict("records"))
         out.append({"measure": m.label, "notebook": m.notebook[:2], "method": r["method"] if measured else "",
                     "n": f"{int(r['n'])} {r['unit']}s" if measured else NOT_MEASURED,
@@ -175,9 +188,11 @@ def figure(profile: pd.DataFrame):
         if r["status"] == "measured":
             est, lo, hi = (_scaled(m, r[c]) for c in ("estimate", "ci_low", "ci_high"))
             xs += [est] + [v for v in (lo, hi) if not math.isnan(v)]
-            if not (math.isnan(lo) or math.isnan(hi)):
+            bar = not (math.isnan(lo) or math.isnan(hi))
+            if bar:
                 ax.hlines(0, lo, hi, color="C0", lw=2.2)
-            ax.plot([est], [0], "o", color="C0", ms=7, zorder=3)
+            # no interval (too few units, no spread): hollow, so no dot reads as a 95% claim
+            ax.plot([est], [0], "o", color="C0", ms=7, zorder=3, mfc="C0" if bar else "white", mew=1.5)
             ax.text(1.01, 0.5, f"n = {int(r['n'])} {r['unit']}s" + (" (smoke)" if r["smoke"] else ""),
                     transform=ax.transAxes, va="center", fontsize=7)
         else:
@@ -203,7 +218,8 @@ def figure(profile: pd.DataFrame):
         ax.tick_params(axis="x", labelsize=7, pad=1)
         ax.set_title(_short(m), fontsize=8, loc="left", pad=2, fontweight="normal")
         ax.grid(axis="y", visible=False)
-    handles = [plt.Line2D([], [], marker="o", ls="-", color="C0", label="this model, 95% CI")]
+    handles = [plt.Line2D([], [], marker="o", ls="-", color="C0", label="this model, 95% CI"),
+               plt.Line2D([], [], marker="o", ls="", color="C0", mfc="white", label="no interval (see ci_note)")]
     handles += [plt.Line2D([], [], marker=markers[i % len(markers)], ls="", mfc="none", mec=f"C{1 + i}", label=name)
                 for i, name in enumerate(ref_models)]
     handles.append(plt.Line2D([], [], ls="--", color="0.3", label="no bias / chance"))

@@ -7,8 +7,11 @@ table with one sentence per study.
 
 `n` is `n_items`, the independent units (questions, items or pairs: `unit` names them); `n_judgments`
 counts the judgments behind them. Intervals and tests resample or model the unit, not the judgment
-(`lib.stats.clustered_mean`). `p_adjusted` is Holm over the tested rows of one study in one run;
-`pooled` rows repeat other rows' data (e.g. all datasets at once) and stay out of that family.
+(`lib.stats.clustered_mean`). `p_adjusted` is Holm over one declared family per run and study:
+the tested rows that are `primary` (one reading per quantity), not `smoke` and not `pooled` (pooled
+rows repeat other rows' data, e.g. all datasets at once); `family` names the study for the rows in
+it and is blank for the rest. Below MIN_CI_UNITS units, or where an interval would have zero width,
+the interval is blank and `ci_note` says why.
 """
 from __future__ import annotations
 
@@ -24,10 +27,10 @@ import pandas as pd
 from lib import paths, stats
 
 COLUMNS = ["study", "notebook", "measure_id", "measure", "model", "n", "n_items", "n_judgments", "unit", "estimate", "ci_low",
-           "ci_high", "p", "p_adjusted", "pooled", "smoke", "paper_value", "paper_model"]
+           "ci_high", "ci_note", "p", "p_adjusted", "pooled", "primary", "family", "smoke", "paper_value", "paper_model"]
 # results.json: what tools that read results need, one object per row
 RESULT_KEYS = ["study", "notebook", "measure_id", "model", "estimate", "ci_low", "ci_high", "n", "n_judgments",
-               "unit", "p", "p_adjusted", "pooled", "smoke", "measure"]
+               "unit", "p", "p_adjusted", "pooled", "primary", "family", "smoke", "measure", "ci_note"]
 STUDIES = {
     "self-preference": "Self-preference in RAG",
     "utility": "Utility judgments",
@@ -39,12 +42,15 @@ SMOKE_N = 30  # below this many independent units a row is a smoke test, not a f
 def finding(study: str, notebook: str, measure: str, model: str, n: int, estimate: float,
             ci_low: float | None = None, ci_high: float | None = None, p: float | None = None,
             paper_value: float | None = None, *, n_judgments: int | None = None, unit: str = "",
-            pooled: bool = False, paper_model: str | None = None, measure_id: str | None = None) -> dict:
+            pooled: bool = False, paper_model: str | None = None, measure_id: str | None = None,
+            primary: bool = True, ci_note: str = "") -> dict:
     """One headline quantity, checked: a known study, whole counts (n = independent units, at most
     n_judgments); an interval that misses its estimate (possible for percentile bootstraps of a skewed
     statistic, or a swapped column) is warned about. A published value needs `paper_model` when the
     paper's model is not the one measured. `measure_id` is the stable, pivotable name (default: a
-    slug of the measure)."""
+    slug of the measure). `primary=False` marks a secondary reading of a quantity another row reads
+    (kept out of Holm's family). Below MIN_CI_UNITS units, or with a zero-width interval, the
+    interval is blanked and `ci_note` says why."""
     if study not in STUDIES:
         raise ValueError(f"Unknown study {study!r}: use one of {sorted(STUDIES)}.")
     if int(n) != n or n < 0:
@@ -53,15 +59,29 @@ def finding(study: str, notebook: str, measure: str, model: str, n: int, estimat
     if int(judgments) != judgments or judgments < n:
         raise ValueError(f"{measure}: n_judgments must be a whole number >= n ({n}), got {n_judgments!r}.")
     est = float(estimate)
-    if ci_low is not None and ci_high is not None and not math.isnan(est):
+    ci_low, ci_high, ci_note = honest_interval(int(n), _num(ci_low), _num(ci_high), ci_note)
+    if not (math.isnan(ci_low) or math.isnan(ci_high) or math.isnan(est)):
         if not (float(ci_low) - 1e-9 <= est <= float(ci_high) + 1e-9):
             warnings.warn(f"{measure}: estimate {est} lies outside its interval [{ci_low}, {ci_high}].",
                           stacklevel=2)
     return {"study": study, "notebook": notebook, "measure_id": measure_id or slug(measure), "measure": measure,
             "model": model, "n": int(n),
             "n_items": int(n), "n_judgments": int(judgments), "unit": unit, "estimate": est,
-            "ci_low": _num(ci_low), "ci_high": _num(ci_high), "p": _num(p), "p_adjusted": float("nan"),
-            "pooled": bool(pooled), "smoke": int(n) < SMOKE_N, "paper_value": _num(paper_value), "paper_model": paper_model or ""}
+            "ci_low": _num(ci_low), "ci_high": _num(ci_high), "ci_note": ci_note, "p": _num(p),
+            "p_adjusted": float("nan"), "pooled": bool(pooled), "primary": bool(primary), "family": "",
+            "smoke": int(n) < SMOKE_N, "paper_value": _num(paper_value), "paper_model": paper_model or ""}
+
+
+def honest_interval(n: int, low: float, high: float, note: str = "") -> tuple[float, float, str]:
+    """(low, high, note): blank below MIN_CI_UNITS units ("too few units") and where the interval has
+    zero width (no spread is no certainty); otherwise as given."""
+    if math.isnan(low) or math.isnan(high):
+        return low, high, note
+    if n < stats.MIN_CI_UNITS:
+        return float("nan"), float("nan"), stats.TOO_FEW_UNITS
+    if high - low <= 1e-12:
+        return float("nan"), float("nan"), note or "zero-width interval: no spread between units, no interval"
+    return low, high, note
 
 
 def slug(text: str) -> str:
@@ -104,19 +124,29 @@ def collect(run_dir: Path) -> pd.DataFrame:
     frame["measure_id"] = [m if isinstance(m, str) and m else slug(t) for m, t in zip(frame["measure_id"], frame["measure"])]
     frame["smoke"] = frame["n_items"] < SMOKE_N  # recomputed: the rule counts units
     frame["pooled"] = frame["pooled"].astype(object).fillna(False).astype(bool)
-    for col in ("unit", "paper_model"):
+    frame["primary"] = frame["primary"].astype(object).fillna(True).astype(bool)  # older files: every row primary
+    for col in ("unit", "paper_model", "ci_note"):
         frame[col] = frame[col].astype(object).fillna("").astype(str)
     return adjust(frame)
 
 
+def in_family(frame: pd.DataFrame) -> pd.Series:
+    """Which rows belong to Holm's family: tested, primary, not smoke, not pooled."""
+    primary = frame["primary"].astype(bool) if "primary" in frame else True
+    return frame["p"].notna() & primary & ~frame["smoke"].astype(bool) & ~frame["pooled"].astype(bool)
+
+
 def adjust(frame: pd.DataFrame) -> pd.DataFrame:
-    """`p_adjusted`: Holm over the tested, non-pooled rows of each study (the run's family)."""
+    """`p_adjusted` and `family`: Holm per run and study over the rows `in_family`; `family` is the
+    study's name for those rows and "" for the rest (whose p_adjusted stays blank)."""
     frame = frame.copy()
     frame["p_adjusted"] = float("nan")
-    for _, rows in frame.groupby("study", sort=False):
-        family = rows.index[rows["p"].notna() & ~rows["pooled"].astype(bool)]
-        if len(family):
-            frame.loc[family, "p_adjusted"] = stats.holm(frame.loc[family, "p"].to_numpy(float))
+    frame["family"] = ""
+    member = in_family(frame)
+    keys = [k for k in ("run", "study") if k in frame]
+    for _, rows in frame[member].groupby(keys, sort=False):
+        frame.loc[rows.index, "p_adjusted"] = stats.holm(rows["p"].to_numpy(float))
+        frame.loc[rows.index, "family"] = rows["study"]
     return frame
 
 
@@ -174,13 +204,16 @@ def summarize(run_dir: Path, run_name: str | None = None) -> tuple[Path, Path, P
             "judgments, the 95% interval is a percentile cluster bootstrap (the unit resampled with "
             "replacement, seeded) and the p-value a sign-flip test over units; where each unit gives one "
             "judgment, a Wilson interval and binomial test or a paired t-test over units. `p_adjusted` "
-            "is Holm's correction over all tested rows of one study in this run; rows marked `pooled` "
-            "repeat other rows' data (all datasets at once) and are left out of that family. Rows "
+            "is Holm's correction over one declared family per study in this run (the `family` column "
+            "names it): tested rows that are `primary` (one reading per quantity), not smoke and not "
+            "`pooled` (rows that repeat other rows' data, all datasets at once). A blank interval has "
+            "its reason in `ci_note` (fewer than 10 units, or no spread between units). Rows "
             f"with n < {SMOKE_N} units are smoke tests, not findings: they are listed apart below.", ""]
     for study in STUDIES:
         rows = frame[frame["study"] == study]
         if len(rows):
-            text.append("- " + study_sentence(study, rows))
+            size = int((rows["family"] == study).sum())
+            text.append("- " + study_sentence(study, rows) + f" Holm's family `{study}`: {size} rows.")
     findings_rows, smoke_rows = frame[~frame["smoke"]], frame[frame["smoke"]]
     text += ["", f"## Findings (n >= {SMOKE_N} units)", "",
              _markdown(findings_rows) if len(findings_rows) else "None in this run.", "",

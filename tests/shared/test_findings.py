@@ -4,7 +4,7 @@ import math
 import pandas as pd
 import pytest
 
-from lib import runner
+from lib import runner, stats
 from lib.report import findings
 
 
@@ -41,7 +41,8 @@ def test_record_replaces_a_notebooks_rows_and_summary_renders_them(runs):
     text = md_path.read_text()
     assert "1 of the 1 tested differ from their null at Holm-adjusted p < 0.05 (human minus self (m) = 0.4" in text
     assert "Reward models in RAG: every quantity has fewer than 30 independent units" in text
-    assert "| rewardbench | 13 | accuracy | accuracy | m | 12 | 12 | 12 |  | 0.5 | 0.3 | 0.7 | 0.9 | 0.9 |  | yes | 0.78 |  |" in text
+    # 12 pairs: a smoke row, so below 10 units no, but out of Holm's family (no p_adjusted, no family)
+    assert "| rewardbench | 13 | accuracy | accuracy | m | 12 | 12 | 12 |  | 0.5 | 0.3 | 0.7 |  | 0.9 |  |  | yes |  | yes | 0.78 |  |" in text
     # findings and smoke rows apart; results.json carries the same rows for tools
     assert text.index("## Findings (n >= 30 units)") < text.index("| human minus self |") < text.index("## Smoke rows")
     assert text.index("## Smoke rows") < text.index("| accuracy |")
@@ -49,14 +50,20 @@ def test_record_replaces_a_notebooks_rows_and_summary_renders_them(runs):
     results = json.loads(json_path.read_text())
     assert [(r["measure_id"], r["n"], r["smoke"]) for r in results] == [("human_minus_self", 120, False), ("accuracy", 12, True)]
     assert results[0]["p_adjusted"] == pytest.approx(0.001) and results[1]["pooled"] is False
-    assert "Holm's correction over all tested rows of one study" in text and "cluster bootstrap" in text
+    assert "Holm's correction over one declared family per study" in text and "cluster bootstrap" in text
+    assert "Holm's family `self-preference`: 1 rows." in text and "Holm's family `rewardbench`: 0 rows." in text
 
 
-def test_holm_within_study_leaves_pooled_rows_out_and_smoke_counts_units(runs):
+def test_holm_family_is_primary_tested_unpooled_non_smoke_rows_per_study(runs):
     sp = [findings.finding("self-preference", "06", f"rate {i}", "m", 40, 0.6, 0.5, 0.7, p=p,
                            n_judgments=320, unit="question") for i, p in enumerate((0.01, 0.04, 0.03))]
     sp.append(findings.finding("self-preference", "06", "rate all", "m", 80, 0.6, 0.5, 0.7, p=0.001,
                                n_judgments=640, unit="question", pooled=True))
+    # a second reading of rate 0's quantity, and a smoke row of the same study: both outside the family
+    sp.append(findings.finding("self-preference", "06", "rate 0 argmax", "m", 40, 0.6, 0.5, 0.7, p=0.002,
+                               unit="question", primary=False))
+    sp.append(findings.finding("self-preference", "06", "rate tiny", "m", 12, 0.6, 0.5, 0.7, p=0.003,
+                               unit="question"))
     # 400 judgments of 12 pairs: a smoke test however many judgments it has
     rb = [findings.finding("rewardbench", "13", "accuracy", "m", 12, 0.6, 0.5, 0.7, p=0.02, n_judgments=400)]
     findings.record("h", "06", sp)
@@ -65,9 +72,13 @@ def test_holm_within_study_leaves_pooled_rows_out_and_smoke_counts_units(runs):
     table = pd.read_csv(csv_path).set_index("measure")
     assert table.loc[["rate 0", "rate 1", "rate 2"], "p_adjusted"].tolist() == pytest.approx([0.03, 0.06, 0.06])
     assert math.isnan(table.loc["rate all", "p_adjusted"]) and bool(table.loc["rate all", "pooled"])
-    assert table.loc["accuracy", "p_adjusted"] == pytest.approx(0.02)  # its own study, its own family
+    for out in ("rate all", "rate 0 argmax", "rate tiny", "accuracy"):  # pooled, secondary, smoke, smoke
+        assert math.isnan(table.loc[out, "p_adjusted"]) and pd.isna(table.loc[out, "family"]), out
+    assert table.loc[["rate 0", "rate 1", "rate 2"], "family"].tolist() == ["self-preference"] * 3
+    assert not bool(table.loc["rate 0 argmax", "primary"]) and bool(table.loc["rate 0", "primary"])
     text = md_path.read_text()
     assert "1 of the 3 tested differ from their null at Holm-adjusted p < 0.05 (rate 0 (m) = 0.6, Holm p = 0.03)" in text
+    assert "Holm's family `self-preference`: 3 rows." in text
     assert "Reward models in RAG: every quantity has fewer than 30 independent units" in text
 
 
@@ -116,8 +127,13 @@ def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
     model = df[df.author == "m"]["ppl"].to_numpy()
     assert pooled["n"] == 8 and pooled["estimate"] == pytest.approx((human - model).mean())
     assert pooled["p"] == pytest.approx(sps.ttest_rel(human, model).pvalue, rel=1e-3, abs=1e-12)
-    assert pooled["ci_low"] <= pooled["estimate"] <= pooled["ci_high"]
+    # 8 items: below 10 units the findings give no interval, and say why
+    assert math.isnan(pooled["ci_low"]) and pooled["ci_note"] == stats.TOO_FEW_UNITS
     assert pooled["pooled"] and not found["PPL human minus model (nq, paired t)"]["pooled"]
+    # a measure_id the forest plot knows (its null line, one panel for every dataset)
+    assert pooled["measure_id"] == "ppl_human_minus_model.all.paired_t"
+    from lib.compare.forest import null_of
+    assert null_of(found["PPL human minus model (nq, paired t)"]["measure_id"]) == 0.0
 
 
 def test_utility_findings_use_the_papers_set_f1_and_count_unreadable_replies():
@@ -134,4 +150,5 @@ def test_utility_findings_use_the_papers_set_f1_and_count_unreadable_replies():
     assert f1["paper_value"] == 64.14  # ChatGPT's NQ utility cell of Table 2, for reference
     assert f1["paper_model"] == "ChatGPT (gpt-3.5-turbo-1106)" and f1["unit"] == "question"
     bad = rows["unreadable replies % (utility, listwise-set)"]
-    assert bad["n"] == 4 and bad["estimate"] == pytest.approx(25.0) and bad["ci_low"] < 25 < bad["ci_high"]
+    assert bad["n"] == 4 and bad["estimate"] == pytest.approx(25.0) and math.isnan(bad["ci_low"])
+    assert bad["ci_note"] == stats.TOO_FEW_UNITS  # 4 questions: no interval

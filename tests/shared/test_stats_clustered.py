@@ -77,7 +77,10 @@ def test_contrast_and_strata_weights():
     s = stats.cluster_bootstrap([1, 1, 0, 0, 0, 0], [0, 1, 2, 3, 4, 5], strata=list("aabbbb"),
                                 weights={"a": 3, "b": 1})
     assert s["estimate"] == pytest.approx(0.75)  # (3 * 1.0 + 1 * 0.0) / 4, not the pooled 1/3
-    assert s["ci_low"] == pytest.approx(0.75) and s["ci_high"] == pytest.approx(0.75)
+    # every resample gives 0.75: no zero-width interval, but Wilson over the 6 pairs
+    assert s["ci_note"] == stats.ALL_SAME_RATE
+    assert (s["ci_low"], s["ci_high"]) == pytest.approx(stats.unit_wilson(0.75, 6))
+    assert s["ci_low"] < 0.75 < s["ci_high"]
 
 
 def test_holm_by_hand():

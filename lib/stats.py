@@ -142,9 +142,27 @@ def unit_wilson(estimate: float, k: int, alpha: float = 0.05) -> tuple[float, fl
     return float(lo), float(hi)
 
 
+def korn_graubard(estimate: float, deviations, n_judgments: int, alpha: float = 0.05) -> tuple[float, float]:
+    """Clopper-Pearson interval at the effective sample size of a clustered rate (Korn & Graubard
+    1998): n_eff = p(1 - p) / var, var the cluster-robust variance from each unit's deviation
+    (sum of deviations^2 x k / (k - 1)), shrunk by (z / t_{k-1})^2 for few units. Bounded in [0, 1]
+    and asymmetric near 0 or 1, where a percentile bootstrap of few units is too narrow."""
+    d = np.asarray(deviations, dtype=float)
+    k = len(d)
+    var = k / (k - 1) * float(np.sum(d ** 2)) if k >= 2 else 0.0
+    if var <= 0 or not 0 < estimate < 1:
+        return float("nan"), float("nan")
+    n_eff = min(estimate * (1 - estimate) / var, float(n_judgments))
+    n_eff *= (sps.norm.ppf(1 - alpha / 2) / sps.t.ppf(1 - alpha / 2, k - 1)) ** 2
+    x = estimate * n_eff
+    low = float(sps.beta.ppf(alpha / 2, x, n_eff - x + 1))
+    high = float(sps.beta.ppf(1 - alpha / 2, x + 1, n_eff - x))
+    return low, high
+
+
 def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast=None, strata=None,
                       weights: dict | None = None, n_boot: int = 2000, seed: int = 0,
-                      alpha: float = 0.05) -> dict:
+                      alpha: float = 0.05, rate: bool | None = None) -> dict:
     """Mean of judgments (or a contrast of two groups' means, or a weighted mean of strata means)
     with a cluster-bootstrap interval and a cluster sign-flip p-value against `null`.
 
@@ -154,7 +172,8 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
     is sum_h w_h mean_h / sum_h w_h and clusters are resampled within each stratum.
     Interval: percentile of the resampled estimates at the expanded level (`expanded_alpha`); none
     below MIN_CI_UNITS units; where every unit gives the same value, the Wilson interval over units
-    for a rate and none for a difference (`ci_note` says which). p: `sign_flip_p` of each cluster's
+    for a rate and none for a difference (`ci_note` says which; `rate=False` marks a difference
+    whose values happen to lie in [0, 1], None infers a rate from values in [0, 1] without `contrast`). p: `sign_flip_p` of each cluster's
     share of estimate - null (exact enumeration for few clusters, a t approximation above)."""
     v = np.asarray(values, dtype=float)
     ok = ~np.isnan(v)
@@ -184,7 +203,8 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
     k = out["n_items"]
     # every unit alike (or every resample alike): a percentile interval would have zero width
     all_same = (not any(sp > 1e-12 for wi, sp in zip(w, spreads) if wi)) or not len(boot) or np.ptp(boot) <= 1e-12
-    rate = sign is None and bool(((v >= 0) & (v <= 1)).all())
+    if rate is None:
+        rate = sign is None and bool(((v >= 0) & (v <= 1)).all())
     if all_same and rate and not np.isnan(est):
         out["ci_low"], out["ci_high"] = unit_wilson(est, k, alpha)
         out["ci_note"] = ALL_SAME_RATE
@@ -192,6 +212,10 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
         out["ci_note"] = ALL_SAME_DIFF
     elif k < MIN_CI_UNITS:
         out["ci_note"] = TOO_FEW_UNITS
+    elif rate and strata is None and 0 < est < 1:
+        # a plain clustered rate: Korn-Graubard, which keeps its level near 0 and 1 at few units
+        out["ci_low"], out["ci_high"] = korn_graubard(est, _centred(v, codes, est), len(v), alpha)
+        out["method"] = "cluster bootstrap / Korn-Graubard"
     elif len(boot):
         a = expanded_alpha(alpha, k)
         out["ci_low"], out["ci_high"] = (float(x) for x in np.quantile(boot, [a / 2, 1 - a / 2]))
@@ -200,6 +224,14 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
         d = np.concatenate([wi / w.sum() * dev for wi, dev in zip(w, devs)])
         out["p"] = sign_flip_p(d)
     return out
+
+
+def _centred(v: np.ndarray, codes: np.ndarray, estimate: float) -> np.ndarray:
+    """Each cluster's share of (its judgments - estimate): the terms of a cluster-robust variance."""
+    local = pd.factorize(codes)[0]
+    sums = np.bincount(local, weights=v)
+    counts = np.bincount(local).astype(float)
+    return (sums - estimate * counts) / counts.sum()
 
 
 def _stratum(v: np.ndarray, codes: np.ndarray, sign, null, rng, n_boot: int) -> tuple:
@@ -256,7 +288,7 @@ def gee_mean(values, clusters, null: float | None = None, binary: bool | None = 
 
 
 def clustered_mean(values, clusters=None, null: float | None = None, method: str = "auto",
-                   n_boot: int = 2000, seed: int = 0, alpha: float = 0.05) -> dict:
+                   n_boot: int = 2000, seed: int = 0, alpha: float = 0.05, rate: bool | None = None) -> dict:
     """A rate or mean with the interval and test its unit calls for: with `method="auto"`, the plain
     Wilson interval and binomial test where every unit gives one 0/1 judgment, else the cluster
     bootstrap (`cluster_bootstrap`); `"gee"` asks `gee_mean`. Keys: estimate, ci_low, ci_high, p,
@@ -269,10 +301,10 @@ def clustered_mean(values, clusters=None, null: float | None = None, method: str
     one_each = len(np.unique(codes)) == int(ok.sum())
     if method == "gee":
         return gee_mean(v, clusters, null, alpha=alpha)
-    if method == "auto" and one_each and np.isin(v[ok], (0.0, 1.0)).all():
+    if method == "auto" and one_each and rate is not False and np.isin(v[ok], (0.0, 1.0)).all():
         n, k = int(ok.sum()), int(v[ok].sum())
         lo, hi = wilson_ci(k, n, alpha)
         return {"estimate": k / n if n else np.nan, "ci_low": lo, "ci_high": hi,
                 "p": binom_test(k, n, null) if null is not None else np.nan,
                 "n_items": n, "n_judgments": n, "method": "Wilson / binomial", "ci_note": ""}
-    return cluster_bootstrap(v, clusters, null=null, n_boot=n_boot, seed=seed, alpha=alpha)
+    return cluster_bootstrap(v, clusters, null=null, n_boot=n_boot, seed=seed, alpha=alpha, rate=rate)

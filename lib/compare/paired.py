@@ -102,9 +102,10 @@ def difference(a: pd.DataFrame, b: pd.DataFrame, notebook: str, seed: int = 0) -
         from lib.rewardbench.categories import category_weights
 
         weights = category_weights(both["stratum"].value_counts().to_dict())
-        res = stats.cluster_bootstrap(d, both["unit_id"], null=0.0, strata=both["stratum"], weights=weights, seed=seed)
+        res = stats.cluster_bootstrap(d, both["unit_id"], null=0.0, strata=both["stratum"], weights=weights,
+                                      seed=seed, rate=False)
     else:
-        res = stats.clustered_mean(d, both["unit_id"], null=0.0, method="bootstrap", seed=seed)
+        res = stats.clustered_mean(d, both["unit_id"], null=0.0, method="bootstrap", seed=seed, rate=False)
     return res
 
 

@@ -21,7 +21,7 @@ from .join import entries
 # no null line (e.g. F1 %, which has no chance level of its own).
 NULLS = {"human_minus_self": 0.0, "ppl_human_minus_model": 0.0, "tf_minus_ft_asymmetry": 0.0,
          "self_preference_rate": 0.5, "first_position_rate": 0.5, "factual_preference_rate": 0.5,
-         "judge_overall_accuracy": 0.5, "style_preference": 0.5}
+         "judge_overall_accuracy": 0.5, "style_preference": 0.5, "order_balanced_self_preference_rate": 0.5}
 # How to read each kind's axis: the x label of its panel.
 READING = {"human_minus_self": "human minus own-passage rating (< 0: own passages rated higher)",
            "ppl_human_minus_model": "perplexity, human minus model (> 0: model text more fluent)",

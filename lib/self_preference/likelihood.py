@@ -114,6 +114,7 @@ def mean_cell(values) -> dict:
 # next-token distribution right after "###" (column lik_expected). Their names say which.
 RATING_METHODS = {"paper (parsed reply)": "score", "next-token argmax after ###": "lik_argmax",
                   "next-token expected score after ###": "lik_expected"}
+PRIMARY_RATING = next(iter(RATING_METHODS))  # the paper's reading of a rating; the others are secondary
 EXPECTED_SCORE_NAMES = {"expected_score": "reply-token expected score (top log-probs of the reply)",
                         "lik_expected": "next-token expected score after ###"}
 METHOD_KEYS = ["dataset", "evaluator", "author", "factuality", "setting"]
@@ -175,7 +176,9 @@ def human_minus_self_methods(ratings: pd.DataFrame, pooled: bool = True) -> pd.D
     with `pooled`, also over all datasets at once (dataset "all", beyond the paper: the largest n)."""
     from .tables import human_vs_self
 
-    views = [ratings] + ([ratings.assign(dataset="all")] if pooled and ratings["dataset"].nunique() > 1 else [])
+    # the pooled view keys each question by dataset and item id: item ids alone repeat across datasets
+    views = [ratings] + ([ratings.assign(dataset="all", item_id=ratings["dataset"].astype(str) + "|" + ratings["item_id"].astype(str))]
+                         if pooled and ratings["dataset"].nunique() > 1 else [])
     parts = [human_vs_self(view.assign(score=pd.to_numeric(view[col], errors="coerce"))).assign(method=label)
              for view in views for label, col in RATING_METHODS.items() if col in view]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
@@ -293,7 +296,9 @@ def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_point
                        paper_values: dict | None = None) -> list[dict]:
     """Human-minus-self rating difference per dataset x evaluator x setting x factuality x method
     (rows of `human_minus_self_methods`); `specs` maps author names to evaluator specs. One
-    difference per item (paired t over items); dataset "all" rows repeat the others: pooled."""
+    difference per item (paired t over items); dataset "all" rows repeat the others: pooled. The
+    paper's parsed score is the primary reading; the next-token argmax / expected-score rows read
+    the same quantity again (primary=False, outside Holm's family)."""
     from lib.report.findings import finding, slug
 
     rows = []
@@ -306,12 +311,13 @@ def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_point
                                 r[f"n_{fact}"], r[f"diff_{fact}"], _opt(r[f"ci_low_{fact}"]),
                                 _opt(r[f"ci_high_{fact}"]), _opt(r[f"p_{fact}"]),
                                 (paper_values or {}).get(measure), unit="item", pooled=r["dataset"] == "all",
-                                measure_id=f"human_minus_self.{r['dataset']}.{r['setting']}.self_{fact}.{slug(r['method'])}"))
+                                primary=r["method"] == PRIMARY_RATING, measure_id=f"human_minus_self.{r['dataset']}.{r['setting']}.self_{fact}.{slug(r['method'])}"))
     return rows
 
 
 PREF_LABELS = {"chose_a": "self-preference rate", "chose_first": "first-position rate",
                "chose_true": "factual preference rate"}
+BALANCED_LABEL = "order-balanced self-preference rate"  # beyond the paper: the mean of the two orders' rates
 ASYMMETRY_LABEL = "TF-minus-FT asymmetry of factual choice"
 
 
@@ -344,10 +350,14 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
     method label to pairs in `score_pairs` columns, the paper's method first. Each measure names the
     pair types it covers. The paper's self-preference needs every combination the paper's method was
     asked on; the likelihood decides only pairs with two answer strings (no TT), so for it the
-    self-related quantity is the TF-minus-FT asymmetry, given for every method on TF/FT pairs."""
+    self-related quantity is the TF-minus-FT asymmetry, given for every method on TF/FT pairs.
+    Beside the paper's self-preference rate (pooled over orders by parsed judgments), the
+    order-balanced one (`tables.balanced_rate_cell`), so order-dependent parse failures show. The
+    paper's method is the primary reading; the likelihood methods and the balanced rate are
+    secondary readings of the same quantities (primary=False, outside Holm's family)."""
     from lib.report.findings import finding, slug
 
-    from .tables import UNIT, question_ids, rate_cell
+    from .tables import UNIT, balanced_rate_cell, question_ids, rate_cell
 
     paper = next(iter(views.values()))
     asked = {e: set(g.loc[g["status"] == "ok", "combo"]) for e, g in paper.groupby("evaluator", sort=False)}
@@ -366,11 +376,20 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
                 rows.append(finding("self-preference", notebook, measure, model, c["n_items"], c["rate"],
                                     _opt(c["ci_low"]), _opt(c["ci_high"]), _opt(c["p"]),
                                     (paper_values or {}).get(measure), n_judgments=c["n"], unit=UNIT,
-                                    measure_id=f"{slug(label)}.{slug(method)}"))
+                                    measure_id=f"{slug(label)}.{slug(method)}", primary=pairs is paper,
+                                    ci_note=c["ci_note"]))
+                if col == "chose_a":
+                    b = balanced_rate_cell(g, col)
+                    rows.append(finding("self-preference", notebook, f"{BALANCED_LABEL} ({method}; {pair_types(ok)} pairs)",
+                                        model, b["n_items"], b["rate"], _opt(b["ci_low"]), _opt(b["ci_high"]),
+                                        _opt(b["p"]), n_judgments=max(b["n"], b["n_items"]), unit=UNIT,
+                                        measure_id=f"{slug(BALANCED_LABEL)}.{slug(method)}", primary=False,
+                                        ci_note=b["ci_note"]))
             a = asymmetry(g)
             measure = f"{ASYMMETRY_LABEL} ({method}; TF/FT pairs)"
             rows.append(finding("self-preference", notebook, measure, model, a["n_items"], a["estimate"],
                                 _opt(a["ci_low"]), _opt(a["ci_high"]), _opt(a["p"]),
                                 (paper_values or {}).get(measure), n_judgments=a["n_judgments"], unit=UNIT,
-                                measure_id=f"tf_minus_ft_asymmetry.{slug(method)}"))
+                                measure_id=f"tf_minus_ft_asymmetry.{slug(method)}", primary=pairs is paper,
+                                ci_note=a.get("ci_note", "")))
     return rows

@@ -168,16 +168,36 @@ def rate_cell(values: pd.Series, clusters=None, seed: int = 0, method: str = "au
     v = values[keep].astype(bool).astype(float).to_numpy()
     n, k = len(v), int(v.sum())
     if n == 0:
-        return {"n": 0, "n_items": 0, "k": 0, "rate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan}
+        return {"n": 0, "n_items": 0, "k": 0, "rate": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan,
+                "ci_note": ""}
     units = None if clusters is None else np.asarray(clusters, dtype=object)[keep]
     c = stats.clustered_mean(v, units, null=0.5, seed=seed, method=method)
-    return {"n": n, "n_items": c["n_items"], "k": k, "rate": k / n, "ci_low": c["ci_low"],
-            "ci_high": c["ci_high"], "p": c["p"]}
+    # the rate is the estimate its interval belongs to (a GEE's differs from k / n)
+    return {"n": n, "n_items": c["n_items"], "k": k, "rate": c["estimate"], "ci_low": c["ci_low"],
+            "ci_high": c["ci_high"], "p": c["p"], "ci_note": c.get("ci_note", "")}
+
+
+def balanced_rate_cell(pairs: pd.DataFrame, column: str, seed: int = 0) -> dict:
+    """The order-balanced rate of `column` (mean of the two orders' rates, `debiased_rate`) with a
+    question-clustered interval and test against 0.5: each judgment weighted by 1 / (2 x its order's
+    count of parsed judgments), so order-dependent parse failures cannot tilt it toward one order."""
+    from .pairwise import ORDERS
+
+    g = pairs[pairs[column].notna()]
+    counts = g["order"].value_counts()
+    if len(g) == 0 or any(counts.get(o, 0) == 0 for o in ORDERS):
+        return {"n": len(g), "n_items": int(question_ids(g).nunique()) if len(g) else 0, "rate": np.nan,
+                "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "ci_note": "one order has no parsed judgment"}
+    weight = len(g) / (len(ORDERS) * g["order"].map(counts).to_numpy(float))
+    values = g[column].astype(bool).astype(float).to_numpy() * weight  # mean of values = the balanced rate
+    c = stats.cluster_bootstrap(values, question_ids(g), null=0.5, seed=seed, rate=True)
+    return {"n": len(g), "n_items": c["n_items"], "rate": c["estimate"], "ci_low": c["ci_low"],
+            "ci_high": c["ci_high"], "p": c["p"], "ci_note": c["ci_note"]}
 
 
 PREFS = {"self": "chose_a", "order": "chose_first", "fact": "chose_true"}
 _PREF_COUNTS = ["n_pairs", "n_missing", "n_same_answer", "n_unparsed", "n_valid", "n_number_fallback"]
-_PREF_STATS = ["n", "n_items", "k", "rate", "ci_low", "ci_high", "p", "debiased"]
+_PREF_STATS = ["n", "n_items", "k", "rate", "ci_low", "ci_high", "p", "ci_note", "debiased"]
 
 
 def preference_table(pairs: pd.DataFrame, by, prefs=("self", "order", "fact"), method: str = "auto") -> pd.DataFrame:

@@ -1,0 +1,66 @@
+"""Self-preference findings rows and the statistics behind them (issue 26): one primary reading per
+quantity, the order-balanced self-preference rate, pooled 05 rows keyed by dataset and item id."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.self_preference import likelihood as lk
+from lib.self_preference import tables as pt
+from tests.sp_pairs import all_combo_pairs
+
+
+def test_order_balanced_self_rate_reaches_findings_and_resists_order_dependent_parse_failures():
+    # the evaluator always takes passage 1 (pure position bias, no self-preference); in order
+    # "b_first" most replies fail to parse, so the pooled-by-parsed-judgments rate leans to A
+    p = all_combo_pairs(40, paper=lambda a_pos, true_pos, asym: 1, lik=lambda a_pos, true_pos, asym: None)
+    drop = (p["order"] == "b_first") & (p["combo"] != "TT")
+    p.loc[drop, "choice"] = pd.NA
+    from lib.self_preference import pairwise as pr
+    p = pr.derive_preferences(p)
+    rows = {r["measure"]: r for r in lk.preference_findings({"paper (parsed reply)": p}, {"smollm2": "local:smollm2"})}
+    pooled = rows["self-preference rate (paper (parsed reply); TT/TF/FT/FF pairs)"]
+    balanced = rows["order-balanced self-preference rate (paper (parsed reply); TT/TF/FT/FF pairs)"]
+    assert pooled["estimate"] == pytest.approx(0.8)  # 4 a_first (all A) vs 1 b_first (B) per question
+    assert balanced["estimate"] == pytest.approx(0.5)  # each order's rate: 1 and 0
+    assert balanced["measure_id"] == "order_balanced_self_preference_rate.paper_parsed_reply"
+    assert pooled["primary"] and not balanced["primary"]
+    assert balanced["n"] == 40 and balanced["ci_low"] < 0.5 < balanced["ci_high"]
+    from lib.compare.forest import null_of
+    assert null_of(balanced["measure_id"]) == 0.5
+
+
+def test_likelihood_methods_are_secondary_readings():
+    p = all_combo_pairs(12, paper=lambda a_pos, true_pos, asym: true_pos if asym else 1,
+                        lik=lambda a_pos, true_pos, asym: a_pos)
+    views = {"paper (parsed reply)": p, "likelihood sum": lk.likelihood_view(p)}
+    rows = lk.preference_findings(views, {"smollm2": "local:smollm2"})
+    for r in rows:
+        assert r["primary"] == ("paper (parsed reply)" in r["measure"] and "order-balanced" not in r["measure"]), r["measure"]
+
+
+def test_pointwise_argmax_and_expected_score_rows_are_secondary_and_pooled_rows_key_by_dataset():
+    rows = []
+    # item ids repeat across datasets: q0..q11 in nq and in marco are different questions
+    for ds, gap in (("nq", 1.0), ("marco", -1.0)):
+        for i in range(12):
+            for author, sc in (("human", 3 + gap * (i % 3 > 0)), ("e", 3.0)):
+                rows.append({"dataset": ds, "evaluator": "e", "setting": "rag", "item_id": f"q{i}", "author": author,
+                             "factuality": "true", "score": sc, "lik_argmax": sc, "lik_expected": sc})
+    hms = lk.human_minus_self_methods(pd.DataFrame(rows))
+    paper = hms[hms["method"] == lk.PRIMARY_RATING].set_index("dataset")
+    assert paper.loc["all", "n_true"] == 24  # 24 questions, not 12 merged ids
+    found = lk.pointwise_findings(hms, {"e": "local:e"})
+    primary = [f for f in found if f["primary"]]
+    assert {f["measure"].rsplit(", ", 1)[1] for f in primary} == {"paper (parsed reply))"}
+    assert len(found) == 9 and len(primary) == 3  # 3 datasets (nq, marco, all) x 3 readings
+
+
+def test_gee_rates_report_the_gee_estimate_beside_its_interval():
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(1, 9, 40)  # unequal cluster sizes: the GEE estimate is not k / n
+    ids = np.repeat(np.arange(40), sizes)
+    rates = rng.beta(1, 1, 40)
+    v = pd.Series(rng.random(len(ids)) < rates[ids])
+    c = pt.rate_cell(v, ids, method="gee")
+    assert c["ci_low"] <= c["rate"] <= c["ci_high"]
+    assert c["rate"] != pytest.approx(c["k"] / c["n"], abs=1e-6)

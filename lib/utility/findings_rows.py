@@ -14,14 +14,17 @@ PAPER_DATASETS = {"nq": "NQ", "hotpotqa": "HotpotQA", "marco": "MSMARCO-QA"}
 TABLE2_MODEL = "ChatGPT (gpt-3.5-turbo-1106)"
 
 
-def table2_findings(summary: pd.DataFrame, model: str, notebook: str = "10_relevance_vs_utility") -> list[dict]:
+def table2_findings(summary: pd.DataFrame, model: str, notebook: str = "10_relevance_vs_utility",
+                    failures: str = "exclude") -> list[dict]:
     """Listwise-set F1 (the paper's: harmonic mean of averaged P and R, in %) per dataset and
     judgment over readable replies, and the share of unreadable replies per judgment and form.
 
     `summary` is `evaluate.summarize(per_q, ["source", "judgment", "form"], ...)`. The paper's value
     is ChatGPT's Table 2 cell: a reference point, not the same model, so `paper_model` names it.
     One listwise reply per question and (judgment, form): the question is the unit, resampled by
-    the bootstrap of `evaluate.summarize`; the unreadable share has one reply per question (Wilson)."""
+    the bootstrap of `evaluate.summarize`; the unreadable share has one reply per question (Wilson).
+    `failures` as `summarize` was given it: with "zero" F1 averages over every question (failed ones
+    score 0), so n counts them all; with "exclude" only the readable ones."""
     rows = []
     sets = summary[summary["form"] == "listwise-set"]
     for r in sets.to_dict("records"):
@@ -29,7 +32,8 @@ def table2_findings(summary: pd.DataFrame, model: str, notebook: str = "10_relev
             continue
         paper = TABLE2.get((PAPER_DATASETS.get(r["source"], r["source"]), str(r["judgment"]).capitalize()))
         rows.append(finding("utility", notebook, f"set F1 % ({r['source']}, {r['judgment']} prompts)", model,
-                            r["n"] - r["n_failed_questions"], r["F1"], r["F1 lo"], r["F1 hi"],
+                            r["n"] if failures == "zero" else r["n"] - r["n_failed_questions"],
+                            r["F1"], r["F1 lo"], r["F1 hi"],
                             paper_value=paper[2] if paper else None, unit="question",
                             paper_model=TABLE2_MODEL if paper else None,
                             measure_id=f"set_f1.{r['source']}.{r['judgment']}"))

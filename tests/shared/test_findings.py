@@ -152,3 +152,18 @@ def test_utility_findings_use_the_papers_set_f1_and_count_unreadable_replies():
     bad = rows["unreadable replies % (utility, listwise-set)"]
     assert bad["n"] == 4 and bad["estimate"] == pytest.approx(25.0) and math.isnan(bad["ci_low"])
     assert bad["ci_note"] == stats.TOO_FEW_UNITS  # 4 questions: no interval
+
+
+def test_utility_set_f1_counts_every_question_when_failures_score_zero():
+    from lib.utility import evaluate
+    from lib.utility.findings_rows import table2_findings
+    per_q = pd.DataFrame({
+        "source": ["nq"] * 40, "judgment": ["utility"] * 40, "form": ["listwise-set"] * 40,
+        "P": [1.0, 0.5, None, 0.0] * 10, "R": [1.0, 1.0, None, 0.0] * 10, "failed": [False, False, True, False] * 10})
+    zero = evaluate.summarize(per_q, ["source", "judgment", "form"], evaluate.SET_METRICS, n_boot=200, failures="zero")
+    f1 = {r["measure"]: r for r in table2_findings(zero, "m", failures="zero")}["set F1 % (nq, utility prompts)"]
+    p, r = (1.0 + 0.5 + 0.0 + 0.0) / 4, (1.0 + 1.0 + 0.0 + 0.0) / 4  # failed questions average in as 0
+    assert f1["estimate"] == pytest.approx(100 * 2 * p * r / (p + r)) and f1["n"] == 40
+    readable = evaluate.summarize(per_q, ["source", "judgment", "form"], evaluate.SET_METRICS, n_boot=200)
+    f1 = {r["measure"]: r for r in table2_findings(readable, "m")}["set F1 % (nq, utility prompts)"]
+    assert f1["n"] == 30

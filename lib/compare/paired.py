@@ -21,8 +21,9 @@ from lib.report import findings
 from lib.report.findings import slug
 from lib.models.specs import author_name
 
-# per-unit columns: measure_id, model, unit_id, stratum, value
-UNIT_COLUMNS = ["measure_id", "model", "unit_id", "stratum", "value"]
+# per-unit columns: measure_id, model, unit_id, stratum, value, cluster (what intervals resample: the
+# unit itself, or the question several pairs were built from)
+UNIT_COLUMNS = ["measure_id", "model", "unit_id", "stratum", "value", "cluster"]
 PAIRED_MEASURES = {"05_pointwise_reranking": "human_minus_self.*", "13_rewardbench": "judge_overall_accuracy.*"}
 
 
@@ -63,14 +64,16 @@ def units_05(folder: Path) -> pd.DataFrame:
                     own = score[(g["author"] == evaluator) & (g["factuality"] == fact)].groupby(g["unit_id"]).mean()
                     diff = (human - own).dropna()
                     mid = f"human_minus_self.{dataset}.{setting}.self_{fact}.{slug(method)}"
-                    rows += [(mid, specs.get(evaluator, evaluator), u, "", float(v)) for u, v in diff.items()]
+                    rows += [(mid, specs.get(evaluator, evaluator), u, "", float(v), u) for u, v in diff.items()]
     return pd.DataFrame(rows, columns=UNIT_COLUMNS)
 
 
 def units_13(folder: Path) -> pd.DataFrame:
-    """Per pair: each generative judge's accuracy over both orders (unparsed = wrong), stratum = category."""
+    """Per pair: each generative judge's accuracy over both orders (unparsed = wrong), stratum = category,
+    cluster = the pair's question (`accuracy_tables.question_units`)."""
     from lib.models.specs import parse_reward_spec
     from lib.rewardbench import study
+    from lib.rewardbench.accuracy_tables import question_units
 
     path = Path(folder) / study.RAW_FILE
     if not path.exists():
@@ -81,7 +84,9 @@ def units_13(folder: Path) -> pd.DataFrame:
         parsed = parse_reward_spec(res["spec"].iloc[0])
         method = "log-probability verdict" if parsed.options.get("decide") == "logprob" else "generate-and-parse"
         mid = f"judge_overall_accuracy.{slug(method)}"
-        rows += [(mid, parsed.target, str(i), c, float(v)) for i, c, v in zip(res["id"], res["category"], res["correct"])]
+        # pairs built from one question are one cluster, as the finding resamples them
+        rows += [(mid, parsed.target, str(i), c, float(v), q)
+                 for i, c, v, q in zip(res["id"], res["category"], res["correct"], question_units(res))]
     return pd.DataFrame(rows, columns=UNIT_COLUMNS)
 
 
@@ -102,7 +107,7 @@ def difference(a: pd.DataFrame, b: pd.DataFrame, notebook: str, seed: int = 0) -
         from lib.rewardbench.categories import category_weights
 
         weights = category_weights(both["stratum"].value_counts().to_dict())
-        res = stats.cluster_bootstrap(d, both["unit_id"], null=0.0, strata=both["stratum"], weights=weights,
+        res = stats.cluster_bootstrap(d, both["cluster_a"], null=0.0, strata=both["stratum"], weights=weights,
                                       seed=seed, rate=False)
     else:
         res = stats.clustered_mean(d, both["unit_id"], null=0.0, method="bootstrap", seed=seed, rate=False)
@@ -111,7 +116,8 @@ def difference(a: pd.DataFrame, b: pd.DataFrame, notebook: str, seed: int = 0) -
 
 def paired_differences(long: pd.DataFrame, folders: dict) -> pd.DataFrame:
     """Every pair of entries (in the order given) on every paired measure both measured: estimate
-    (first minus second), 95% interval, sign-flip p, Holm over each study's paired rows, n units.
+    (first minus second), 95% interval, sign-flip p, n units; Holm over each study's paired rows
+    that are tested, primary, not smoke and not `pooled` (`family` names the study for those).
     `folders` maps run name -> run folder."""
     units = {run: run_units(folder) for run, folder in folders.items()}
     keyed = long.drop_duplicates(["entry"])[["entry", "run", "model"]].to_dict("records")
@@ -131,10 +137,22 @@ def paired_differences(long: pd.DataFrame, folders: dict) -> pd.DataFrame:
                          "first": ea["entry"], "second": eb["entry"], "estimate": res["estimate"],
                          "ci_low": res["ci_low"], "ci_high": res["ci_high"], "p": res["p"],
                          "n": res["n_items"], "n_judgments": res["n_judgments"], "unit": a["unit"].iloc[0],
-                         "smoke": res["n_items"] < findings.SMOKE_N})
+                         "ci_note": res.get("ci_note", ""), "smoke": res["n_items"] < findings.SMOKE_N,
+                         "pooled": _flag(info, "pooled", False), "primary": _flag(info, "primary", True)})
     out = pd.DataFrame(rows, columns=["study", "notebook", "measure_id", "measure", "first", "second", "estimate",
-                                      "ci_low", "ci_high", "p", "n", "n_judgments", "unit", "smoke"])
+                                      "ci_low", "ci_high", "ci_note", "p", "n", "n_judgments", "unit", "smoke",
+                                      "pooled", "primary"])
     out.insert(out.columns.get_loc("p") + 1, "p_adjusted", np.nan)
-    for _, g in out.groupby("study"):
+    out["family"] = ""
+    # the findings' rule: Holm per study over tested, primary, non-smoke, non-pooled rows
+    member = findings.in_family(out)
+    for _, g in out[member].groupby("study"):
         out.loc[g.index, "p_adjusted"] = stats.holm(g["p"].to_numpy(float))
+        out.loc[g.index, "family"] = g["study"]
     return out
+
+
+def _flag(info: pd.Series, name: str, default: bool) -> bool:
+    """A boolean column of a findings row (findings of older runs may lack it: the default)."""
+    value = info.get(name, default)
+    return default if value is None or (isinstance(value, float) and np.isnan(value)) else bool(value)

@@ -34,12 +34,34 @@ def _ci(values) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def question_units(part: pd.DataFrame) -> pd.Series:
+    """The unit each pair belongs to: its question, since pairs built from one question are
+    correlated (each demo question yields one pair per scenario, ids '<item>:<scenario>'); the
+    `question` text where the pairs carry it, else the id before ':', else the pair id."""
+    if "question" in part and part["question"].notna().all():
+        return part["question"].astype(str)
+    if "id" in part:
+        return part["id"].astype(str).str.split(":", n=1).str[0]
+    return pd.Series(np.arange(len(part)).astype(str), index=part.index)
+
+
+def categories_note(part: pd.DataFrame) -> str:
+    """'' when all six categories are present, else which are, with the weights renormalised over them."""
+    present = [c for c in CATEGORIES if c in set(part["category"])]
+    if len(present) == len(CATEGORIES):
+        return ""
+    return f"{len(present)} of {len(CATEGORIES)} categories ({', '.join(present)}), weights renormalised over them"
+
+
 def weighted_accuracy(part: pd.DataFrame, seed: int = 0) -> dict:
     """Accuracy of a set of pairs averaged over its categories with the paper's category weights,
-    with a bootstrap interval over pairs resampled within each category."""
+    with a bootstrap interval over questions (`question_units`) resampled within each category;
+    `categories_note` says when categories are missing and the weights renormalise."""
     counts = part["category"].value_counts().to_dict()
-    return cluster_bootstrap(part["correct"].to_numpy(float), part["id"] if "id" in part else None,
-                             strata=part["category"], weights=category_weights(counts), seed=seed)
+    out = cluster_bootstrap(part["correct"].to_numpy(float), question_units(part),
+                            strata=part["category"], weights=category_weights(counts), seed=seed)
+    out["categories_note"] = categories_note(part)
+    return out
 
 
 def accuracy_table(results: pd.DataFrame) -> pd.DataFrame:

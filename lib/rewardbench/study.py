@@ -127,13 +127,11 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
                    paper_values: dict | None = None) -> list[dict]:
     """Headline rows (lib.report.findings): each judge's overall accuracy (orders averaged, unparsed = wrong),
     categories weighted by the paper's counts as its Overall is (`accuracy_tables.weighted_accuracy`), n =
-    pairs (a pair's two orders are one unit), n_judgments = verdicts, 95% bootstrap interval over
-    pairs within categories. Where no pair differs from another within its category (a judge that
-    always names position 1 scores 0.5 on every pair) that bootstrap has nothing to resample and
-    collapses to a point; the row then gives the Wilson interval over pairs instead, which says what
-    that many pairs can tell."""
-    from statsmodels.stats.proportion import proportion_confint
-
+    units (a pair's two orders are one unit; pairs built from one question share it, so the
+    question is the unit where questions repeat), n_judgments = verdicts, 95% bootstrap interval over
+    units within categories (`lib.stats.cluster_bootstrap`: the Wilson interval over units where
+    every unit gives the same accuracy, none below 10 units). The measure says when categories are
+    missing and the weights renormalise over those present."""
     from lib.report.findings import finding, slug
 
     rows = []
@@ -142,13 +140,13 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
         method = "log-probability verdict" if parsed.options.get("decide") == "logprob" else "generate-and-parse"
         w = accuracy_tables.weighted_accuracy(res)
         lo, hi = w["ci_low"], w["ci_high"]
-        if len(res) and not pd.isna(w["estimate"]) and not (hi - lo > 0):
-            lo, hi = proportion_confint(w["estimate"] * len(res), len(res), method="wilson")
+        note = f"; {w['categories_note']}" if w["categories_note"] else ""
+        unit = "pair" if w["n_items"] == len(res) else "question"
         rows.append(finding("rewardbench", notebook,
-                            f"judge overall accuracy, paper's category weights ({method})", parsed.target,
-                            len(res), w["estimate"], None if pd.isna(lo) else lo, None if pd.isna(hi) else hi,
+                            f"judge overall accuracy, paper's category weights ({method}{note})", parsed.target,
+                            w["n_items"], w["estimate"], None if pd.isna(lo) else lo, None if pd.isna(hi) else hi,
                             None, (paper_values or {}).get(res["spec"].iloc[0]), n_judgments=2 * len(res),
-                            unit="pair", measure_id=f"judge_overall_accuracy.{slug(method)}"))
+                            unit=unit, measure_id=f"judge_overall_accuracy.{slug(method)}", ci_note=w["ci_note"]))
         rows.append(consistency_finding(res, parsed.target, method, notebook))
     return rows
 

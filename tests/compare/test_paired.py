@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import compare
+from lib import compare, stats
 from lib.compare import paired
 from tests.compare.test_compare import _row, write_run
 
@@ -49,7 +49,8 @@ def test_paired_difference_over_the_questions_both_ran(tmp_runs):
     # (human - own_A) - (human - own_B) = a_gap - b_gap = +1 on each of the 30 shared questions
     assert row["estimate"] == pytest.approx(1.0) and row["n"] == 30 and row["unit"] == "question"
     assert (row["first"], row["second"]) == ("SmolLM2", "Gemma-3") and not row["smoke"]
-    assert row["ci_low"] == pytest.approx(1.0) and row["p"] < 0.05
+    # every question differs by exactly +1: no spread, so no interval (never a zero-width one)
+    assert np.isnan(row["ci_low"]) and row["ci_note"] == stats.ALL_SAME_DIFF and row["p"] < 0.05
 
 
 def test_no_shared_questions_no_paired_row(tmp_runs):
@@ -79,3 +80,38 @@ def test_judges_paired_by_pair_from_notebook_13_records(tmp_runs, scripted_model
     row = compare.compare_tables(["a", "b"])["paired"].iloc[0]
     assert row["measure_id"] == mid and row["n"] == 30 and row["unit"] == "pair"
     assert row["estimate"] == pytest.approx(0.5) and row["p"] < 0.05
+
+
+def test_pooled_paired_rows_are_marked_and_left_out_of_holms_family(tmp_runs):
+    """Two datasets give a per-dataset row each and an "all" row that repeats them: the "all" row is
+    marked pooled and gets no Holm p; the family is the two per-dataset rows."""
+    from lib.report import findings
+
+    rng = np.random.default_rng(1)
+    folders = {}
+    for name, model, ev, shift in (("a", "local:smollm2", "smollm2", 0.0), ("b", "local:gemma3", "gemma3", 1.0)):
+        rows, found = [], []
+        for ds in ("nq", "marco"):
+            for i in range(40):  # the same item ids in both datasets: different questions
+                gap = float(rng.integers(0, 3)) + shift
+                rows += [{"item_id": f"q{i}", "dataset": ds, "evaluator": ev, "author": "human", "factuality": "true",
+                          "setting": "rag", "score": 4}, {"item_id": f"q{i}", "dataset": ds, "evaluator": ev,
+                          "author": ev, "factuality": "true", "setting": "rag", "score": 4 - gap}]
+        for ds in ("nq", "marco", "all"):
+            found.append(findings.finding("self-preference", "05_pointwise_reranking", f"hms ({ds})", model, 40, 0.0,
+                                          -1, 1, p=0.5, unit="item", pooled=ds == "all",
+                                          measure_id=f"human_minus_self.{ds}.rag.self_true.paper_parsed_reply"))
+        folder = write_run(tmp_runs, name, model, found)
+        pd.DataFrame(rows).to_json(folder / "pointwise_ratings.jsonl", orient="records", lines=True)
+        man = json.loads((folder / "manifest.json").read_text())
+        man["notebooks"] = [{"notebook": "05_pointwise_reranking.ipynb", "parameters": {"evaluators": [model]}}]
+        (folder / "manifest.json").write_text(json.dumps(man))
+        folders[name] = folder
+    out = compare.compare_tables(["a", "b"])["paired"].set_index("measure_id")
+    pooled = out.loc["human_minus_self.all.rag.self_true.paper_parsed_reply"]
+    assert bool(pooled["pooled"]) and np.isnan(pooled["p_adjusted"]) and pooled["family"] == ""
+    assert pooled["n"] == 80  # dataset|item: 80 questions, not 40 merged ids
+    per_ds = out.loc[["human_minus_self.nq.rag.self_true.paper_parsed_reply",
+                      "human_minus_self.marco.rag.self_true.paper_parsed_reply"]]
+    assert not per_ds["pooled"].any() and (per_ds["family"] == "self-preference").all()
+    assert per_ds["p_adjusted"].tolist() == pytest.approx(list(stats.holm(per_ds["p"].to_numpy(float))))

@@ -214,3 +214,19 @@ def test_figures_state_n_in_pairs_and_the_unparsed_judge_verdicts():
     fig, ax = plt.subplots()
     assert not states_n(fig) and states_n(plots.with_n(fig, both))
     plt.close(fig)
+
+
+def test_demo_pairs_are_clustered_by_question_and_missing_categories_are_said():
+    from lib.rewardbench.study import judge_findings
+
+    # 12 demo questions x 3 scenarios (ids '<item>:<scenario>'), 3 of the 6 categories
+    rows = []
+    for q in range(12):
+        right = float(q % 2)  # a question the judge gets right in every scenario, or wrong in every one
+        for cat in ("helpful", "abstain", "conflict"):
+            rows.append({"kind": "judge", "rm": "j", "spec": "judge:local:smollm2", "correct": right,
+                         "consistent": True, "unparsed": 0, "n_first": 1, "id": f"demo{q}:{cat}", "category": cat})
+    row = judge_findings(pd.DataFrame(rows))[0]
+    assert (row["n"], row["unit"], row["n_judgments"]) == (12, "question", 72)  # 12 questions, not 36 pairs
+    assert "3 of 6 categories (helpful, abstain, conflict), weights renormalised" in row["measure"]
+    assert row["measure_id"] == "judge_overall_accuracy.generate_and_parse"

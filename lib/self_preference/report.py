@@ -89,7 +89,8 @@ def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIH
     """v2 Figure 3: self-preference rate per factuality combination and evaluator, with the table's
     95% intervals (questions resampled), one panel per method of `methods` that `by_combo` holds (its
     `method` column, from `preference_table_by_method`; a table without one is the paper's). The
-    likelihood decides no pair whose passages carry the same answer (TT, most FF): those groups show n=0."""
+    likelihood decides no pair whose passages carry the same answer (TT, most FF): those groups show n=0.
+    Several datasets: one series per evaluator and dataset, each with its own interval."""
     if "method" not in by_combo:
         by_combo = by_combo.assign(method=PAPER)
     shown = [m for m in methods if m in set(by_combo["method"])] or [PAPER]
@@ -103,10 +104,16 @@ def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIH
         ax.set_xlim(-0.5, len(combos) - 0.5)  # every combination keeps its slot, n=0 ones too
         if not table["self_rate"].notna().any():
             return False
-        _errorbars(ax, table.groupby(["combo", "evaluator"], as_index=False)[
-            ["self_rate", "self_ci_low", "self_ci_high"]].mean(), "combo", "evaluator", "self_rate",
-            "self_ci_low", "self_ci_high", combos, list(table["evaluator"].unique()), labels=False)
-        ax.legend(title="evaluator", fontsize="small")
+        # one series per evaluator, or per evaluator and dataset when a combination has several rows:
+        # averaging interval bounds across datasets gives no interval of anything
+        several = table.duplicated(["combo", "evaluator"]).any() and "dataset" in table
+        series = table.assign(series=table["evaluator"].astype(str) + (" / " + table["dataset"].astype(str) if several else ""))
+        if series.duplicated(["combo", "series"]).any():  # still several rows: their mean rate, no interval
+            series = series.groupby(["combo", "series"], as_index=False)["self_rate"].mean().assign(
+                self_ci_low=np.nan, self_ci_high=np.nan)
+        _errorbars(ax, series, "combo", "series", "self_rate", "self_ci_low", "self_ci_high", combos,
+                   list(series["series"].unique()), labels=False)
+        ax.legend(title="evaluator / dataset" if several else "evaluator", fontsize="small")
         return True
 
     fig = method_panels(shown, draw, "self-preference", "factuality (self, other)")

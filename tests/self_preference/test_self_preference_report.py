@@ -4,6 +4,7 @@ import matplotlib
 matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
 
 from lib.self_preference import likelihood as lk  # noqa: E402
 from lib.self_preference import pairwise as pr  # noqa: E402
@@ -50,7 +51,8 @@ def test_preference_table_offers_the_gee_beside_the_bootstrap():
     p = pr.derive_preferences(p.assign(choice=pd.array(np.where(first, 1, 2), dtype="Int64")))
     boot = pt.preference_table(p, ["evaluator"], prefs=("order",)).iloc[0]
     gee = pt.preference_table(p, ["evaluator"], prefs=("order",), method="gee").iloc[0]
-    assert boot["order_rate"] == gee["order_rate"] and boot["order_n_items"] == 40
+    # equal cluster sizes: the GEE's estimate (now the rate reported beside its interval) is k / n
+    assert boot["order_rate"] == pytest.approx(gee["order_rate"]) and boot["order_n_items"] == 40
     assert abs(boot["order_ci_low"] - gee["order_ci_low"]) < 0.04
     assert abs(boot["order_ci_high"] - gee["order_ci_high"]) < 0.04
 
@@ -130,3 +132,20 @@ def test_figure3_puts_the_likelihood_beside_a_paper_panel_without_replies():
     # the likelihood parses nothing: its pairs without a choice are undecided (same answer), not unparsed
     assert fig._suptitle.get_text().splitlines()[1] == "likelihood sum: n = 20 valid pairs; 20 of 40 pairs undecided (50%)"
     assert lik.get_xlim() == (-0.5, 3.5)  # TT and FF keep their slots, n=0
+
+
+def test_figure3_never_averages_interval_bounds_across_datasets():
+    rows = []
+    for ds, (rate, lo, hi) in (("nq", (0.6, 0.5, 0.7)), ("marco", (0.4, 0.1, 0.5))):
+        for combo in pr.COMBOS:
+            rows.append({"dataset": ds, "evaluator": "e", "combo": combo, "n_valid": 40, "n_pairs": 40,
+                         "n_unparsed": 0, "self_rate": rate, "self_ci_low": lo, "self_ci_high": hi})
+    fig = report.self_by_combo_figure(pd.DataFrame(rows), pr.COMBOS)
+    ax = fig.axes[0]
+    tops = sorted({round(float(b.get_height()), 6) for b in ax.patches})
+    assert tops == [0.4, 0.6]  # one bar per dataset, not one at their mean 0.5
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["e / nq", "e / marco"]
+    # the error bars reach each dataset's own bounds (0.1 .. 0.7), not their averages (0.3 .. 0.6)
+    ys = np.concatenate([seg[:, 1] for coll in ax.collections for seg in coll.get_segments()])
+    assert ys.min() == pytest.approx(0.1) and ys.max() == pytest.approx(0.7)

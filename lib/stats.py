@@ -34,12 +34,13 @@ def holm(pvalues) -> np.ndarray:
 
 
 def bootstrap_ci(values, func=np.mean, n_boot: int = 2000, seed: int = 0, alpha: float = 0.05):
-    """Percentile bootstrap interval of func(values); NaNs when there are fewer than 2 values."""
+    """Percentile bootstrap interval of func(values) at the expanded level (`expanded_alpha`: the
+    plain percentile interval is too narrow for few values); NaNs when there are fewer than 2 values."""
     v = np.asarray(values, dtype=float)
     v = v[~np.isnan(v)]
     if len(v) < 2:
         return (float("nan"), float("nan"))
-    res = sps.bootstrap((v,), func, n_resamples=n_boot, confidence_level=1 - alpha,
+    res = sps.bootstrap((v,), func, n_resamples=n_boot, confidence_level=1 - expanded_alpha(alpha, len(v)),
                         method="percentile", random_state=np.random.default_rng(seed))
     return (float(res.confidence_interval.low), float(res.confidence_interval.high))
 

@@ -84,8 +84,14 @@ def pointwise_tables(summary: pd.DataFrame, settings) -> dict:
     return {(s, f): pointwise_wide(summary, s, f) for s in settings for f in ("true", "false")}
 
 
+# v2 Table 2 and v1 Table 3 mark a Diff with a dagger at the raw p of its paired t-test, as the papers
+# do (no multiplicity correction there); the findings' Holm family is separate (lib.report.findings).
+DIFF_DAGGER_P = 0.05
+
+
 def _human_minus(g: pd.DataFrame, author: str, factuality: str, human: pd.Series) -> dict:
-    """Human (true) minus `author`'s passages of one factuality: means, paired t-test, dagger."""
+    """Human (true) minus `author`'s passages of one factuality: means, paired t-test, dagger at raw
+    p < DIFF_DAGGER_P (as the papers mark them)."""
     other = g[(g["author"] == author) & (g["factuality"] == factuality)].groupby("item_id")["score"].mean()
     both = pd.concat([human.rename("h"), other.rename("s")], axis=1).dropna()
     diff = both["h"].mean() - both["s"].mean() if len(both) else np.nan
@@ -97,7 +103,7 @@ def _human_minus(g: pd.DataFrame, author: str, factuality: str, human: pd.Series
         ci = sps.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=sps.sem(d))
     return {"cell": fmt_mean_sd(other.mean(), other.std(ddof=1)), "n": len(both), "diff": diff, "p": p,
             "ci_low": float(ci[0]), "ci_high": float(ci[1]),
-            "diff_fmt": "-" if pd.isna(diff) else f"{diff:+.2f}" + (" †" if p < 0.05 else "")}
+            "diff_fmt": "-" if pd.isna(diff) else f"{diff:+.2f}" + (" †" if p < DIFF_DAGGER_P else "")}
 
 
 def _human_true(g: pd.DataFrame) -> pd.Series:
@@ -128,7 +134,7 @@ def human_vs_self(ratings: pd.DataFrame) -> pd.DataFrame:
 
 def human_vs_authors(ratings: pd.DataFrame) -> pd.DataFrame:
     """v1 Table 3: per dataset x evaluator x setting, human TRUE passages vs each model author's TRUE
-    passages: means (sd), Diff = human - model, paired t-test over items (dagger: p < 0.05)."""
+    passages: means (sd), Diff = human - model, paired t-test over items (dagger: raw p < 0.05)."""
     rows = []
     for (dataset, evaluator, setting), g in ratings.groupby(["dataset", "evaluator", "setting"], sort=False):
         human = _human_true(g)

@@ -64,3 +64,18 @@ def test_gee_rates_report_the_gee_estimate_beside_its_interval():
     c = pt.rate_cell(v, ids, method="gee")
     assert c["ci_low"] <= c["rate"] <= c["ci_high"]
     assert c["rate"] != pytest.approx(c["k"] / c["n"], abs=1e-6)
+
+
+def test_table2_daggers_use_the_raw_paired_p_and_the_docs_say_so():
+    from pathlib import Path
+
+    # 12 items, human rated 1 point higher on 9 of them: raw paired p well below 0.05
+    rows = []
+    for i in range(12):
+        for author, sc in (("human", 4 if i % 4 else 3), ("e", 3)):
+            rows.append({"dataset": "nq", "evaluator": "e", "setting": "rag", "item_id": f"q{i}", "author": author,
+                         "factuality": "true", "score": sc})
+    t = pt.human_vs_self(pd.DataFrame(rows)).iloc[0]
+    assert t["p_true"] < pt.DIFF_DAGGER_P and t["diff_true_fmt"].endswith("†")
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "statistics.md").read_text()
+    assert "raw p < 0.05" in doc and "Holm-corrected" not in doc.split("## Daggers")[1].split("##")[0]

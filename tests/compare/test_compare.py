@@ -122,3 +122,23 @@ def test_labels_fall_back_to_run_names_when_models_repeat(tmp_runs):
     write_run(tmp_runs, "a", "local:smollm2", [row])
     write_run(tmp_runs, "b", "local:smollm2", [row])
     assert compare.compare_tables(["a", "b"])["wide"].columns[-8:].str.endswith("[b]").all()
+
+
+def test_forest_draws_rows_without_an_interval_hollow_and_without_a_bar():
+    from lib.compare import forest
+
+    long = pd.DataFrame([
+        {"entry": "A", "study": "self-preference", "measure_id": "style_preference.gen_by_qa.nq",
+         "measure": "gen-by-QA preference rate (nq)", "estimate": 0.7, "ci_low": 0.6, "ci_high": 0.8, "n": 40,
+         "unit": "question", "smoke": False, "paper_value": np.nan, "paper_model": "", "run": "a", "model": "a"},
+        {"entry": "B", "study": "self-preference", "measure_id": "style_preference.gen_by_qa.nq",
+         "measure": "gen-by-QA preference rate (nq)", "estimate": 0.9, "ci_low": np.nan, "ci_high": np.nan, "n": 40,
+         "unit": "question", "smoke": False, "paper_value": np.nan, "paper_model": "", "run": "b", "model": "b"}])
+    ax = forest.forest_figure(long, "self-preference").axes[0]
+    dots = [line for line in ax.lines if line.get_marker() == "o"]
+    filled = {float(d.get_xdata()[0]): d.get_markerfacecolor() for d in dots}
+    assert filled[0.9] == "white" and filled[0.7] != "white"
+    bars = [line for line in ax.lines if len(line.get_xdata()) == 2 and line.get_linestyle() == "-"]
+    assert len(bars) == 1  # only A's interval
+    # 08's style preference has its null drawn at 0.5
+    assert [round(line.get_xdata()[0], 2) for line in ax.lines if line.get_linestyle() == "--"] == [0.5]

@@ -31,7 +31,25 @@ def test_position_consistency_counts_pairs_with_both_orders_decided():
     res = pd.DataFrame({"consistent": [1.0, 0.0, float("nan"), 1.0, 1.0]})
     row = consistency_finding(res, "local:smollm2", "log-probability verdict")
     assert (row["n"], row["n_judgments"], row["unit"]) == (4, 8, "pair")
-    assert row["estimate"] == 0.75 and (row["ci_low"], row["ci_high"]) == wilson_ci(3, 4)
+    # 4 pairs: below 10 units the row shows no interval and says why
+    assert row["estimate"] == 0.75 and math.isnan(row["ci_low"]) and row["ci_note"].startswith("too few units")
+    many = consistency_finding(pd.DataFrame({"consistent": [1.0, 0.0, 1.0, 1.0] * 3}), "local:smollm2", "x")
+    assert (many["ci_low"], many["ci_high"]) == wilson_ci(9, 12)
     assert math.isnan(row["p"]) and row["measure_id"] == "judge_position_consistency.log_probability_verdict"
     none = consistency_finding(res.iloc[[2]], "local:smollm2", "generate-and-parse")
     assert none["n"] == 0 and math.isnan(none["estimate"])
+
+
+def test_card_says_why_a_row_has_no_interval():
+    from lib.profile import card
+    from lib.profile.battery import BATTERY
+    from lib.report.findings import finding
+
+    m = BATTERY[0]
+    rows = pd.DataFrame([finding("self-preference", m.notebook, "x", "local:smollm2", 6, 0.5, 0.5, 0.5, p=1.0,
+                                 unit="question", measure_id=m.measure_ids[0])])
+    profile = card.card(rows, "local:smollm2")
+    measured = profile[(profile["row_type"] == "measured") & (profile["key"] == m.key)].iloc[0]
+    assert "no 95% CI (too few units" in measured["sentence"] and "[" not in measured["sentence"].split("CI")[0]
+    shown = card.display_table(profile).iloc[0]
+    assert "no CI: too few units" in shown["estimate [95% CI]"]

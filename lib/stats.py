@@ -96,6 +96,7 @@ def _cluster_sums(values: np.ndarray, codes: np.ndarray, mask: np.ndarray) -> tu
 MIN_CI_UNITS = 10  # below this many units a resampling interval under-covers: no interval, a note instead
 EXACT_FLIP_MAX = 16  # up to this many units the sign-flip test enumerates all 2**k sign vectors
 TOO_FEW_UNITS = f"too few units (n < {MIN_CI_UNITS}): no 95% interval"
+TOO_FEW_PER_STRATUM = f"too few units per stratum (a weighted stratum has < {MIN_CI_UNITS}): no 95% interval"
 ALL_SAME_RATE = "all units equal: Wilson interval over units"
 ALL_SAME_DIFF = "all units equal: no interval (nothing varies between units)"
 
@@ -124,13 +125,14 @@ def sign_flip_p(deviations) -> float:
     return float(max(2 * sps.t.sf(abs(t), k - 1), floor))
 
 
-def expanded_alpha(alpha: float, k: int) -> float:
+def expanded_alpha(alpha: float, k: int, df: int | None = None) -> float:
     """Tail level for a percentile bootstrap over k units, widened so its z matches
-    sqrt(k / (k - 1)) t_{k-1} (Hesterberg's expanded percentile interval): the plain percentile
-    interval is too narrow for small k."""
+    sqrt(k / (k - 1)) t_{df} (Hesterberg's expanded percentile interval; df = k - 1 unless given):
+    the plain percentile interval is too narrow for small k."""
     if k < 2:
         return alpha
-    z = np.sqrt(k / (k - 1)) * sps.t.ppf(1 - alpha / 2, k - 1)
+    df = k - 1 if df is None else max(int(df), 1)
+    z = np.sqrt(k / (k - 1)) * sps.t.ppf(1 - alpha / 2, df)
     return float(2 * sps.norm.sf(z))
 
 
@@ -172,7 +174,7 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
     estimate is mean(+1 group) - mean(-1 group) (null 0 by default). strata + weights: the estimate
     is sum_h w_h mean_h / sum_h w_h and clusters are resampled within each stratum.
     Interval: percentile of the resampled estimates at the expanded level (`expanded_alpha`); none
-    below MIN_CI_UNITS units; where every unit gives the same value, the Wilson interval over units
+    below MIN_CI_UNITS units (with strata: in any weighted stratum); where every unit gives the same value, the Wilson interval over units
     for a rate and none for a difference (`ci_note` says which; `rate=False` marks a difference
     whose values happen to lie in [0, 1], None infers a rate from values in [0, 1] without `contrast`). p: `sign_flip_p` of each cluster's
     share of estimate - null (exact enumeration for few clusters, a t approximation above)."""
@@ -203,6 +205,7 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
     out["estimate"] = est
     k = out["n_items"]
     # every unit alike (or every resample alike): a percentile interval would have zero width
+    sizes = [len(np.unique(codes[strat == h])) for h, wi in enumerate(w) if wi] or [0]  # units per weighted stratum
     all_same = (not any(sp > 1e-12 for wi, sp in zip(w, spreads) if wi)) or not len(boot) or np.ptp(boot) <= 1e-12
     if rate is None:
         rate = sign is None and bool(((v >= 0) & (v <= 1)).all())
@@ -213,12 +216,17 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
         out["ci_note"] = ALL_SAME_DIFF
     elif k < MIN_CI_UNITS:
         out["ci_note"] = TOO_FEW_UNITS
+    elif strata is not None and min(sizes) < MIN_CI_UNITS:
+        # each stratum is resampled on its own: a stratum of a few units under-covers as few units do
+        out["ci_note"] = TOO_FEW_PER_STRATUM
     elif rate and strata is None and 0 < est < 1:
         # a plain clustered rate: Korn-Graubard, which keeps its level near 0 and 1 at few units
         out["ci_low"], out["ci_high"] = korn_graubard(est, _centred(v, codes, est), len(v), alpha)
         out["method"] = "cluster bootstrap / Korn-Graubard"
     elif len(boot):
-        a = expanded_alpha(alpha, k)
+        # within strata each weighted stratum is resampled on its own: expand by its smallest one, with
+        # the degrees of freedom left after estimating one mean per stratum
+        a = expanded_alpha(alpha, min(sizes), df=k - len(sizes)) if strata is not None else expanded_alpha(alpha, k)
         out["ci_low"], out["ci_high"] = (float(x) for x in np.quantile(boot, [a / 2, 1 - a / 2]))
     if null is not None and k >= 2 and w.sum():
         # every cluster's share of (estimate - null), strata weighted as the estimate weighs them

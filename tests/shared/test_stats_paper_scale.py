@@ -120,3 +120,12 @@ def test_at_ten_units_the_interval_covers_at_least_93_percent():
         c = stats.cluster_bootstrap(y, items, n_boot=999, seed=s)
         cover += c["ci_low"] <= 0.8 <= c["ci_high"]
     assert cover / 400 >= 0.93
+
+
+def test_a_weighted_stratum_of_few_units_gives_no_interval():
+    rng = np.random.default_rng(8)
+    values = rng.integers(0, 3, 30) / 2  # a pair's accuracy over two orders: 0, 0.5 or 1
+    few = stats.cluster_bootstrap(values[:12], np.arange(12), strata=list("abc") * 4, weights={"a": 1, "b": 2, "c": 3})
+    assert np.isnan(few["ci_low"]) and few["ci_note"] == stats.TOO_FEW_PER_STRATUM  # 12 units, 4 per stratum
+    enough = stats.cluster_bootstrap(values, np.arange(30), strata=list("abc") * 10, weights={"a": 1, "b": 2, "c": 3})
+    assert enough["ci_low"] < enough["estimate"] < enough["ci_high"] and enough["ci_note"] == ""

@@ -46,8 +46,9 @@ def test_accuracy_table_levels_and_cis():
     assert long.loc[("category", "helpful"), "n"] == 6
     assert long.loc[("group", "Harmless"), "accuracy"] == pytest.approx(4 / 6)
     assert long.loc[("overall", "Overall"), "accuracy"] == pytest.approx(8 / 12)
-    for _, r in long.iterrows():
-        assert r["ci_low"] <= r["accuracy"] <= r["ci_high"]
+    for _, r in long.iterrows():  # 12 pairs: an interval contains its accuracy, or there is none
+        assert (np.isnan(r["ci_low"]) and np.isnan(r["ci_high"])) or r["ci_low"] <= r["accuracy"] <= r["ci_high"]
+    assert np.isnan(long.loc[("overall", "Overall"), "ci_low"])  # fewer than 10 units per category
     table = M.paper_table(M.accuracy_table(_results()))
     assert table.loc["implicit:x", ("Helpful", "General")] == pytest.approx(66.7)
     assert np.isnan(table.loc["implicit:x", ("Helpful", "Reason")])
@@ -67,8 +68,11 @@ def test_equal_samples_per_category_average_with_the_papers_counts():
     assert long.loc[("overall", "Overall"), "accuracy"] == pytest.approx(overall)
     assert long.loc[("overall", "Overall"), "accuracy"] != pytest.approx(1 / 3)  # the sample's mean
     assert long.loc[("overall", "Overall"), "n"] == 30
-    # every category is all right or all wrong: resampling pairs within categories cannot move it
-    assert long.loc[("overall", "Overall"), "ci_low"] == pytest.approx(overall)
+    # every category is all right or all wrong: resampling pairs within categories cannot move it, so
+    # no zero-width interval but the Wilson interval over the 30 pairs
+    from lib import stats
+    row = long.loc[("overall", "Overall")]
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(stats.unit_wilson(overall, 30))
 
 
 def test_judge_table_position_and_unparsed():

@@ -179,7 +179,12 @@ def main(argv=None) -> int:
     ap.add_argument("--sets", type=int, default=200, help="null data sets per cell (default 200)")
     ap.add_argument("--power-sets", type=int, default=100, help="data sets per power cell (default 100)")
     ap.add_argument("--markdown", type=Path, help="also write the tables to this markdown file")
+    ap.add_argument("--methods", nargs="*", help="only the intervals / tests whose name contains one of these words")
+    ap.add_argument("--sizes", nargs="*", type=int, default=list(SIZES), help="numbers of questions (default: all)")
+    ap.add_argument("--iccs", nargs="*", type=float, default=list(ICCS), help="within-question correlations (default: all)")
+    ap.add_argument("--null-only", action="store_true", help="skip the power and degenerate-data tables")
     args = ap.parse_args(argv)
+    chosen = {n: f for n, f in METHODS.items() if not args.methods or any(w in n for w in args.methods)}
     start = time.perf_counter()
     lines = [f"Null data sets per cell: {args.sets} (true rate 0.5; differences 0); {PER_ITEM} judgments per "
              f"question, {FAIL:.0%} unparsed; {N_BOOT} resamples per interval. Coverage and width over the rows that "
@@ -188,9 +193,9 @@ def main(argv=None) -> int:
              "| interval / test | questions | ICC | coverage | mean width | blank | type-I | zero-width |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     worst = {"coverage": 1.0, "reject": 0.0, "zero": 0}
-    for name, method in METHODS.items():
-        for k in SIZES:
-            for icc in ICCS:
+    for name, method in chosen.items():
+        for k in args.sizes:
+            for icc in args.iccs:
                 r = run_cell(method, k, icc, 0.5, args.sets)
                 lines.append(f"| {name} | {k} | {icc} | {fmt(r['coverage'])} | {fmt(r['width'])} | "
                              f"{r['blank']:.2f} | {fmt(r['reject'])} | {r['zero_width']} |")
@@ -201,7 +206,10 @@ def main(argv=None) -> int:
                 worst["zero"] += r["zero_width"]
             print(lines[-1], flush=True)
     lines += ["", f"Worst coverage at >= 10 questions: {worst['coverage']:.3f}; worst type-I error: "
-              f"{worst['reject']:.3f}; zero-width intervals shown: {worst['zero']}.", "",
+              f"{worst['reject']:.3f}; zero-width intervals shown: {worst['zero']}."]
+    if args.null_only:
+        return _emit(lines, start, args.markdown)
+    lines += ["",
               f"Power at 5% for a planted effect (true rate 0.6; differences: B's rate 0.5 vs A's 0.6), ICC 0.3, "
               f"{args.power_sets} data sets per cell:", "",
               "| test | " + " | ".join(f"{k} questions" for k in SIZES[2:]) + " |",
@@ -213,11 +221,16 @@ def main(argv=None) -> int:
     lines += ["", "Degenerate data (what a findings row shows):", "",
               "| data | questions | ci_low | ci_high | p | note |", "| --- | --- | --- | --- | --- | --- |"]
     lines += [f"| {n} | {k} | {fmt(lo)} | {fmt(hi)} | {p:.2g} | {note} |" for n, k, lo, hi, p, note in degenerate()]
-    lines += ["", f"({time.perf_counter() - start:.0f} s)"]
+    return _emit(lines, start, args.markdown)
+
+
+def _emit(lines: list[str], start: float, markdown: Path | None) -> int:
+    """Print the tables (and write them to `markdown`), with the seconds taken."""
+    lines = lines + ["", f"({time.perf_counter() - start:.0f} s)"]
     text = "\n".join(lines)
     print(text)
-    if args.markdown:
-        args.markdown.write_text(text + "\n", encoding="utf-8")
+    if markdown:
+        markdown.write_text(text + "\n", encoding="utf-8")
     return 0
 
 

@@ -1,5 +1,6 @@
-"""OpenAI-compatible backend through the `openai` package: bounded concurrency over the client's own
-retries (exponential backoff with jitter on 408 / 409 / 429 / 5xx, connection errors and timeouts,
+"""OpenAI-compatible backend through the `openai` package: bounded concurrency (inflight.py: a ceiling
+from the spec, the run or the server; AIMD on the OpenAI API) over the client's own retries
+(exponential backoff with jitter on 408 / 409 / 429 / 5xx, connection errors and timeouts,
 `Retry-After` honoured) and its own timeout."""
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
+import httpx
 import openai
 
 from ..types import LogLik, Request, Response
 from ..specs import ModelSpec, api_key_for, require_api_key
 from . import OPENAI
+from .inflight import InFlightLimit, default_concurrency
 from .server_logprobs import (PROBE_TEXT, echo_problem, echoed_span, options_from_top, split_common_prefix,
                               top_after_prefix)
 
@@ -31,14 +34,17 @@ def is_openai(spec: ModelSpec) -> bool:
 
 class OpenAIBackend:
     """Chat completions (and completions for raw prompts and echoed likelihoods) against any
-    OpenAI-compatible server, `workers` requests at a time."""
+    OpenAI-compatible server, at most `workers` requests in flight: the spec's `concurrency`, else
+    `workers` as given, else RAGBIAS_CONCURRENCY, else a default by server (inflight.py)."""
 
     capabilities = OPENAI
 
-    def __init__(self, spec: ModelSpec, workers: int = 8, max_retries: int = 6, timeout: float = 120.0):
+    def __init__(self, spec: ModelSpec, workers: int | None = None, max_retries: int = 6, timeout: float = 120.0):
         self.spec = spec
         self.base_url = spec.base_url or OPENAI_URL
-        self.workers = workers
+        self.workers = spec.concurrency or workers or default_concurrency(spec.base_url, is_openai(spec))
+        # the OpenAI API rate-limits per key: halve the in-flight limit on a 429, grow it back (AIMD)
+        self.limit = InFlightLimit(self.workers, adaptive=is_openai(spec))
         self.max_retries = max_retries
         self.timeout = timeout
         # OpenAI's chat API rejects max_tokens for newer models; other servers may not know the new name
@@ -55,8 +61,14 @@ class OpenAIBackend:
         with self._lock:
             if self._client is None:
                 # api_key is always passed, so the client never falls back to OPENAI_API_KEY itself
+                # one kept-alive connection per request in flight (the default keeps 100: past that
+                # every request opens a new connection); the hook shows the limiter every status,
+                # the client's own retries included
+                http = openai.DefaultHttpxClient(
+                    limits=httpx.Limits(max_connections=self.workers + 16, max_keepalive_connections=self.workers),
+                    event_hooks={"response": [lambda r: self.limit.observe(r.status_code)]})
                 self._client = openai.OpenAI(base_url=self.base_url, api_key=api_key_for(self.spec) or NO_KEY,
-                                             max_retries=self.max_retries, timeout=self.timeout)
+                                             max_retries=self.max_retries, timeout=self.timeout, http_client=http)
             return self._client
 
     def check(self) -> None:
@@ -146,10 +158,14 @@ class OpenAIBackend:
         """Send all requests with bounded concurrency; on_result(i, Response) as each one arrives."""
         self._map(self._one, requests, on_result, progress)
 
+    def _gated(self, fn, item):
+        with self.limit:
+            return fn(item)
+
     def _map(self, fn, items, on_result, progress) -> None:
         errors = []
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            futures = {pool.submit(fn, item): i for i, item in enumerate(items)}
+            futures = {pool.submit(self._gated, fn, item): i for i, item in enumerate(items)}
             for fut in as_completed(futures):
                 i = futures[fut]
                 try:

@@ -128,7 +128,8 @@ class CachedModel:
     def _run(self, kind: str, items: list, payloads: list[dict], call, decode, desc: str | None,
              encode=lambda v: v.to_json(), book: tuple[Ledger, tuple] | None = None) -> list:
         """The cache loop: decode(stored, cached) per item; `call(missing items, on_result, bar)` runs
-        only on misses, and each result is stored as encode(result) the moment it arrives."""
+        only on misses, and each result is stored as encode(result) as it arrives (cache.Writer: one
+        commit per 50 ms at most, so a crash loses at most that)."""
         store = cache.results_cache()
         keys = [make_key(kind, self.cache_name, p) for p in payloads]
         results: list = [None] * len(items)
@@ -145,16 +146,18 @@ class CachedModel:
             started = time.perf_counter()
             self._ensure_ready()
 
+            writer = cache.Writer(store)
+
             def on_result(j, value):
                 i = missing[j]
                 stored = encode(value)
-                store.set(keys[i], stored)
+                writer.put(keys[i], stored)
                 results[i] = decode(stored, False)
                 t_in, t_out = _tokens(results[i])
                 cache.count(misses=1, tokens_in=t_in, tokens_out=t_out)
 
             label = desc or f"{kind} {self.spec.key}"
-            with tqdm(total=len(items), initial=len(items) - len(missing), desc=label, leave=False) as bar:
+            with writer, tqdm(total=len(items), initial=len(items) - len(missing), desc=label, leave=False) as bar:
                 call([items[i] for i in missing], on_result, bar)
             seconds = time.perf_counter() - started
         self._book(kind, results, len(missing), seconds, desc, book)

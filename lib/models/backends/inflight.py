@@ -41,6 +41,14 @@ def env_concurrency() -> int:
     return int(text)
 
 
+def set_run_concurrency(value) -> None:
+    """The run parameter `concurrency`: checked, then put where every notebook kernel's get_model reads it."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"concurrency must be a whole number of at least 1 (requests in flight per server "
+                         f"model), got {value!r}.")
+    os.environ[ENV] = str(value)
+
+
 class InFlightLimit:
     """A gate for requests: at most `limit` pass at once. Adaptive: a 429 halves the limit (once per
     round: 429s from requests let in before the cut do not cut again) and each success adds 1/limit,

@@ -9,7 +9,6 @@ import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-import httpx
 import openai
 
 from ..types import LogLik, Request, Response
@@ -20,6 +19,7 @@ from .server_logprobs import (PROBE_TEXT, echo_problem, echoed_span, options_fro
                               top_after_prefix)
 
 OPENAI_URL = "https://api.openai.com/v1"
+CHAT, COMPLETIONS = "/chat/completions", "/completions"  # the two endpoints, under the server's base URL
 NO_KEY = "EMPTY"  # what keyless local servers (vLLM, llama.cpp, Ollama) get; never an OpenAI key
 
 
@@ -39,12 +39,13 @@ class OpenAIBackend:
 
     capabilities = OPENAI
 
-    def __init__(self, spec: ModelSpec, workers: int | None = None, max_retries: int = 6, timeout: float = 120.0):
+    def __init__(self, spec: ModelSpec, workers: int | None = None, max_retries: int = 6, timeout: float = 120.0,
+                 adaptive: bool | None = None):
         self.spec = spec
         self.base_url = spec.base_url or OPENAI_URL
         self.workers = spec.concurrency or workers or default_concurrency(spec.base_url, is_openai(spec))
         # the OpenAI API rate-limits per key: halve the in-flight limit on a 429, grow it back (AIMD)
-        self.limit = InFlightLimit(self.workers, adaptive=is_openai(spec))
+        self.limit = InFlightLimit(self.workers, adaptive=is_openai(spec) if adaptive is None else adaptive)
         self.max_retries = max_retries
         self.timeout = timeout
         # OpenAI's chat API rejects max_tokens for newer models; other servers may not know the new name
@@ -64,8 +65,9 @@ class OpenAIBackend:
                 # one kept-alive connection per request in flight (the default keeps 100: past that
                 # every request opens a new connection); the hook shows the limiter every status,
                 # the client's own retries included
+                limits = type(openai.DEFAULT_CONNECTION_LIMITS)  # the Limits class of the client's own httpx
                 http = openai.DefaultHttpxClient(
-                    limits=httpx.Limits(max_connections=self.workers + 16, max_keepalive_connections=self.workers),
+                    limits=limits(max_connections=self.workers + 16, max_keepalive_connections=self.workers),
                     event_hooks={"response": [lambda r: self.limit.observe(r.status_code)]})
                 self._client = openai.OpenAI(base_url=self.base_url, api_key=api_key_for(self.spec) or NO_KEY,
                                              max_retries=self.max_retries, timeout=self.timeout, http_client=http)
@@ -83,10 +85,12 @@ class OpenAIBackend:
         except openai.APIStatusError:
             pass  # some servers have no /models; a real request will tell
 
-    def _call(self, create, payload: dict) -> dict:
-        """One request through the client (which retries); errors name what the server refused."""
+    def _call(self, path: str, payload: dict) -> dict:
+        """One request through the client (which retries); errors name what the server refused. The
+        reply stays plain JSON: the client's typed create() checks and converts every field both ways,
+        which cost a third of the client's CPU per request (docs/benchmarks.md, concurrency)."""
         try:
-            return create(**payload).model_dump()
+            return self.client.post(path, body=payload, cast_to=object)
         except (openai.BadRequestError, openai.UnprocessableEntityError) as e:
             # 400 from OpenAI-style servers; 422 from FastAPI-based ones (llama-cpp-python), which name
             # the field in the body's `detail[].loc` instead of `param`
@@ -95,7 +99,7 @@ class OpenAIBackend:
                 # a server that wants the newer name: switch for this backend and send again
                 self.token_param = "max_completion_tokens"
                 payload = {("max_completion_tokens" if k == "max_tokens" else k): v for k, v in payload.items()}
-                return self._call(create, payload)
+                return self._call(path, payload)
             sent = repr(payload.get(param))
             sent = sent if len(sent) <= 80 else sent[:60] + f"... ({len(sent)} characters)"
             where = f"refused the parameter {param!r} (sent {param}={sent})" if param else "refused"
@@ -151,8 +155,8 @@ class OpenAIBackend:
     def _one(self, req: Request) -> Response:
         payload = self._payload(req)
         if req.messages is not None:
-            return self._parse(req, self._call(self.client.chat.completions.create, payload))
-        return self._parse(req, self._call(self.client.completions.create, payload))
+            return self._parse(req, self._call(CHAT, payload))
+        return self._parse(req, self._call(COMPLETIONS, payload))
 
     def generate(self, requests: list[Request], on_result, progress=None) -> None:
         """Send all requests with bounded concurrency; on_result(i, Response) as each one arrives."""
@@ -182,7 +186,7 @@ class OpenAIBackend:
         """Why this server's echoed prompt log-probabilities cannot be trusted (None when they can):
         one probe request on a near-certain text, checked by `echo_problem`. Uncached here:
         CachedModel keeps the verdict in the results cache per server and model."""
-        data = self._call(self.client.completions.create,
+        data = self._call(COMPLETIONS,
                           {"model": self.spec.model, "prompt": PROBE_TEXT, "echo": True, "max_tokens": 1,
                            "logprobs": 1, "temperature": 0})
         return echo_problem(PROBE_TEXT, data["choices"][0].get("logprobs"))
@@ -211,7 +215,7 @@ class OpenAIBackend:
             ctx, cont = pair
             # max_tokens=1, not 0: llama-cpp-python reads 0 as "up to the context length"; the one
             # generated token lies past the prompt and is not counted
-            data = self._call(self.client.completions.create,
+            data = self._call(COMPLETIONS,
                               {"model": self.spec.model, "prompt": ctx + cont, "echo": True, "max_tokens": 1,
                                "logprobs": 0, "temperature": 0})
             lp = data["choices"][0].get("logprobs")
@@ -233,13 +237,13 @@ class OpenAIBackend:
             ctx, prefix, options = item
             prefix, options = split_common_prefix(prefix, options)
             if isinstance(ctx, str):
-                data = self._call(self.client.completions.create,
+                data = self._call(COMPLETIONS,
                                   {"model": self.spec.model, "prompt": ctx + prefix, "max_tokens": 1,
                                    "logprobs": k, "temperature": 0})
                 tops = top_logprobs(data["choices"][0].get("logprobs")) or [None]
                 top, reason = tops[0], ("" if tops[0] else "the server returned no top log-probabilities")
             else:
-                data = self._call(self.client.chat.completions.create,
+                data = self._call(CHAT,
                                   {"model": self.spec.model, "messages": [dict(m) for m in ctx],
                                    self.token_param: len(prefix) + 1, "temperature": 0, "logprobs": True,
                                    "top_logprobs": k})

@@ -60,15 +60,15 @@ class Option:
     choices: tuple = ()
     flags: tuple = ()  # (flag word, value) pairs
 
-    def value(self, text: str, spec: str):
+    def value(self, text: str, spec: str, reward: bool = False):
         """The option's value from its text, checked against its type."""
         if self.type == "int":
             if not text.isdigit() or int(text) < (1 if self.name == "concurrency" else 0):
                 raise _error(spec, f"{self.name} must be a whole number"
-                             + (" of at least 1" if self.name == "concurrency" else "") + f", got {text!r}.")
+                             + (" of at least 1" if self.name == "concurrency" else "") + f", got {text!r}.", reward)
             return int(text)
         if self.type == "choice" and text not in self.choices:
-            raise _error(spec, f"{self.name} must be one of {self.choices}, got {text!r}.")
+            raise _error(spec, f"{self.name} must be one of {self.choices}, got {text!r}.", reward)
         if self.type == "spec":
             model = parse_spec(text)
             if not isinstance(model, ModelSpec):
@@ -239,7 +239,7 @@ def _parse_reward(kind: str, rest: str, spec: str) -> RewardSpec:
         if name in MODEL_OPTIONS:
             model_tokens.append(f"{name}:{value}")
         else:
-            own[name] = str(OPTIONS[name].value(value, spec))
+            own[name] = str(OPTIONS[name].value(value, spec, reward=True))
     if kind == "rm":
         return RewardSpec("rm", head=target, options=own, raw=spec)
     model = _parse_model(";".join([target, *model_tokens]), spec)

@@ -146,7 +146,10 @@ def test_a_spec_of_the_wrong_sort_is_refused_with_the_right_help():
         parse_spec("local:smollm2", want=RewardSpec)
 
 
-def test_the_options_table_lists_every_option_once():
+def test_the_options_table_lists_every_option_once_and_the_docs_show_it():
+    from lib.paths import ROOT
+
     table = table_markdown()
+    assert table in (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
     for name in ("quant", "concurrency", "retries", "max_tokens", "decide", "norm", "ref", "format", "max_length"):
         assert table.count(f"| `{name}` |") == 1

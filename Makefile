@@ -63,6 +63,7 @@ profile: install
 
 benchmark: install
 	$(PY) benchmarks/bench_foundation.py
+	$(PY) benchmarks/bench_concurrency.py
 	$(PY) benchmarks/bench_prefix_reuse.py --run $(notdir $(basename $(CONFIG)))
 
 strip:

@@ -342,3 +342,47 @@ def table_markdown() -> str:
         flags = ", ".join(f"`{w}`" for w, _ in o.flags)
         rows.append(f"| `{o.name}` | {value} | {', '.join(sorted(o.accepts))} | {o.default} | {flags} | {o.doc} |")
     return "\n".join(rows)
+
+
+# ---- the two other spec-like strings: hub datasets and retrievers -------------------------------------
+@dataclass(frozen=True)
+class DatasetSpec:
+    """'hf:<dataset id>[:<config>[:<split>]]', a dataset through `datasets` (online or a local HF cache)."""
+
+    name: str
+    config: str | None = None
+    split: str = "validation"
+
+    def __str__(self) -> str:
+        return f"hf:{self.name}" + (f":{self.config or ''}:{self.split}" if self.config or self.split != "validation"
+                                    else "")
+
+
+def parse_dataset_spec(text) -> DatasetSpec | None:
+    """The DatasetSpec of an 'hf:' dataset string; None for anything else (a path, a list)."""
+    if not isinstance(text, str) or not text.startswith("hf:"):
+        return None
+    name, config, split = (text[3:].split(":") + [None, None])[:3]
+    if not name:
+        raise SpecError(f"{text!r} names no dataset: write 'hf:<dataset id>[:<config>[:<split>]]'.")
+    return DatasetSpec(name, config or None, split or "validation")
+
+
+@dataclass(frozen=True)
+class RetrieverSpec:
+    """'bm25', 'dense' (the offline MiniLM) or 'dense:<sentence-transformers model or folder>'."""
+
+    kind: str
+    model: str | None = None
+
+    def __str__(self) -> str:
+        return self.kind + (f":{self.model}" if self.model else "")
+
+
+def parse_retriever_spec(text: str) -> RetrieverSpec:
+    """The RetrieverSpec of a retriever name, or an error naming the accepted forms."""
+    kind, _, model = str(text).partition(":")
+    if kind not in ("bm25", "dense") or (kind == "bm25" and model):
+        raise SpecError(f"Unknown retriever {text!r}: use 'dense', 'dense:<sentence-transformers model or "
+                        "folder>' or 'bm25'.")
+    return RetrieverSpec(kind, model or None)

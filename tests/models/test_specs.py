@@ -153,3 +153,19 @@ def test_the_options_table_lists_every_option_once_and_the_docs_show_it():
     assert table in (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
     for name in ("quant", "concurrency", "retries", "max_tokens", "decide", "norm", "ref", "format", "max_length"):
         assert table.count(f"| `{name}` |") == 1
+
+
+def test_dataset_and_retriever_strings_parse_to_objects_that_read_back():
+    from lib.models.specs import DatasetSpec, parse_dataset_spec, parse_retriever_spec
+
+    for text in ("hf:nq_open", "hf:mandarjoshi/trivia_qa:rc:validation", "hf:ms_marco:v2.1:test", "hf:x::train"):
+        parsed = parse_dataset_spec(text)
+        assert parse_dataset_spec(str(parsed)) == parsed
+    assert parse_dataset_spec("hf:ms_marco:v2.1") == DatasetSpec("ms_marco", "v2.1", "validation")
+    assert parse_dataset_spec("data/nq.jsonl") is None
+    with pytest.raises(SpecError, match="names no dataset"):
+        parse_dataset_spec("hf:")
+    assert parse_retriever_spec("dense:all-MiniLM-L6-v2").model == "all-MiniLM-L6-v2"
+    assert str(parse_retriever_spec("bm25")) == "bm25" and parse_retriever_spec("dense").model is None
+    with pytest.raises(SpecError, match="Unknown retriever 'bm26'"):
+        parse_retriever_spec("bm26")

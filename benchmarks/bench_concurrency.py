@@ -3,7 +3,7 @@ tests/fake_openai.py in its own process, answering every request after `--delay`
 (CachedModel over OpenAIBackend, a fresh temporary cache) sends `--rounds` x N requests with the spec
 option `;concurrency:N`. Ideal is N / delay requests/s; the server reports how many it saw at once.
 
-    .venv/bin/python benchmarks/bench_concurrency.py [--delay 0.5] [--levels 8,64,256] [--rounds 4]
+    .venv/bin/python benchmarks/bench_concurrency.py [--delay 0.5] [--levels 8,64,256] [--rounds 8]
 """
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--delay", type=float, default=0.5)
     ap.add_argument("--levels", default="8,64,256")
-    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=8)
     args = ap.parse_args()
     os.environ["RAGBIAS_CACHE"] = tempfile.mkdtemp(prefix="bench-concurrency-")
     proc, url = start_server(args.delay)

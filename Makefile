@@ -64,6 +64,7 @@ profile: install
 benchmark: install
 	$(PY) benchmarks/bench_foundation.py
 	$(PY) benchmarks/bench_inference.py
+	$(PY) benchmarks/bench_concurrency.py
 	$(PY) benchmarks/bench_prefix_reuse.py --run $(notdir $(basename $(CONFIG)))
 
 strip:

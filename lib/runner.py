@@ -33,6 +33,7 @@ from traitlets import default
 
 from .report import findings
 from .paths import NOTEBOOKS, ROOT, cache_dir, figure_dir, run_dir
+from .models.backends.inflight import set_run_concurrency
 from .parameters import (MODEL_KINDS, RUN_MODEL, Parameter, ParameterError, apply_run_model, check_run_model,
                          checked, markdown_table, read_declarations, specs_in)
 from .models.specs import SpecError, parse_spec, require_api_key
@@ -200,7 +201,7 @@ def effective_parameters(cfg: dict, notebooks: list[Path]) -> list[tuple[Path, d
     declared kinds before any notebook starts."""
     declared = {nb.stem: declared_parameters(nb) for nb in numbered_notebooks()}
     every = set().union(*[set(d) for d in declared.values()]) if declared else set()
-    runner_keys = {"run_name", RUN_MODEL}
+    runner_keys = {"run_name", RUN_MODEL, "concurrency"}
     overrides = cfg.get("_overrides") or {}
     for what, keys in (("parameter(s)", cfg["parameters"]), ("command-line parameter(s)", overrides)):
         unknown = set(keys) - every - runner_keys
@@ -298,6 +299,9 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
     figure_dir(name).mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("RAGBIAS_CACHE", str(cache_dir()))
+    concurrency = {**cfg["parameters"], **(cfg.get("_overrides") or {})}.get("concurrency")
+    if concurrency is not None:  # every server model of the run, through each kernel's environment
+        set_run_concurrency(concurrency)
     manifest = {"run": name, "config_file": cfg["_path"],
                 "config": {k: v for k, v in cfg.items() if not k.startswith("_")},
                 "command_line_parameters": cfg.get("_overrides") or {}, "kernel": kernel_name,

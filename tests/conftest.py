@@ -80,7 +80,7 @@ class ScriptedBackend:
 
     def __init__(self, reply=None, loglik=None, chat: bool = True, top_logprobs=None, likelihoods: bool = True):
         self.reply, self.loglik_fn, self.top_logprobs = reply, loglik, top_logprobs
-        self.capabilities = frozenset({"generate", "loglikelihood"} if likelihoods else {"generate"})
+        self.capabilities = frozenset(({"generate", "loglikelihood"} if likelihoods else {"generate"}) | ({"chat"} if chat else set()))
         self.tokenizer = _Tokenizer(CHATML if chat else None)
         self.requests, self.texts, self.loglik_pairs = [], [], []
         self.calls = 0

@@ -1,7 +1,10 @@
 """A small OpenAI-compatible server on 127.0.0.1 for tests and benchmarks: chat completions,
-completions (with `echo` log-probabilities), /models, transient failures and refused parameters."""
+completions (with `echo` log-probabilities), /models, transient failures, refused parameters, and a
+rate limit (429 past `capacity` requests in flight). Run as a module it serves in its own process
+(benchmarks): `python -m tests.fake_openai --delay 0.5` prints its URL; GET /stats gives its counts."""
 from __future__ import annotations
 
+import argparse
 import json
 import threading
 import time
@@ -13,7 +16,8 @@ class FakeOpenAI:
     Retry-After header) and refuse named parameters with a 400 naming them, as OpenAI does."""
 
     def __init__(self, delay: float = 0.0, fail_first: int = 0, fail_status: int = 429, logprobs: bool = True,
-                 broken_prompts: tuple = (), retry_after: float | None = None, refuse: tuple = ()):
+                 broken_prompts: tuple = (), retry_after: float | None = None, refuse: tuple = (),
+                 capacity: int | None = None, port: int = 0):
         self.delay, self.fail_first, self.fail_status = delay, fail_first, fail_status
         self.logprobs, self.broken_prompts = logprobs, set(broken_prompts)
         self.retry_after, self.refuse = retry_after, set(refuse)
@@ -22,11 +26,15 @@ class FakeOpenAI:
         self.attempt_times: dict[str, list] = {}
         self.bodies: list[dict] = []
         self.in_flight = self.max_in_flight = 0
+        self.capacity, self.rate_limited = capacity, 0  # 429s answered past `capacity` in flight
         self.auth_headers: list[str] = []
         self._lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keep connections alive, as real servers do (1.0 closes each one)
+            disable_nagle_algorithm = True  # headers and body go out as two writes: without this, 40 ms stalls
+
             def log_message(self, *a):
                 pass
 
@@ -41,6 +49,8 @@ class FakeOpenAI:
                 self.wfile.write(data)
 
             def do_GET(self):
+                if self.path.endswith("/stats"):
+                    return self._send(200, server.stats())
                 self._send(200, {"object": "list", "data": [{"id": "fake-model", "object": "model",
                                                              "created": 0, "owned_by": "test"}]})
 
@@ -49,7 +59,10 @@ class FakeOpenAI:
                 server.auth_headers.append(self.headers.get("Authorization", ""))
                 self._send(*server.answer(body, self.path))
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 1024  # the listen backlog (5 by default drops connections opened at once)
+
+        self.httpd = Server(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
@@ -64,6 +77,10 @@ class FakeOpenAI:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
+            if self.capacity is not None and self.in_flight > self.capacity:
+                with self._lock:
+                    self.rate_limited += 1
+                return 429, {"error": {"message": "rate limit: too many requests in flight"}}
             time.sleep(self.delay)
             refused = sorted(self.refuse & set(body))
             if refused:
@@ -111,6 +128,11 @@ class FakeOpenAI:
         return {"id": "t", "object": "text_completion", "created": 0, "model": body["model"],
                 "choices": [{"index": 0, "text": text, "logprobs": lp, "finish_reason": "length"}], "usage": usage}
 
+    def stats(self) -> dict:
+        """Counts so far: completions served, most in flight at once, 429s for the rate limit."""
+        with self._lock:
+            return {"calls": self.calls, "max_in_flight": self.max_in_flight, "rate_limited": self.rate_limited}
+
     def __enter__(self):
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         return self
@@ -118,3 +140,15 @@ class FakeOpenAI:
     def __exit__(self, *exc):
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+if __name__ == "__main__":  # its own process, so the client's threads and the server's do not share a GIL
+    ap = argparse.ArgumentParser(description="Serve the fake OpenAI-compatible API on 127.0.0.1.")
+    ap.add_argument("--delay", type=float, default=0.5)
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--seconds", type=float, default=600, help="stop after this long at most")
+    args = ap.parse_args()
+    fake = FakeOpenAI(delay=args.delay, port=args.port)
+    with fake:
+        print(fake.url, flush=True)
+        time.sleep(args.seconds)

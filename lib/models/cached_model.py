@@ -16,8 +16,6 @@ from .prices import cost_usd
 from .specs import ModelSpec
 from .types import LogLik, OptionScores, Request, Response
 
-CHAT_EMBEDDED = {"smollm2"}  # embedded models with a chat template; gemma3 is a base LM
-
 
 class LikelihoodUnavailable(NotImplementedError):
     """The model's server returns no prompt log-probabilities, so likelihood scoring cannot run."""
@@ -48,7 +46,7 @@ class CachedModel:
     is given here when the backend is built lazily (a warm re-run never builds it)."""
 
     def __init__(self, spec: ModelSpec, backend=None, factory=None, capabilities=None,
-                 cache_name: str | None = None):
+                 cache_name: str | None = None, deferred=frozenset()):
         if (backend is None) == (factory is None):
             raise ValueError("CachedModel needs a backend or a factory that builds one, not both.")
         if capabilities is None:
@@ -59,6 +57,7 @@ class CachedModel:
             capabilities = backend.capabilities
         self.spec = spec
         self.capabilities = declared(capabilities)
+        self.deferred = declared(deferred)  # capabilities the built backend decides (asked then)
         # the model identity inside cache keys: the spec, unless a backend keeps an older identity
         # (embeddings were keyed by the embedding model's name before the model layer served them)
         self.cache_name = cache_name or spec.key
@@ -86,8 +85,11 @@ class CachedModel:
         return self.cache_name
 
     def can(self, capability: str) -> bool:
-        """Whether the backend declares this capability (see lib.models.backends.CAPABILITIES)."""
-        return capability in self.capabilities
+        """Whether the backend declares this capability (see lib.models.backends.CAPABILITIES); a
+        deferred one is asked of the built backend."""
+        if capability in self.capabilities:
+            return True
+        return capability in self.deferred and capability in self.backend.capabilities
 
     @property
     def scores_options(self) -> bool:
@@ -102,12 +104,9 @@ class CachedModel:
 
     @property
     def is_chat(self) -> bool:
-        """Whether the model takes chat messages (False for base LMs such as local:gemma3)."""
-        if self.spec.backend == "openai":
-            return True
-        if self.spec.backend == "local":
-            return self.spec.model in CHAT_EMBEDDED
-        return bool(self.backend.tokenizer.chat_template)
+        """Whether the model takes chat messages (False for base LMs such as local:gemma3): the
+        backend's declared `chat` capability."""
+        return self.can("chat")
 
     def request(self, content, chat: bool | None = None, **params) -> Request:
         """A one-turn Request: a message list as given; a string as a user chat message for chat
@@ -129,7 +128,8 @@ class CachedModel:
     def _run(self, kind: str, items: list, payloads: list[dict], call, decode, desc: str | None,
              encode=lambda v: v.to_json(), book: tuple[Ledger, tuple] | None = None) -> list:
         """The cache loop: decode(stored, cached) per item; `call(missing items, on_result, bar)` runs
-        only on misses, and each result is stored as encode(result) the moment it arrives."""
+        only on misses, and each result is stored as encode(result) as it arrives (cache.Writer: one
+        commit per 50 ms at most, so a crash loses at most that)."""
         store = cache.results_cache()
         keys = [make_key(kind, self.cache_name, p) for p in payloads]
         results: list = [None] * len(items)
@@ -146,16 +146,18 @@ class CachedModel:
             started = time.perf_counter()
             self._ensure_ready()
 
+            writer = cache.Writer(store)
+
             def on_result(j, value):
                 i = missing[j]
                 stored = encode(value)
-                store.set(keys[i], stored)
+                writer.put(keys[i], stored)
                 results[i] = decode(stored, False)
                 t_in, t_out = _tokens(results[i])
                 cache.count(misses=1, tokens_in=t_in, tokens_out=t_out)
 
             label = desc or f"{kind} {self.spec.key}"
-            with tqdm(total=len(items), initial=len(items) - len(missing), desc=label, leave=False) as bar:
+            with writer, tqdm(total=len(items), initial=len(items) - len(missing), desc=label, leave=False) as bar:
                 call([items[i] for i in missing], on_result, bar)
             seconds = time.perf_counter() - started
         self._book(kind, results, len(missing), seconds, desc, book)

@@ -2,7 +2,10 @@
 sentence-embedding models, reward-model heads."""
 from __future__ import annotations
 
-from .backends import DECLARED, REWARD_HEAD, SENTENCE_EMBED
+import os
+
+from .backends import REWARD_HEAD, SENTENCE_EMBED, declared_for
+from .backends.inflight import ENV as CONCURRENCY_ENV
 from .cached_model import CachedModel
 from .specs import ModelSpec, parse_spec, require_api_key
 
@@ -26,14 +29,18 @@ def _once(key: str, make) -> CachedModel:
     return _models[key]
 
 
-def get_model(spec: str, **options) -> CachedModel:
-    """A cached model for a spec string such as 'local:smollm2' or 'openai:gpt-4o-mini'."""
+def get_model(spec, **options) -> CachedModel:
+    """A cached model for a spec such as 'local:smollm2' or 'openai:gpt-4o-mini;concurrency:64' (a
+    string or a parsed ModelSpec). A server's in-flight ceiling: the spec's `concurrency`, else
+    `workers=` here, else the run's RAGBIAS_CONCURRENCY, else a default by server."""
     parsed = parse_spec(spec)
     require_api_key(parsed)
+    caps, deferred = declared_for(parsed)
+    serving = os.environ.get(CONCURRENCY_ENV, "") if parsed.backend == "openai" else ""
     # the backend is built on the first cache miss: a warm re-run never imports torch or loads weights
-    return _once(parsed.key + repr(sorted(options.items())),
+    return _once(str(parsed) + serving + repr(sorted(options.items())),
                  lambda: CachedModel(parsed, factory=lambda: _backend(parsed, **options),
-                                     capabilities=DECLARED[parsed.backend]))
+                                     capabilities=caps, deferred=deferred))
 
 
 def embedding_model(name: str | None = None, batch_size: int = 32) -> CachedModel:

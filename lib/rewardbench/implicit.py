@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from lib.rewardbench.scalar import evaluate_scalar, scalar_raw
 
-TEXT_ONLY = {"local:gemma3"}  # base LMs without a chat template
-
 
 def implicit_reward(logprob: float, n_tokens: int, norm: str = "sum",
                     ref_logprob: float | None = None, ref_n_tokens: int | None = None) -> float:
@@ -54,8 +52,8 @@ class ImplicitReward:
         return self._models[model_spec]
 
     def _format(self, model_spec: str) -> str:
-        """'chat' or 'text' for one model (the spec's `format=` wins)."""
-        return self.spec.options.get("format") or ("text" if model_spec in TEXT_ONLY else "chat")
+        """'chat' or 'text' for one model: the spec's `format=`, else what the model's backend declares."""
+        return self.spec.options.get("format") or ("chat" if self._model(model_spec).is_chat else "text")
 
     def loglik(self, model_spec: str, contexts, responses, desc: str) -> list:
         """LogLik results of one model for (system, prompt) contexts and responses."""

@@ -7,7 +7,7 @@ import pandas as pd
 
 from lib.records import DataError, read_records, write_records
 from lib.rewardbench import demo_pairs, loader, accuracy_tables, registry
-from lib.models.specs import parse_reward_spec
+from lib.models.specs import parse_dataset_spec, parse_reward_spec
 from lib.rewardbench.family_preference import rm_families, self_preference_table
 
 RAW_FILE = "rewardbench_raw.jsonl"  # notebook 13's raw replies and scores, in the run folder
@@ -28,8 +28,8 @@ def study_pairs(pairs_path: str = "", n_per_category: int = 0, seed: int = 0,
             pairs = loader._finish([loader.normalize_row(r, r["id"]) for r in rows])
         else:
             pairs = loader.load_pairs(demo_pairs.DEMO_PAIRS)
-    elif str(pairs_path).startswith("hf:"):
-        pairs = loader.load_hub(str(pairs_path)[3:])
+    elif parse_dataset_spec(str(pairs_path)) is not None:
+        pairs = loader.load_hub(parse_dataset_spec(str(pairs_path)).name)
     else:
         pairs = loader.load_pairs(pairs_path)
     if n_per_category:

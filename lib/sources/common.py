@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from lib.models.specs import parse_dataset_spec
 from lib.records import DataError, read_records
 
 SOURCES = ("nq", "marco", "triviaqa")  # the self-preference study's datasets
@@ -29,11 +30,9 @@ def load_hf(spec: str):
     """'hf:<id>[:<config>[:<split>]]' through `datasets` (needs network or a local HF cache)."""
     import datasets  # imported here: slow, and only needed online
 
-    parts = spec[3:].split(":")
-    name, cfg = parts[0], (parts[1] or None) if len(parts) > 1 else None
-    split = parts[2] if len(parts) > 2 else "validation"
+    parsed = parse_dataset_spec(spec)
     try:
-        return datasets.load_dataset(name, cfg, split=split)
+        return datasets.load_dataset(parsed.name, parsed.config, split=parsed.split)
     except Exception as err:  # noqa: BLE001 - re-raised with the fix
         raise DataError(f"{spec}: could not load through `datasets` ({err}). Offline, download the "
                         "files and pass their path instead.") from None
@@ -43,7 +42,7 @@ def records(source) -> tuple[list, str]:
     """Records from a path, an 'hf:' spec or an in-memory list, plus a label for messages."""
     if isinstance(source, (list, tuple)):
         return list(source), "<records>"
-    if isinstance(source, str) and source.startswith("hf:"):
+    if parse_dataset_spec(source) is not None:
         return list(load_hf(source)), source
     path = Path(source)
     return read_records(path), str(path)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from lib.models.specs import parse_dataset_spec
 from lib.records import DataError, read_records
 
 from .common import ALL_SOURCES
@@ -25,7 +26,7 @@ def load_source(source: str, path: str = "", query_types=MARCO_V1_QUERY_TYPES,
         return load_hotpotqa(path)
     if not path:
         return parse_demo(demo_path(source))
-    if str(path).endswith(".jsonl") and not str(path).startswith("hf:"):
+    if str(path).endswith(".jsonl") and parse_dataset_spec(str(path)) is None:
         first = next(iter(read_records(Path(path))), {})
         if isinstance(first, dict) and "human_passage" in first:
             return parse_demo(path)

@@ -15,7 +15,7 @@ from lib.prompts.utility import judgment_messages
 from lib.utility import parsing
 from lib.utility.benchmark import Candidates, item_seed
 from lib.ask_until_parsed import ask_until_parsed
-from lib.utility.calls import Ledger, Metered, ask, default_key
+from lib.utility.calls import Ledger, ask, default_key, for_model
 
 FORMS = ("pointwise", "pairwise", "listwise-set", "listwise-rank")
 # The authors' prompts ask for a reason or an answer before the judgment: room for both.
@@ -143,8 +143,8 @@ def judge(model, rows: list[Candidates], form: str, judgment: str = "utility",
             """The job's parse value, or None to ask again."""
             k, shown = jobs[i]
             return _parse_one(form, text, len(shown), authors_default)
-        got = ask_until_parsed(Metered(model, ledger, key or default_key(model, label)), prompts, readable,
-                               k_retries=k_retries, max_tokens=tokens, desc=label)
+        got = ask_until_parsed(model, [for_model(model, p) for p in prompts], readable, k_retries=k_retries,
+                               max_tokens=tokens, desc=label, ledger=ledger, key=key or default_key(model, label))
         replies = [g["responses"][-1] for g in got]
         asked_again = [g["attempts"] - 1 for g in got]
     else:

@@ -11,6 +11,8 @@ import re
 
 import numpy as np
 
+from lib.models.specs import parse_retriever_spec
+
 _TOKEN = re.compile(r"\w+")
 
 
@@ -85,18 +87,12 @@ _BUILT: dict[tuple, Retriever] = {}
 def get_retriever(name: str, corpus: list[str]) -> Retriever:
     """'dense' (offline MiniLM), 'dense:<sentence-transformers model>' or 'bm25'; one index per
     (name, corpus) per process, since encoding a corpus is the slow part."""
-    kind, _, model = name.partition(":")
-    key = (name, hashlib.sha256("\x00".join(corpus).encode()).hexdigest())
+    parsed = parse_retriever_spec(name)
+    key = (str(parsed), hashlib.sha256("\x00".join(corpus).encode()).hexdigest())
     if key in _BUILT:
         return _BUILT[key]
-    if kind == "bm25":
-        _BUILT[key] = BM25Retriever(corpus)
-        return _BUILT[key]
-    if kind == "dense":
-        _BUILT[key] = DenseRetriever(corpus, model or None)
-        return _BUILT[key]
-    raise ValueError(f"Unknown retriever {name!r}: use 'dense', 'dense:<sentence-transformers "
-                     "model or folder>' or 'bm25'.")
+    _BUILT[key] = BM25Retriever(corpus) if parsed.kind == "bm25" else DenseRetriever(corpus, parsed.model)
+    return _BUILT[key]
 
 
 def rankings(retriever: Retriever, questions: list[str], depth: int = 100) -> list[list[str]]:

@@ -2,7 +2,7 @@
 import pytest
 
 from lib.models import CachedModel, CapabilityError, LEDGER, Ledger, LikelihoodUnavailable, Request, get_model
-from lib.models.backends import DECLARED, declared
+from lib.models.backends import DECLARED, declared, declared_for
 from lib.models.prices import PRICES
 from lib.models.specs import parse_spec
 
@@ -38,10 +38,12 @@ def test_declarations_match_the_backend_classes():
     from lib.models.backends.openai_api import OpenAIBackend
     from lib.models.backends.transformers_lm import TransformersBackend
 
-    assert DECLARED["local"] == DECLARED["hf"] == TransformersBackend.capabilities
+    smollm2 = TransformersBackend(parse_spec("local:smollm2"))
+    assert smollm2.capabilities == declared_for(parse_spec("local:smollm2"))[0] == DECLARED["local"] | {"chat"}
+    assert "chat" not in declared_for(parse_spec("local:gemma3"))[0]  # a base LM: raw text only
     assert DECLARED["openai"] == OpenAIBackend.capabilities
-    for backend in (TransformersBackend, OpenAIBackend):
-        assert all(callable(getattr(backend, c)) for c in backend.capabilities)
+    for backend in (smollm2, OpenAIBackend):  # `chat` is a property of the model, every other one a method
+        assert all(callable(getattr(backend, c)) for c in backend.capabilities - {"chat"})
 
 
 def test_a_misspelt_or_missing_declaration_is_refused():

@@ -87,3 +87,85 @@ def test_bad_reward_specs_name_the_part_to_fix(bad, says):
 
     with pytest.raises(SpecError, match=says):
         parse_reward_spec(bad)
+
+
+# ---- one grammar: model options inside reward specs, canonical round trips, suggestions ----------
+from lib.models.specs import ModelSpec, RewardSpec, table_markdown, with_model  # noqa: E402
+
+ROUND_TRIP = ["local:smollm2", "local:smollm2;int8", "hf:org/name;quant:int8", "openai:gpt-4o-mini",
+              "openai:llama3:8b@http://127.0.0.1:8000/v1;concurrency=64",
+              "judge:local:smollm2;int8;retries:0;max_tokens:8", "judge:local:smollm2;max_tokens=8;int8;logprob",
+              "implicit:local:smollm2;int8;mean;ref:local:gemma3", "implicit:local:smollm2;int8-ref:local:gemma3",
+              "judge:openai:m@http://127.0.0.1:9/v1;concurrency:4;retries:2", "rm:Org/reward-model;max_length=512"]
+
+
+@pytest.mark.parametrize("text", ROUND_TRIP)
+def test_every_spec_parses_to_an_object_whose_str_reads_back_the_same(text):
+    parsed = parse_spec(text, want=None)
+    canonical = str(parsed)
+    again = parse_spec(canonical, want=None)
+    assert again == parsed and str(again) == canonical
+    assert (getattr(again, "options", None), getattr(again, "concurrency", None)) == \
+           (getattr(parsed, "options", None), getattr(parsed, "concurrency", None))
+    assert "=" not in canonical  # papermill cannot read a parameter line with a second '='
+
+
+def test_model_options_compose_inside_reward_specs():
+    judge = parse_spec("judge:local:smollm2;int8;retries:0;max_tokens:8", want=RewardSpec)
+    assert judge.model == ModelSpec("local", "smollm2", quant="int8")
+    assert judge.options == {"retries": "0", "max_tokens": "8"} and judge.target == "local:smollm2;int8"
+    assert str(judge) == "judge:local:smollm2;int8;retries:0;max_tokens:8"
+    plain = parse_spec("judge:local:smollm2;retries:0;max_tokens:8", want=RewardSpec)
+    assert judge.name != plain.name and judge.model.key != plain.model.key  # a different model and cache
+    served = parse_spec("judge:openai:m@http://127.0.0.1:9/v1;concurrency:4", want=RewardSpec)
+    assert served.model.concurrency == 4 and served.options == {}
+    assert served.model.key == "openai:m@http://127.0.0.1:9/v1"  # how it is served is not what it says
+    assert with_model("judge:local:smollm2;retries:0", "local:smollm2;int8") == "judge:local:smollm2;int8;retries:0"
+    assert with_model("judge:local:smollm2;int8", "local:smollm2;int8") == "judge:local:smollm2;int8"
+
+
+@pytest.mark.parametrize("bad, says", [
+    ("local:smollm2;int9", "Did you mean 'int8'"),
+    ("judge:local:smollm2;retires:0", "Did you mean 'retries'"),
+    ("judge:local:smollm2;max_token:8", "Did you mean 'max_tokens'"),
+    ("lokal:smollm2", "Did you mean 'local'"),
+    ("local:smollm2;concurrency:4", "Unknown option 'concurrency:4' for local"),  # the embedded models run in-process
+    ("openai:m@http://127.0.0.1:9/v1;concurrency:0", "at least 1"),
+    ("implicit:local:smollm2;ref:lokal:gemma3", "Did you mean 'local'"),
+    ("hf:x;quant:int4", "quant must be one of"),
+])
+def test_bad_options_name_the_closest_accepted_one(bad, says):
+    with pytest.raises(SpecError, match=says):
+        parse_spec(bad, want=None)
+
+
+def test_a_spec_of_the_wrong_sort_is_refused_with_the_right_help():
+    with pytest.raises(SpecError, match="is not a model spec"):
+        parse_spec("judge:local:smollm2")
+    with pytest.raises(SpecError, match="is not a reward-model spec"):
+        parse_spec("local:smollm2", want=RewardSpec)
+
+
+def test_the_options_table_lists_every_option_once_and_the_docs_show_it():
+    from lib.paths import ROOT
+
+    table = table_markdown()
+    assert table in (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
+    for name in ("quant", "concurrency", "retries", "max_tokens", "decide", "norm", "ref", "format", "max_length"):
+        assert table.count(f"| `{name}` |") == 1
+
+
+def test_dataset_and_retriever_strings_parse_to_objects_that_read_back():
+    from lib.models.specs import DatasetSpec, parse_dataset_spec, parse_retriever_spec
+
+    for text in ("hf:nq_open", "hf:mandarjoshi/trivia_qa:rc:validation", "hf:ms_marco:v2.1:test", "hf:x::train"):
+        parsed = parse_dataset_spec(text)
+        assert parse_dataset_spec(str(parsed)) == parsed
+    assert parse_dataset_spec("hf:ms_marco:v2.1") == DatasetSpec("ms_marco", "v2.1", "validation")
+    assert parse_dataset_spec("data/nq.jsonl") is None
+    with pytest.raises(SpecError, match="names no dataset"):
+        parse_dataset_spec("hf:")
+    assert parse_retriever_spec("dense:all-MiniLM-L6-v2").model == "all-MiniLM-L6-v2"
+    assert str(parse_retriever_spec("bm25")) == "bm25" and parse_retriever_spec("dense").model is None
+    with pytest.raises(SpecError, match="Unknown retriever 'bm26'"):
+        parse_retriever_spec("bm26")

@@ -63,3 +63,26 @@ def test_real_chat_model_parse_and_retry_bookkeeping():
     assert res[0]["attempts"] == 1 and res[0]["value"] == res[0]["responses"][0]
     assert res[1]["value"] is None and res[1]["attempts"] == 2 and len(res[1]["responses"]) == 2
     assert all(isinstance(t, str) and t for t in res[1]["responses"])
+
+
+def test_every_try_is_booked_in_the_callers_ledger_under_its_key(scripted_model):
+    from lib.models.ledger import Ledger
+
+    model = scripted_model(lambda text, request: "###2***" if request.sample == 1 else "unsure")
+    ledger = Ledger()
+    res = ask_until_parsed(model, ["A", "B"], lambda i, t: parse_score(t).value, k_retries=2,
+                           ledger=ledger, key=("study", "step"))
+    assert [r["attempts"] for r in res] == [2, 2]
+    row = ledger.rows[("study", "step")]
+    assert row["requests"] == 4 and row["cache_misses"] == 4  # two tries of two prompts, nothing dropped
+
+
+def test_the_utility_study_gives_a_base_lm_its_messages_as_one_text(scripted_model):
+    from lib.utility.calls import for_model
+
+    base = scripted_model(lambda text, request: "ok", spec="local:gemma3")
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+    ask_until_parsed(base, [for_model(base, messages)], lambda i, t: t, k_retries=0)
+    assert base.backend.requests[-1].prompt == "s\n\nu" and not base.is_chat
+    chat = scripted_model(lambda text, request: "ok")
+    assert for_model(chat, messages) is messages and chat.is_chat

@@ -142,8 +142,11 @@ def test_one_spec_where_a_list_is_declared_becomes_a_list(tmp_path):
 
 
 def test_with_model_keeps_options_reference_and_reward_heads():
-    assert with_model("implicit:local:smollm2;ref:local:gemma3;mean", "hf:x") == "implicit:hf:x;ref:local:gemma3;mean"
-    assert with_model("implicit:local:smollm2-ref:local:gemma3", "hf:x") == "implicit:hf:x-ref:local:gemma3"
+    # a swapped spec is written in canonical form (options in the declared order, flag words kept)
+    assert with_model("implicit:local:smollm2;ref:local:gemma3;mean", "hf:x") == "implicit:hf:x;mean;ref:local:gemma3"
+    assert with_model("implicit:local:smollm2-ref:local:gemma3", "hf:x") == "implicit:hf:x;ref:local:gemma3"
+    assert with_model("judge:local:smollm2;retries:0;max_tokens:8", "local:smollm2;int8") == \
+        "judge:local:smollm2;int8;retries:0;max_tokens:8"
     assert with_model("rm:some/head", "hf:x") == "rm:some/head"
     same = "judge:local:smollm2;retries:0;max_tokens:8"  # the same model: the very string, so names and keys stay
     assert with_model(same, "local:smollm2") is same

@@ -19,15 +19,25 @@ CAPABILITIES = frozenset({
     "embed",                  # text -> normalized vector
     "option_topk",            # (context, prefix, single-token options) -> TopKOptions from one generated token
     "echo_probe",             # likelihoods only after a probe of echoed prompt log-probabilities passed
+    "chat",                   # takes chat messages (a chat API, or a chat template); base LMs take raw text
 })
 
 TRANSFORMERS = frozenset({"generate", "loglikelihood", "rolling_loglikelihood", "option_logprobs"})
 # an OpenAI-compatible server: likelihoods only through echoed prompt log-probabilities, which some
 # servers (OpenAI's chat models, llama.cpp, Ollama) refuse; that is known only when asked
-OPENAI = frozenset({"generate", "loglikelihood", "option_topk", "echo_probe"})
+OPENAI = frozenset({"generate", "loglikelihood", "option_topk", "echo_probe", "chat"})
 REWARD_HEAD = frozenset({"score"})
 SENTENCE_EMBED = frozenset({"embed"})
 DECLARED = {"hf": TRANSFORMERS, "local": TRANSFORMERS, "openai": OPENAI}
+CHAT_EMBEDDED = {"smollm2"}  # embedded models with a chat template; gemma3 is a base LM
+# what only the built backend can tell: an hf: model is a chat model if its tokenizer has a template
+DEFERRED = {"hf": frozenset({"chat"})}
+
+
+def declared_for(spec) -> tuple[frozenset, frozenset]:
+    """(capabilities declared up front, capabilities the built backend decides) for a model spec."""
+    caps = DECLARED[spec.backend] | ({"chat"} if spec.backend == "local" and spec.model in CHAT_EMBEDDED else set())
+    return frozenset(caps), DEFERRED.get(spec.backend, frozenset())
 
 OnResult = Callable[[int, object], None]
 

@@ -1,5 +1,6 @@
-"""OpenAI-compatible backend through the `openai` package: bounded concurrency over the client's own
-retries (exponential backoff with jitter on 408 / 409 / 429 / 5xx, connection errors and timeouts,
+"""OpenAI-compatible backend through the `openai` package: bounded concurrency (inflight.py: a ceiling
+from the spec, the run or the server; AIMD on the OpenAI API) over the client's own retries
+(exponential backoff with jitter on 408 / 409 / 429 / 5xx, connection errors and timeouts,
 `Retry-After` honoured) and its own timeout."""
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ import openai
 from ..types import LogLik, Request, Response
 from ..specs import ModelSpec, api_key_for, require_api_key
 from . import OPENAI
+from .inflight import InFlightLimit, default_concurrency
 from .server_logprobs import (PROBE_TEXT, echo_problem, echoed_span, options_from_top, split_common_prefix,
                               top_after_prefix)
 
 OPENAI_URL = "https://api.openai.com/v1"
+CHAT, COMPLETIONS = "/chat/completions", "/completions"  # the two endpoints, under the server's base URL
 NO_KEY = "EMPTY"  # what keyless local servers (vLLM, llama.cpp, Ollama) get; never an OpenAI key
 
 
@@ -31,14 +34,18 @@ def is_openai(spec: ModelSpec) -> bool:
 
 class OpenAIBackend:
     """Chat completions (and completions for raw prompts and echoed likelihoods) against any
-    OpenAI-compatible server, `workers` requests at a time."""
+    OpenAI-compatible server, at most `workers` requests in flight: the spec's `concurrency`, else
+    `workers` as given, else RAGBIAS_CONCURRENCY, else a default by server (inflight.py)."""
 
     capabilities = OPENAI
 
-    def __init__(self, spec: ModelSpec, workers: int = 8, max_retries: int = 6, timeout: float = 120.0):
+    def __init__(self, spec: ModelSpec, workers: int | None = None, max_retries: int = 6, timeout: float = 120.0,
+                 adaptive: bool | None = None):
         self.spec = spec
         self.base_url = spec.base_url or OPENAI_URL
-        self.workers = workers
+        self.workers = spec.concurrency or workers or default_concurrency(spec.base_url, is_openai(spec))
+        # the OpenAI API rate-limits per key: halve the in-flight limit on a 429, grow it back (AIMD)
+        self.limit = InFlightLimit(self.workers, adaptive=is_openai(spec) if adaptive is None else adaptive)
         self.max_retries = max_retries
         self.timeout = timeout
         # OpenAI's chat API rejects max_tokens for newer models; other servers may not know the new name
@@ -55,8 +62,15 @@ class OpenAIBackend:
         with self._lock:
             if self._client is None:
                 # api_key is always passed, so the client never falls back to OPENAI_API_KEY itself
+                # one kept-alive connection per request in flight (the default keeps 100: past that
+                # every request opens a new connection); the hook shows the limiter every status,
+                # the client's own retries included
+                limits = type(openai.DEFAULT_CONNECTION_LIMITS)  # the Limits class of the client's own httpx
+                http = openai.DefaultHttpxClient(
+                    limits=limits(max_connections=self.workers + 16, max_keepalive_connections=self.workers),
+                    event_hooks={"response": [lambda r: self.limit.observe(r.status_code)]})
                 self._client = openai.OpenAI(base_url=self.base_url, api_key=api_key_for(self.spec) or NO_KEY,
-                                             max_retries=self.max_retries, timeout=self.timeout)
+                                             max_retries=self.max_retries, timeout=self.timeout, http_client=http)
             return self._client
 
     def check(self) -> None:
@@ -71,10 +85,12 @@ class OpenAIBackend:
         except openai.APIStatusError:
             pass  # some servers have no /models; a real request will tell
 
-    def _call(self, create, payload: dict) -> dict:
-        """One request through the client (which retries); errors name what the server refused."""
+    def _call(self, path: str, payload: dict) -> dict:
+        """One request through the client (which retries); errors name what the server refused. The
+        reply stays plain JSON: the client's typed create() checks and converts every field both ways,
+        which cost a third of the client's CPU per request (docs/benchmarks.md, concurrency)."""
         try:
-            return create(**payload).model_dump()
+            return self.client.post(path, body=payload, cast_to=object)
         except (openai.BadRequestError, openai.UnprocessableEntityError) as e:
             # 400 from OpenAI-style servers; 422 from FastAPI-based ones (llama-cpp-python), which name
             # the field in the body's `detail[].loc` instead of `param`
@@ -83,7 +99,7 @@ class OpenAIBackend:
                 # a server that wants the newer name: switch for this backend and send again
                 self.token_param = "max_completion_tokens"
                 payload = {("max_completion_tokens" if k == "max_tokens" else k): v for k, v in payload.items()}
-                return self._call(create, payload)
+                return self._call(path, payload)
             sent = repr(payload.get(param))
             sent = sent if len(sent) <= 80 else sent[:60] + f"... ({len(sent)} characters)"
             where = f"refused the parameter {param!r} (sent {param}={sent})" if param else "refused"
@@ -139,17 +155,21 @@ class OpenAIBackend:
     def _one(self, req: Request) -> Response:
         payload = self._payload(req)
         if req.messages is not None:
-            return self._parse(req, self._call(self.client.chat.completions.create, payload))
-        return self._parse(req, self._call(self.client.completions.create, payload))
+            return self._parse(req, self._call(CHAT, payload))
+        return self._parse(req, self._call(COMPLETIONS, payload))
 
     def generate(self, requests: list[Request], on_result, progress=None) -> None:
         """Send all requests with bounded concurrency; on_result(i, Response) as each one arrives."""
         self._map(self._one, requests, on_result, progress)
 
+    def _gated(self, fn, item):
+        with self.limit:
+            return fn(item)
+
     def _map(self, fn, items, on_result, progress) -> None:
         errors = []
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            futures = {pool.submit(fn, item): i for i, item in enumerate(items)}
+            futures = {pool.submit(self._gated, fn, item): i for i, item in enumerate(items)}
             for fut in as_completed(futures):
                 i = futures[fut]
                 try:
@@ -166,7 +186,7 @@ class OpenAIBackend:
         """Why this server's echoed prompt log-probabilities cannot be trusted (None when they can):
         one probe request on a near-certain text, checked by `echo_problem`. Uncached here:
         CachedModel keeps the verdict in the results cache per server and model."""
-        data = self._call(self.client.completions.create,
+        data = self._call(COMPLETIONS,
                           {"model": self.spec.model, "prompt": PROBE_TEXT, "echo": True, "max_tokens": 1,
                            "logprobs": 1, "temperature": 0})
         return echo_problem(PROBE_TEXT, data["choices"][0].get("logprobs"))
@@ -195,7 +215,7 @@ class OpenAIBackend:
             ctx, cont = pair
             # max_tokens=1, not 0: llama-cpp-python reads 0 as "up to the context length"; the one
             # generated token lies past the prompt and is not counted
-            data = self._call(self.client.completions.create,
+            data = self._call(COMPLETIONS,
                               {"model": self.spec.model, "prompt": ctx + cont, "echo": True, "max_tokens": 1,
                                "logprobs": 0, "temperature": 0})
             lp = data["choices"][0].get("logprobs")
@@ -217,13 +237,13 @@ class OpenAIBackend:
             ctx, prefix, options = item
             prefix, options = split_common_prefix(prefix, options)
             if isinstance(ctx, str):
-                data = self._call(self.client.completions.create,
+                data = self._call(COMPLETIONS,
                                   {"model": self.spec.model, "prompt": ctx + prefix, "max_tokens": 1,
                                    "logprobs": k, "temperature": 0})
                 tops = top_logprobs(data["choices"][0].get("logprobs")) or [None]
                 top, reason = tops[0], ("" if tops[0] else "the server returned no top log-probabilities")
             else:
-                data = self._call(self.client.chat.completions.create,
+                data = self._call(CHAT,
                                   {"model": self.spec.model, "messages": [dict(m) for m in ctx],
                                    self.token_param: len(prefix) + 1, "temperature": 0, "logprobs": True,
                                    "top_logprobs": k})

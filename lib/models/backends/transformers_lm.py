@@ -334,12 +334,16 @@ def request_seed(req: Request) -> int:
 class TransformersBackend:
     """Batched generation and scoring with a causal LM in this process."""
 
-    capabilities = TRANSFORMERS
     gives_logprobs = True
 
     def __init__(self, spec: ModelSpec, batch_size: int = MAX_ROWS):
         self.spec = spec
         self.batch_size = batch_size
+
+    @property
+    def capabilities(self) -> frozenset:
+        """TRANSFORMERS, plus `chat` when the tokenizer has a chat template (loads the tokenizer)."""
+        return TRANSFORMERS | ({"chat"} if self.tokenizer.chat_template else set())
 
     @property
     def model(self):

@@ -1,0 +1,75 @@
+"""Requests in flight against an OpenAI-compatible server (issue 30): the fake server of
+tests/fake_openai.py in its own process, answering every request after `--delay` seconds; our client
+(CachedModel over OpenAIBackend, a fresh temporary cache) sends `--rounds` x N requests with the spec
+option `;concurrency:N`. Ideal is N / delay requests/s; the server reports how many it saw at once.
+
+    .venv/bin/python benchmarks/bench_concurrency.py [--delay 0.5] [--levels 8,64,256] [--rounds 8]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def start_server(delay: float) -> tuple[subprocess.Popen, str]:
+    """The fake server in a child process, and its URL (it stops by itself after 10 minutes)."""
+    proc = subprocess.Popen([sys.executable, "-m", "tests.fake_openai", "--delay", str(delay), "--seconds", "600"],
+                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    return proc, proc.stdout.readline().strip()
+
+
+def one_level(url: str, in_flight: int, delay: float, rounds: int) -> dict:
+    """requests/s at `in_flight` requests in flight, against ideal (in_flight / delay)."""
+    from lib.models import Request, get_model
+
+    before = json.loads(urllib.request.urlopen(url + "/stats").read())
+    model = get_model(f"openai:fake-model@{url};concurrency:{in_flight}")
+    n = rounds * in_flight
+    stamp = time.time_ns()  # new prompts every run: nothing comes from the cache
+    requests = [Request(messages=[{"role": "user", "content": f"q{stamp}-{i}"}], max_tokens=4) for i in range(n)]
+    model.check()  # connect first: the timing covers requests only
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    replies = model.generate(requests)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    after = json.loads(urllib.request.urlopen(url + "/stats").read())
+    assert len(replies) == n and after["calls"] - before["calls"] == n, "every request must reach the server"
+    ideal = in_flight / delay
+    return {"in_flight": in_flight, "requests": n, "seconds": round(seconds, 2),
+            "requests_per_s": round(n / seconds, 1), "ideal_per_s": round(ideal, 1),
+            "ratio": round(n / seconds / ideal, 3), "server_max_in_flight": after["max_in_flight"],
+            "client_cpu_ms_per_request": round(1000 * cpu / n, 2)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--delay", type=float, default=0.5)
+    ap.add_argument("--levels", default="8,64,256")
+    ap.add_argument("--rounds", type=int, default=8)
+    args = ap.parse_args()
+    os.environ["RAGBIAS_CACHE"] = tempfile.mkdtemp(prefix="bench-concurrency-")
+    proc, url = start_server(args.delay)
+    try:
+        rows = [one_level(url, int(n), args.delay, args.rounds) for n in args.levels.split(",")]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    print("| in flight | requests | seconds | requests/s | ideal | ratio | server saw at once | client CPU ms / request |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        print(f"| {r['in_flight']} | {r['requests']} | {r['seconds']} | {r['requests_per_s']} | {r['ideal_per_s']} "
+              f"| {r['ratio']} | {r['server_max_in_flight']} | {r['client_cpu_ms_per_request']} |")
+    print(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main()

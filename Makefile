@@ -70,3 +70,11 @@ strip:
 
 clean-runs:
 	rm -rf data/runs figures/*/
+
+# Known truth (docs/known_truth.md): the simulated judge with planted biases answers the studies'
+# notebooks; exits non-zero when the findings miss what was planted. e.g. make validate TRUTH=configs/known_truth_null.yaml
+.PHONY: validate
+TRUTH ?= configs/known_truth.yaml
+SIZE ?=
+validate: install
+	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE))

@@ -78,3 +78,8 @@ TRUTH ?= configs/known_truth.yaml
 SIZE ?=
 validate: install
 	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE))
+
+# replications of the known-truth check: coverage per measure family, false detection of planted nulls
+.PHONY: benchmark-known-truth
+benchmark-known-truth: install
+	$(PY) benchmarks/bench_known_truth.py

@@ -74,15 +74,17 @@ class Truth:
 _SECTIONS = {"pointwise": Pointwise, "pairwise": Pairwise, "rewardbench": RewardBench}
 
 
-def _section(path, name: str, cls, raw) -> object:
+def _known(path, raw, cls, where: str = "") -> dict:
+    """`raw` as a mapping whose keys are all fields of `cls`, else a TruthError naming the key."""
     raw = raw or {}
     if not isinstance(raw, dict):
-        raise TruthError(f"{path}: '{name}' must be a mapping of parameters.")
-    known = set(cls.__dataclass_fields__)
-    unknown = sorted(set(raw) - known)
+        raise TruthError(f"{path}: {where or 'a truth file'} must be a YAML mapping (see configs/known_truth.yaml).")
+    allowed = set(cls.__dataclass_fields__)
+    unknown = sorted(set(raw) - allowed)
     if unknown:
-        raise TruthError(f"{path}: unknown key(s) {unknown} under '{name}'; allowed: {sorted(known)}.")
-    return cls(**raw)
+        raise TruthError(f"{path}: unknown key(s) {unknown}{' under ' + where if where else ''}; "
+                         f"allowed: {sorted(allowed)}.")
+    return raw
 
 
 def load_truth(path) -> Truth:
@@ -90,14 +92,8 @@ def load_truth(path) -> Truth:
     path = Path(path)
     if not path.exists():
         raise TruthError(f"truth file {path} does not exist; see configs/known_truth.yaml for the layout.")
-    raw = yaml.safe_load(path.read_text()) or {}
-    if not isinstance(raw, dict):
-        raise TruthError(f"{path}: a truth file is a YAML mapping (see configs/known_truth.yaml).")
-    known = set(Truth.__dataclass_fields__)
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise TruthError(f"{path}: unknown key(s) {unknown}; allowed: {sorted(known)}.")
-    sections = {k: _section(path, k, cls, raw.get(k)) for k, cls in _SECTIONS.items()}
+    raw = _known(path, yaml.safe_load(path.read_text()), Truth)
+    sections = {k: cls(**_known(path, raw.get(k), cls, f"'{k}'")) for k, cls in _SECTIONS.items()}
     truth = Truth(**{k: v for k, v in raw.items() if k not in _SECTIONS}, **sections)
     check(truth, path)
     return truth

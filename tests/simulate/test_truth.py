@@ -117,3 +117,20 @@ def test_a_planted_effect_that_is_not_detected_fails():
     assert must_detect("a.rate", 0.70, 0.5) and not must_detect("a.rate", 0.55, 0.5)
     passed, line = verdict(compare(undetected, truths))
     assert not passed and "missed: a.rate" in line
+
+
+def test_replication_summary_counts_coverage_and_false_detection():
+    from lib.simulate.replicate import summarize
+
+    rows = pd.DataFrame([
+        # a planted effect, covered in one seed of two
+        {"measure_id": "self_preference_rate.paper", "truth": 0.6, "null": 0.5, "covered": 1.0, "detected": 1.0},
+        {"measure_id": "self_preference_rate.paper", "truth": 0.6, "null": 0.5, "covered": 0.0, "detected": 1.0},
+        # a planted null, falsely detected in one seed of two; the pooled row is left out
+        {"measure_id": "human_minus_self.nq.rag.x", "truth": 0.0, "null": 0.0, "covered": 1.0, "detected": 0.0},
+        {"measure_id": "human_minus_self.nq.rag.x", "truth": 0.0, "null": 0.0, "covered": 0.0, "detected": 1.0},
+        {"measure_id": "human_minus_self.all.rag.x", "truth": 0.0, "null": 0.0, "covered": 0.0, "detected": 1.0},
+    ])
+    s = summarize(rows).set_index("family")
+    assert s.loc["self_preference_rate", "coverage"] == 0.5 and s.loc["self_preference_rate", "null_rows"] == 0
+    assert s.loc["human_minus_self", "rows"] == 2 and s.loc["human_minus_self", "false_detection"] == 0.5

@@ -58,11 +58,11 @@ def rating_mu(truth: Truth, own: bool, true: bool, u: float = 0.0) -> float:
 
 # ---------------------------------------------------------------- notebook 06: pairwise choices
 
-def pair_logit(truth: Truth, own: tuple, true: tuple, u: float = 0.0) -> float:
+def pair_logit(truth: Truth, own: tuple, true: tuple, u: float = 0.0, styled: tuple = (False, False)) -> float:
     """Log-odds of choosing passage 1 of two; u leans toward whichever passage is the model's own."""
     pw = truth.pairwise
     lean = own[0] - own[1]
-    return pw.position + (pw.self + u) * lean + pw.factual * (true[0] - true[1])
+    return pw.position + (pw.self + u) * lean + pw.factual * (true[0] - true[1]) + pw.style * (styled[0] - styled[1])
 
 
 # ---------------------------------------------------------------- notebook 13: judge verdicts

@@ -52,7 +52,7 @@ class Replier:
         body = " ".join(sentences[1:] + sentences[:1])  # our "style": the first sentence moved last
         text = "In plain words: " + body + (" To say it once more, in other words: " + body if longer else "")
         if it is not None:
-            self.roles.record_own(text, it["id"])
+            self.roles.record_own(text, it["id"], "long" if longer else "normal")
         return text, _words(text, k)
 
     def _long(self, f, key, k):
@@ -63,7 +63,7 @@ class Replier:
         lead = (it or {}).get("human_passage", "").split(". ")[0]
         text = f"In plain words: asked '{f['question']}', the answer is {f['answer']}. {lead}."
         if it is not None:
-            self.roles.record_own(text, it["id"])
+            self.roles.record_own(text, it["id"], "qa")
         return text, _words(text, k)
 
     def _false_answer(self, f, key, k):
@@ -96,7 +96,8 @@ class Replier:
         own = (self.roles.is_own(f["passage_1"]), self.roles.is_own(f["passage_2"]))
         true = (p1.true if p1 else True, p2.true if p2 else True)
         u = M.question_effect(self.truth, f["question"], self.truth.question_sd)
-        q1 = float(M.sigmoid(M.pair_logit(self.truth, own, true, u)))
+        styled = (self.roles.is_styled(f["passage_1"]), self.roles.is_styled(f["passage_2"]))
+        q1 = float(M.sigmoid(M.pair_logit(self.truth, own, true, u, styled)))
         choice = 1 if M.unit_draw(self.truth.seed, "pair", *key) < q1 else 2
         chosen = p1 if choice == 1 else p2
         it = self.roles.item_of_question(f["question"]) or {}

@@ -49,6 +49,7 @@ class Roles:
         self.bank: dict[str, Passage] = {}        # bank text -> role
         self.bank_false: dict[str, set] = {}      # item id -> false answers in the bank
         self.own: dict[str, str] = {}             # text the simulator generated -> item id
+        self.own_style: dict[str, str] = {}       # text the simulator generated -> "normal", "long" or "qa"
         self.own_false: set[str] = set()          # own texts with a bank false answer substituted
         self.rm: dict[tuple, tuple] = {}          # (response1, response2) -> (category, pair id, chosen first)
         for path in sorted((paths.DATA / "demo").glob("*.jsonl")):
@@ -103,13 +104,18 @@ class Roles:
                     self.own_false.add(norm(fp))
 
     # ------------------------------------------------------------ what the simulator wrote
-    def record_own(self, text: str, item_id: str) -> None:
+    def record_own(self, text: str, item_id: str, style: str = "normal") -> None:
         """Remember a generated text as the simulator's own (self-recognition is by this record)."""
         with self._lock:
             self.own[norm(text)] = item_id
+            self.own_style[norm(text)] = style
             if self.run_dir is not None:
                 with open(self.run_dir / "simulator_own_texts.jsonl", "a", encoding="utf-8") as f:
-                    f.write(json.dumps({"item_id": item_id, "text": text}, ensure_ascii=False) + "\n")
+                    f.write(json.dumps({"item_id": item_id, "style": style, "text": text}, ensure_ascii=False) + "\n")
+
+    def is_styled(self, text: str) -> bool:
+        """Whether the simulator wrote this text as a gen-by-QA or long passage (notebook 08's styles)."""
+        return self.own_style.get(norm(text), "normal") != "normal"
 
     def is_own(self, text: str) -> bool:
         """Whether the simulator takes this text as its own (inverted under the planted defect)."""

@@ -2,7 +2,7 @@
 planted model's own probabilities (`planted`) with the question effect integrated out by
 Gauss-Hermite quadrature. Nothing here runs the pipeline or reads its outputs.
 
-Keyed by measure_id (the ids notebooks 05, 06 and 13 write). `null` is the value of no effect.
+Keyed by measure_id (the ids notebooks 05, 06, 08 and 13 write). `null` is the value of no effect.
 Measures the simulator plants nothing for (the likelihood readings: it serves no prompt
 log-probabilities) have no truth and are left out of the check.
 """
@@ -88,6 +88,18 @@ def pairwise_truths(truth: Truth, combos=COMBOS) -> dict:
     return out
 
 
+def style_truths(truth: Truth) -> dict:
+    """Notebook 08: P(the styled own passage is chosen), both orders averaged (TT pairs): the own
+    gen-by-QA passage against the human one, the own long passage against the own normal one."""
+    def p_styled(own):
+        first = expect(lambda u: float(M.sigmoid(M.pair_logit(truth, own, (True, True), u, (True, False)))),
+                       truth.question_sd)
+        second = expect(lambda u: float(M.sigmoid(M.pair_logit(truth, own[::-1], (True, True), u, (False, True)))),
+                        truth.question_sd)
+        return (first + 1 - second) / 2
+    return {"gen_by_qa": p_styled((True, False)), "long": p_styled((True, True))}
+
+
 # ---------------------------------------------------------------- 13
 
 def judge_truths(truth: Truth, categories, retries: int = 0) -> dict:
@@ -125,6 +137,9 @@ def measure_truths(truth: Truth, design: Design = Design()) -> dict:
     if "factual" in pw:
         out[f"factual_preference_rate.{PAPER}"] = (nb, pw["factual"], 0.5)
         out[f"tf_minus_ft_asymmetry.{PAPER}"] = (nb, pw["asymmetry"], 0.0)
+    for kind, value in style_truths(truth).items():
+        for dataset in design.datasets:
+            out[f"style_preference.{kind}.{dataset}"] = ("08_writing_style", value, 0.5)
     jt = judge_truths(truth, design.rm_categories, design.rm_retries)
     out[f"judge_overall_accuracy.{JUDGE}"] = ("13_rewardbench", jt["accuracy"], 0.5)
     out[f"judge_position_consistency.{JUDGE}"] = ("13_rewardbench", jt["consistency"], float("nan"))

@@ -29,12 +29,14 @@ class Pointwise:
 
 @dataclass(frozen=True)
 class Pairwise:
-    """Notebook 06: log-odds of choosing passage 1 = position + self (own1 - own2) + factual
-    (true1 - true2) + a question effect on the own passage's side."""
+    """Notebooks 06 and 08: log-odds of choosing passage 1 = position + self (own1 - own2) + factual
+    (true1 - true2) + style (styled1 - styled2) + a question effect on the own passage's side; a
+    styled passage is one the simulator wrote as a gen-by-QA or long passage."""
 
     position: float = 0.4
     self: float = 0.6
     factual: float = 1.5
+    style: float = 0.0
 
 
 @dataclass(frozen=True)

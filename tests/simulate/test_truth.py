@@ -134,3 +134,18 @@ def test_replication_summary_counts_coverage_and_false_detection():
     s = summarize(rows).set_index("family")
     assert s.loc["self_preference_rate", "coverage"] == 0.5 and s.loc["self_preference_rate", "null_rows"] == 0
     assert s.loc["human_minus_self", "rows"] == 2 and s.loc["human_minus_self", "false_detection"] == 0.5
+
+
+def test_style_truth_matches_a_monte_carlo_of_the_planted_model():
+    truth = load_truth(CONFIG_TRUTH)
+    pw, rng = truth.pairwise, np.random.default_rng(3)
+    u = rng.normal(0, truth.question_sd, 40000)
+
+    def styled_rate(lean):  # own gen-by-QA vs human (lean 1), own long vs own normal (lean 0); both orders
+        first = rng.random(u.size) < 1 / (1 + np.exp(-(pw.position + (pw.self + u) * lean + pw.style)))
+        second = rng.random(u.size) < 1 / (1 + np.exp(-(pw.position - (pw.self + u) * lean - pw.style)))
+        return (first.mean() + 1 - second.mean()) / 2
+    exact = T.style_truths(truth)
+    assert exact["gen_by_qa"] == pytest.approx(styled_rate(1), abs=0.01)
+    assert exact["long"] == pytest.approx(styled_rate(0), abs=0.01)
+    assert exact["long"] > 0.6  # the planted style preference moves it

@@ -1,0 +1,51 @@
+"""python -m lib.simulate serve --truth <yaml> --port N | validate [--truth <yaml>] [--size N]"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from lib import paths
+
+
+def main(argv=None) -> int:
+    """Serve the simulated model, or run the known-truth check (exit 1 when it fails)."""
+    ap = argparse.ArgumentParser(prog="python -m lib.simulate", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("serve", help="serve the simulated model on 127.0.0.1")
+    s.add_argument("--truth", default=str(paths.CONFIGS / "known_truth.yaml"))
+    s.add_argument("--port", type=int, default=8765)
+    s.add_argument("--run", help="run name whose data (items, passage bank) the simulator reads")
+    v = sub.add_parser("validate", help="run the notebooks against the simulator and check the truth")
+    v.add_argument("--truth", default=str(paths.CONFIGS / "known_truth.yaml"))
+    v.add_argument("--size", type=int, help="items per dataset and RM pairs per category (default: the config's)")
+    v.add_argument("--run", default="known_truth", help="run name (data/runs/<run>/)")
+    v.add_argument("--only", help="comma-separated notebook numbers, e.g. 01,02,05")
+    args = ap.parse_args(argv)
+    from .truth_file import TruthError, load_truth
+
+    try:
+        truth = load_truth(args.truth)
+    except TruthError as e:
+        print(e, file=sys.stderr)
+        return 2
+    if args.cmd == "serve":
+        from .server import SimServer
+
+        with SimServer(truth, paths.runs_root() / args.run if args.run else None, args.port) as sim:
+            print(f"simulated model at {sim.url} (truth {args.truth}); Ctrl-C stops it", flush=True)
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                return 0
+    from .validate import validate
+
+    only = args.only.split(",") if args.only else None
+    passed, line, _ = validate(args.truth, args.size, args.run, only=only)
+    print(line)
+    return 0 if passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

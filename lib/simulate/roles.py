@@ -1,0 +1,160 @@
+"""What the simulator knows about the texts it is shown: which item a passage belongs to, whether
+it states the true answer, whether the simulator wrote it, and which RM response was chosen.
+
+Everything comes from the data given for the run: the demo items (data/demo) and the run's
+items.jsonl (notebook 01), the run's passage bank (notebook 02), the RM pairs (notebook 13's demo
+pairs, rebuilt from that bank), and what the simulator itself generated (recorded as it replies).
+Files are read again when they change, so one server follows a run from notebook to notebook.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from lib import paths
+from lib.falsify import false_passage
+
+
+def norm(text: str) -> str:
+    """A text as it is compared here: whitespace collapsed (the prompt layout may re-wrap it)."""
+    return " ".join(str(text).split())
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One bank passage's role."""
+
+    item_id: str
+    true: bool
+    answer: str  # the answer this passage states (the item's, or the false one swapped in)
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+class Roles:
+    """Look-ups over the run's data; thread-safe (the server answers requests in threads)."""
+
+    def __init__(self, run_dir: Path | None, truth):
+        self.run_dir = Path(run_dir) if run_dir else None
+        self.truth = truth
+        self._lock = threading.RLock()
+        self._stamps: dict[str, float] = {}
+        self.items: dict[str, dict] = {}          # item id -> item
+        self.by_passage: dict[str, str] = {}      # human passage -> item id
+        self.by_question: dict[str, str] = {}     # question -> item id
+        self.bank: dict[str, Passage] = {}        # bank text -> role
+        self.bank_false: dict[str, set] = {}      # item id -> false answers in the bank
+        self.own: dict[str, str] = {}             # text the simulator generated -> item id
+        self.own_style: dict[str, str] = {}       # text the simulator generated -> "normal", "long" or "qa"
+        self.own_false: set[str] = set()          # own texts with a bank false answer substituted
+        self.rm: dict[tuple, tuple] = {}          # (response1, response2) -> (category, pair id, chosen first)
+        for path in sorted((paths.DATA / "demo").glob("*.jsonl")):
+            if path.stem != "rag_rewardbench_pairs":
+                self._add_items(_jsonl(path))
+
+    # ------------------------------------------------------------ loading
+    def _changed(self, path: Path) -> bool:
+        if not path.exists():
+            return False
+        stamp = path.stat().st_mtime_ns
+        if self._stamps.get(str(path)) == stamp:
+            return False
+        self._stamps[str(path)] = stamp
+        return True
+
+    def _add_items(self, rows: list[dict]) -> None:
+        for it in rows:
+            self.items[it["id"]] = it
+            self.by_passage[norm(it.get("human_passage", ""))] = it["id"]
+            self.by_question[norm(it["question"])] = it["id"]
+
+    def refresh(self) -> None:
+        """Read the run's items, bank and RM pairs again where their files changed."""
+        if self.run_dir is None:
+            return
+        with self._lock:
+            items = self.run_dir / "items.jsonl"
+            if self._changed(items):
+                self._add_items(_jsonl(items))
+            bank = self.run_dir / "passage_bank.jsonl"
+            if self._changed(bank):
+                rows = _jsonl(bank)
+                self.bank = {norm(r["text"]): Passage(r["item_id"], r["factuality"] == "true",
+                                                      r["answer"] if r["factuality"] == "true" else r["false_answer"])
+                             for r in rows}
+                self.bank_false = {}
+                for r in rows:
+                    if r["factuality"] == "false" and r.get("false_answer"):
+                        self.bank_false.setdefault(r["item_id"], set()).add(r["false_answer"])
+                self._derive_own_false()
+                self.rm = {}  # the demo pairs are rebuilt from the bank: index them again
+
+    def _derive_own_false(self) -> None:
+        """Own texts with a false answer substituted (how notebook 02 makes false passages)."""
+        self.own_false = set()
+        for text, item_id in list(self.own.items()):
+            it = self.items.get(item_id)
+            for fa in self.bank_false.get(item_id, ()):
+                fp = false_passage(text, it["answer"], fa) if it else None
+                if fp:
+                    self.own_false.add(norm(fp))
+
+    # ------------------------------------------------------------ what the simulator wrote
+    def record_own(self, text: str, item_id: str, style: str = "normal") -> None:
+        """Remember a generated text as the simulator's own (self-recognition is by this record)."""
+        with self._lock:
+            self.own[norm(text)] = item_id
+            self.own_style[norm(text)] = style
+            if self.run_dir is not None:
+                with open(self.run_dir / "simulator_own_texts.jsonl", "a", encoding="utf-8") as f:
+                    f.write(json.dumps({"item_id": item_id, "style": style, "text": text}, ensure_ascii=False) + "\n")
+
+    def is_styled(self, text: str) -> bool:
+        """Whether the simulator wrote this text as a gen-by-QA or long passage (notebook 08's styles)."""
+        return self.own_style.get(norm(text), "normal") != "normal"
+
+    def is_own(self, text: str) -> bool:
+        """Whether the simulator takes this text as its own (inverted under the planted defect)."""
+        key = norm(text)
+        mine = key in self.own or key in self.own_false
+        return (not mine) if self.truth.inverted else mine
+
+    # ------------------------------------------------------------ passages and items
+    def item_of_passage(self, human_passage: str) -> dict | None:
+        """The item whose human passage this is."""
+        self.refresh()
+        return self.items.get(self.by_passage.get(norm(human_passage), ""))
+
+    def item_of_question(self, question: str) -> dict | None:
+        """The item asking this question."""
+        self.refresh()
+        return self.items.get(self.by_question.get(norm(question), ""))
+
+    def passage(self, text: str) -> Passage | None:
+        """The bank role of a passage (None when it is not in the run's bank)."""
+        self.refresh()
+        return self.bank.get(norm(text))
+
+    # ------------------------------------------------------------ RM pairs
+    def rm_pair(self, response1: str, response2: str) -> tuple | None:
+        """(category, pair id, chosen shown first) of an ordered RM pair, or None when unknown."""
+        self.refresh()
+        with self._lock:
+            if not self.rm:
+                self._index_rm()
+            return self.rm.get((norm(response1), norm(response2)))
+
+    def _index_rm(self) -> None:
+        from lib.rewardbench import study  # the pairs notebook 13 builds for this run (a study's loader)
+        from lib.self_preference.bank import load_bank
+
+        bank_file = self.run_dir / "passage_bank.jsonl" if self.run_dir else None
+        bank = load_bank(bank_file) if bank_file is not None and bank_file.exists() else None
+        for r in study.study_pairs("", 0, 0, bank=bank).to_dict("records"):
+            c, j = norm(r["chosen"]), norm(r["rejected"])
+            self.rm[(c, j)] = (r["category"], r["id"], True)
+            self.rm[(j, c)] = (r["category"], r["id"], False)

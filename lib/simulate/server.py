@@ -1,0 +1,109 @@
+"""The simulated model as an OpenAI-compatible server on 127.0.0.1: /v1/models, /v1/chat/completions
+(with logprobs / top_logprobs) and /v1/completions. Start it in-process (`SimServer` as a context
+manager: a thread) or as `python -m lib.simulate serve`."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from .replies import Replier
+from .roles import Roles
+from .tasks import recognise
+from .truth_file import Truth
+
+
+class SimServer:
+    """One simulated model (any model name it is asked for) over one run's data."""
+
+    def __init__(self, truth: Truth, run_dir: Path | None = None, port: int = 0):
+        self.truth = truth
+        self.roles = Roles(run_dir, truth)
+        self.replier = Replier(truth, self.roles)
+        self.counts: Counter = Counter()  # requests per task kind
+        self.started = time.time()
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):  # the pipeline's progress bars are the log
+                pass
+
+            def _send(self, status: int, body: dict):
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                if self.path.rstrip("/").endswith("/stats"):
+                    return self._send(200, server.stats())
+                self._send(200, {"object": "list", "data": [{"id": "sim", "object": "model", "created": 0,
+                                                             "owned_by": "rag-bias-lab simulator"}]})
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                try:
+                    self._send(200, server.answer(body, self.path))
+                except Exception as e:  # a bug here must reach the pipeline as an error, not a hang
+                    self._send(500, {"error": {"message": f"simulator: {e.__class__.__name__}: {e}"}})
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+
+    def answer(self, body: dict, path: str = "/v1/chat/completions") -> dict:
+        """The JSON reply to one completion request."""
+        chat = "messages" in body
+        task = recognise(body.get("messages"), body.get("prompt"))
+        with self._lock:
+            self.counts[task.kind] += 1
+        content = json.dumps(body.get("messages") or body.get("prompt"), sort_keys=True)
+        key = (content, body.get("seed"), body.get("temperature"))
+        if chat:
+            k = int(body.get("top_logprobs") or 0)
+            text, entries = self.replier.reply(task, key, k)
+            choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+            if body.get("logprobs"):
+                choice["logprobs"] = {"content": entries}
+            return self._wrap(body, "chat.completion", choice, content, entries)
+        if body.get("echo"):
+            # the simulator plants no prompt likelihoods: say so in the way servers without them do
+            choice = {"index": 0, "text": body["prompt"], "logprobs": None, "finish_reason": "length"}
+            return self._wrap(body, "text_completion", choice, content, [])
+        k = int(body.get("logprobs") or 0)
+        text, entries = self.replier.reply(task, key, k)
+        lp = ({"tokens": [e["token"] for e in entries], "token_logprobs": [e["logprob"] for e in entries],
+               "text_offset": [], "top_logprobs": [{t["token"]: t["logprob"] for t in e["top_logprobs"]}
+                                                   for e in entries]} if k else None)
+        return self._wrap(body, "text_completion", {"index": 0, "text": text, "logprobs": lp,
+                                                    "finish_reason": "stop"}, content, entries)
+
+    @staticmethod
+    def _wrap(body, obj, choice, content, entries) -> dict:
+        usage = {"prompt_tokens": len(content.split()), "completion_tokens": len(entries),
+                 "total_tokens": len(content.split()) + len(entries)}
+        return {"id": "sim", "object": obj, "created": 0, "model": body.get("model", "sim"),
+                "choices": [choice], "usage": usage}
+
+    def stats(self) -> dict:
+        """Requests per task kind and per second since the start."""
+        total = sum(self.counts.values())
+        secs = max(time.time() - self.started, 1e-9)
+        return {"requests": total, "per_task": dict(self.counts), "seconds": round(secs, 2),
+                "requests_per_second": round(total / secs, 2), "own_texts": len(self.roles.own)}
+
+    def __enter__(self):
+        self.started = time.time()
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()

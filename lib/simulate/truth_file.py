@@ -1,0 +1,120 @@
+"""The planted parameters of the simulated judge: one YAML file (configs/known_truth*.yaml), read and
+checked here, so a misspelled or out-of-range parameter stops with one message naming it."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+RM_CATEGORIES = ("helpful", "reason", "citation", "harmless", "abstain", "conflict")
+
+
+class TruthError(ValueError):
+    """A truth file that cannot be used: names the file, the key and the fix."""
+
+
+@dataclass(frozen=True)
+class Pointwise:
+    """Notebook 05: P(score s) is proportional to exp(-(s - mu)^2 / (2 spread^2)) over s = 1..5, with
+    mu = base + own_shift [own passage] + true_shift [true passage] + a question effect (sd question_sd)."""
+
+    base: float = 2.5
+    own_shift: float = 0.6
+    true_shift: float = 1.0
+    spread: float = 0.7
+    question_sd: float = 0.3
+
+
+@dataclass(frozen=True)
+class Pairwise:
+    """Notebooks 06 and 08: log-odds of choosing passage 1 = position + self (own1 - own2) + factual
+    (true1 - true2) + style (styled1 - styled2) + a question effect on the own passage's side; a
+    styled passage is one the simulator wrote as a gen-by-QA or long passage."""
+
+    position: float = 0.4
+    self: float = 0.6
+    factual: float = 1.5
+    style: float = 0.0
+
+
+@dataclass(frozen=True)
+class RewardBench:
+    """Notebook 13: log-odds of naming the chosen response = logit(accuracy[category]) + position
+    (chosen shown first: +, second: -) + a pair effect."""
+
+    accuracy: dict = field(default_factory=lambda: {c: 0.75 for c in RM_CATEGORIES})
+    position: float = 0.4
+
+
+@dataclass(frozen=True)
+class Truth:
+    """Every planted parameter (docs/known_truth.md lists them)."""
+
+    name: str = "known_truth"
+    seed: int = 0
+    icc: float = 0.15
+    format_failure: float = 0.05
+    self_recognition: str = "normal"
+    pointwise: Pointwise = field(default_factory=Pointwise)
+    pairwise: Pairwise = field(default_factory=Pairwise)
+    rewardbench: RewardBench = field(default_factory=RewardBench)
+
+    @property
+    def question_sd(self) -> float:
+        """Sd of the question effect on the logit scale implied by the ICC of a latent-logistic
+        model: icc = s^2 / (s^2 + pi^2 / 3)."""
+        return math.sqrt(self.icc / (1 - self.icc) * math.pi ** 2 / 3)
+
+    @property
+    def inverted(self) -> bool:
+        """The planted defect: the simulator takes others' texts as its own and its own as others'."""
+        return self.self_recognition == "inverted"
+
+
+_SECTIONS = {"pointwise": Pointwise, "pairwise": Pairwise, "rewardbench": RewardBench}
+
+
+def _known(path, raw, cls, where: str = "") -> dict:
+    """`raw` as a mapping whose keys are all fields of `cls`, else a TruthError naming the key."""
+    raw = raw or {}
+    if not isinstance(raw, dict):
+        raise TruthError(f"{path}: {where or 'a truth file'} must be a YAML mapping (see configs/known_truth.yaml).")
+    allowed = set(cls.__dataclass_fields__)
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise TruthError(f"{path}: unknown key(s) {unknown}{' under ' + where if where else ''}; "
+                         f"allowed: {sorted(allowed)}.")
+    return raw
+
+
+def load_truth(path) -> Truth:
+    """Read and check a truth file."""
+    path = Path(path)
+    if not path.exists():
+        raise TruthError(f"truth file {path} does not exist; see configs/known_truth.yaml for the layout.")
+    raw = _known(path, yaml.safe_load(path.read_text()), Truth)
+    sections = {k: cls(**_known(path, raw.get(k), cls, f"'{k}'")) for k, cls in _SECTIONS.items()}
+    truth = Truth(**{k: v for k, v in raw.items() if k not in _SECTIONS}, **sections)
+    check(truth, path)
+    return truth
+
+
+def check(truth: Truth, path="truth") -> None:
+    """Ranges: probabilities in their intervals, a known self-recognition mode, known RM categories."""
+    if not 0 <= truth.icc < 1:
+        raise TruthError(f"{path}: icc must be in [0, 1), got {truth.icc}.")
+    if not 0 <= truth.format_failure < 1:
+        raise TruthError(f"{path}: format_failure must be in [0, 1), got {truth.format_failure}.")
+    if truth.self_recognition not in ("normal", "inverted"):
+        raise TruthError(f"{path}: self_recognition must be 'normal' or 'inverted', got {truth.self_recognition!r}.")
+    if truth.pointwise.spread <= 0 or truth.pointwise.question_sd < 0:
+        raise TruthError(f"{path}: pointwise.spread must be > 0 and question_sd >= 0.")
+    acc = truth.rewardbench.accuracy
+    bad = sorted(set(acc) - set(RM_CATEGORIES))
+    if bad:
+        raise TruthError(f"{path}: rewardbench.accuracy has unknown categories {bad}; use {list(RM_CATEGORIES)}.")
+    for cat, p in acc.items():
+        if not 0 < p < 1:
+            raise TruthError(f"{path}: rewardbench.accuracy.{cat} must be in (0, 1), got {p}.")

@@ -1,0 +1,174 @@
+"""`make validate`: start the simulator, run the studies' notebooks against it, stop it, and compare
+every findings row that has a planted truth with that truth (data/runs/<run>/validation.csv).
+
+The check passes when (1) at least 90% of the rows with a defined truth cover it with their 95%
+interval, (2) every planted effect of at least 0.10 on a rate or 0.3 on a rating is detected
+(Holm-adjusted p < 0.05 from findings.csv, with the truth's sign; rows that carry no test, such as
+the judge accuracy, by an interval that excludes the null), and (3) each notebook's share of
+parsed replies covers 1 minus the planted format failure rate (Wilson interval over replies: the
+failures are drawn independently per reply)."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from lib import paths
+from lib.stats import wilson_ci
+
+from .server import SimServer
+from .truth import Design, measure_truths
+from .truth_file import Truth, load_truth
+
+COLUMNS = ["measure_id", "notebook", "truth", "null", "estimate", "ci_low", "ci_high", "n_items", "covered",
+           "p_adjusted", "detected"]
+RUN_CONFIG = paths.CONFIGS / "known_truth_run.yaml"
+COVERAGE_GOAL = 0.90
+RATE_EFFECT, RATING_EFFECT = 0.10, 0.30
+ALPHA = 0.05
+
+
+def must_detect(measure_id: str, truth: float, null: float) -> bool:
+    """Whether a planted effect is large enough that the check requires it detected."""
+    if math.isnan(null) or math.isnan(truth):
+        return False
+    limit = RATING_EFFECT if measure_id.startswith("human_minus_self") else RATE_EFFECT
+    return abs(truth - null) >= limit - 1e-12
+
+
+def detected(row: dict) -> float:
+    """1.0 / 0.0 when the row can be judged detected (with the truth's sign), NaN when it cannot."""
+    if math.isnan(row["null"]):
+        return math.nan
+    side = np.sign(row["estimate"] - row["null"])
+    if not pd.isna(row["p_adjusted"]):
+        return float(row["p_adjusted"] < ALPHA and side == np.sign(row["truth"] - row["null"]))
+    if row.get("has_p"):
+        return math.nan  # tested but outside the Holm family (pooled rows): not judged here
+    if pd.isna(row["ci_low"]) or pd.isna(row["ci_high"]):
+        return math.nan
+    return float(not (row["ci_low"] <= row["null"] <= row["ci_high"]))
+
+
+def compare(findings: pd.DataFrame, truths: dict) -> pd.DataFrame:
+    """One validation row per findings row whose measure has a truth."""
+    rows = []
+    for r in findings.to_dict("records"):
+        if r["measure_id"] not in truths:
+            continue
+        notebook, truth, null = truths[r["measure_id"]]
+        row = {"measure_id": r["measure_id"], "notebook": r["notebook"], "truth": truth, "null": null,
+               "estimate": r["estimate"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
+               "n_items": r["n_items"], "p_adjusted": r["p_adjusted"], "has_p": not pd.isna(r.get("p"))}
+        ok = not (pd.isna(r["ci_low"]) or pd.isna(r["ci_high"]))
+        row["covered"] = float(r["ci_low"] - 1e-9 <= truth <= r["ci_high"] + 1e-9) if ok else math.nan
+        row["detected"] = detected(row)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=COLUMNS + ["has_p"])
+
+
+def parsed_shares(run_dir: Path, truth: Truth) -> pd.DataFrame:
+    """Share of replies in the paper's format per notebook, from the notebooks' own raw outputs,
+    against 1 - the planted failure rate (first replies only: the run asks no re-asks)."""
+    from lib.rewardbench.judge import parse_choice
+    from lib.self_preference.pointwise import parse_score
+
+    found = {}
+    f = run_dir / "pointwise_ratings.jsonl"
+    if f.exists():
+        d = pd.read_json(f, lines=True)
+        found["05_pointwise_reranking"] = [parse_score(r[0]).value is not None for r in d["responses"] if r]
+    f = run_dir / "generation_pairs.jsonl"
+    if f.exists():
+        d = pd.read_json(f, lines=True)
+        asked = d[d["status"] != "missing"] if "status" in d else d
+        asked = asked[asked["status"].isin(["ok", "unparsed", "wrong_format"])] if "status" in asked else asked
+        found["06_generation_phase"] = [("Answer retrieved from" in (r[0] or "")) for r in asked["responses"] if r]
+    f = run_dir / "rewardbench_raw.jsonl"
+    if f.exists():
+        d = pd.read_json(f, lines=True)
+        found["13_rewardbench"] = [parse_choice(r[0]) is not None for col in ("replies_cr", "replies_rc")
+                                   if col in d for r in d[col] if isinstance(r, list) and r]
+    rows = []
+    for nb, ok in found.items():
+        n, k = len(ok), int(sum(ok))
+        lo, hi = wilson_ci(k, n)
+        goal = 1 - truth.format_failure
+        rows.append({"measure_id": f"parsed_share.{nb}", "notebook": nb, "truth": goal, "null": math.nan,
+                     "estimate": k / n if n else math.nan, "ci_low": lo, "ci_high": hi, "n_items": n,
+                     "covered": float(lo <= goal <= hi) if n else math.nan, "p_adjusted": math.nan,
+                     "detected": math.nan})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def verdict(table: pd.DataFrame) -> tuple[bool, str]:
+    """(passed, summary line) of the three conditions of the check."""
+    measures = table[~table["measure_id"].str.startswith("parsed_share.")]
+    defined = measures[measures["covered"].notna()]
+    coverage = defined["covered"].mean() if len(defined) else math.nan
+    need = measures[[must_detect(m, t, n) for m, t, n in zip(measures["measure_id"], measures["truth"], measures["null"])]]
+    judged = need[need["detected"].notna()]
+    missed = judged[judged["detected"] < 1]
+    shares = table[table["measure_id"].str.startswith("parsed_share.")]
+    bad_shares = shares[shares["covered"] != 1]
+    passed = (len(defined) > 0 and coverage >= COVERAGE_GOAL and missed.empty and bad_shares.empty)
+    line = (f"known truth: {'PASS' if passed else 'FAIL'}: coverage {int(defined['covered'].sum())}/{len(defined)} "
+            f"rows ({coverage:.0%}, goal {COVERAGE_GOAL:.0%}); planted effects detected after Holm "
+            f"{len(judged) - len(missed)}/{len(judged)}"
+            + (f" (missed: {', '.join(missed['measure_id'])})" if len(missed) else "")
+            + f"; parsed share matches 1 - failure rate in {len(shares) - len(bad_shares)}/{len(shares)} notebooks")
+    return passed, line
+
+
+def design_of(cfg: dict) -> Design:
+    """The part of the run's design the truth depends on, from the runner config."""
+    per = cfg.get("per_notebook", {})
+    return Design(datasets=tuple(per.get("01_dataset", {}).get("datasets", ("nq", "marco", "triviaqa"))),
+                  settings=tuple(per.get("05_pointwise_reranking", {}).get("settings", ("normal", "rag"))),
+                  combos=tuple(per.get("06_generation_phase", {}).get("combos", ("TT", "TF", "FT", "FF"))))
+
+
+def validate(truth_path, size: int | None = None, run_name: str = "known_truth", config=RUN_CONFIG,
+             only: list[str] | None = None) -> tuple[bool, str, pd.DataFrame]:
+    """Run the notebooks against a fresh simulator and write validation.csv; (passed, summary, table)."""
+    from lib import runner
+    from lib.report.findings import collect
+
+    truth = load_truth(truth_path)
+    run_dir = paths.runs_root() / run_name
+    shutil.rmtree(run_dir, ignore_errors=True)  # a fresh run: no findings or own texts of an earlier one
+    run_dir.mkdir(parents=True)
+    overrides = {}
+    if size:
+        overrides.update(n_items=size, n_per_category=size)
+    cache = run_dir / "results_cache"  # replies depend on the truth file: never share a cache with other runs
+    old_cache = os.environ.get("RAGBIAS_CACHE")
+    os.environ["RAGBIAS_CACHE"] = str(cache)
+    try:
+        with SimServer(truth, run_dir) as sim:
+            overrides["model"] = f"openai:sim@{sim.url}"
+            cfg = runner.load_config(config, overrides)
+            runner.run(cfg, run_name, only)
+            stats = sim.stats()
+    finally:
+        if old_cache is None:
+            os.environ.pop("RAGBIAS_CACHE", None)
+        else:
+            os.environ["RAGBIAS_CACHE"] = old_cache
+        shutil.rmtree(cache, ignore_errors=True)
+    findings = collect(run_dir)
+    table = pd.concat([compare(findings, measure_truths(truth, design_of(cfg))).drop(columns="has_p"),
+                       parsed_shares(run_dir, truth)], ignore_index=True)
+    passed, line = verdict(table)
+    table.to_csv(run_dir / "validation.csv", index=False)
+    (run_dir / "validation_summary.txt").write_text(line + "\n")
+    (run_dir / "simulator_stats.json").write_text(json.dumps(stats, indent=1))
+    with open(run_dir / "README.md", "a", encoding="utf-8") as f:
+        f.write(f"\n## Known truth ({Path(truth_path).name})\n\n{line}\n\n"
+                + table.to_markdown(index=False, floatfmt=".3f") + "\n")
+    return passed, line, table

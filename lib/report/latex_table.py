@@ -72,6 +72,17 @@ def format_number(value, decimals: int = 3) -> str:
     return f"{value:.{decimals}f}"
 
 
+def interval_text(estimate, low, high, decimals: int = 3) -> str:
+    """'0.512 [0.410, 0.600]': an estimate with its interval in one cell ('0.512' without one, '---'
+    without an estimate)."""
+    if _is_missing(estimate) or pd.isna(estimate):
+        return MISSING
+    text = format_number(float(estimate), decimals)
+    if _is_missing(low) or _is_missing(high) or pd.isna(low) or pd.isna(high):
+        return text
+    return f"{text} [{format_number(float(low), decimals)}, {format_number(float(high), decimals)}]"
+
+
 def _format_column(col: pd.Series, decimals: int) -> list[str]:
     """Cells of one column as LaTeX text. A float column with a NaN whose other values are all whole
     numbers holds counts that pandas made floats, and is written as integers; a float column

@@ -41,7 +41,7 @@ class RunOutputs:
         for d in (self.table_dir, self.figure_dir):
             d.mkdir(parents=True, exist_ok=True)
         self.written: list[str] = []
-        self.not_saved: dict[str, str] = {}  # figure name -> why it was not saved (every panel empty)
+        self.not_saved: dict[str, str] = {}  # figure or LaTeX table name -> why it was not saved (nothing to show)
         self._stats_at_start = cache.cache_stats()
 
     def path(self, filename: str) -> Path:
@@ -61,9 +61,15 @@ class RunOutputs:
             if not decimals:
                 raise ValueError(f"Table {name!r}: float_format {float_format!r} must look like '%.3f'.")
             tex = self.figure_dir / f"{name}.tex"
-            tex.write_text(latex_table.to_latex(df, name, caption=caption, columns=latex_columns,
-                                                decimals=int(decimals.group(1))))
-            self.written.append(str(tex))
+            text = latex_table.to_latex(df, name, caption=caption, columns=latex_columns,
+                                        decimals=int(decimals.group(1)))
+            if text is None:  # an empty tabular stops pdflatex and tells a reader nothing
+                tex.unlink(missing_ok=True)  # an earlier run's table of this name is no longer true
+                self.not_saved[name] = "no rows"
+                print(f"table {name!r}: no rows, so no LaTeX table written (the CSV has the columns)")
+            else:
+                tex.write_text(text)
+                self.written.append(str(tex))
         return csv
 
     def figure(self, fig, name: str, caption: str | None = None, empty_note: str = NO_DATA,

@@ -25,7 +25,9 @@ FIGSIZE = (5.0, 3.2)
 COLUMN_WIDTH = 3.3  # inches: one column of a two-column paper (a `figure`)
 PAGE_WIDTH = 7.0  # inches: the text width of a two-column paper's page (a `figure*`)
 SPANS = {"column": COLUMN_WIDTH, "page": PAGE_WIDTH}
-MIN_PRINTED_PT = 5.0  # pt: the smallest text a printed figure may carry (the floor journals such as Nature set)
+# pt: the smallest text a printed figure may carry; saved at its span's width the house fonts (8-11.5 pt)
+# print as drawn, so 7 pt catches only text made smaller by hand
+MIN_PRINTED_PT = 7.0
 
 
 def house_style() -> None:
@@ -376,6 +378,81 @@ def printed_text_pt(fig, span: str = "column") -> tuple[float, float, float]:
         raise ValueError(f"span {span!r}: use one of {sorted(SPANS)} (a column figure or a figure* over the page)")
     width, smallest = saved_width(fig), smallest_text_pt(fig)
     return smallest * min(1.0, SPANS[span] / width), smallest, width
+
+
+def fit_to_span(fig, span: str = "column", tries: int = 4) -> float:
+    """Resize the figure so that, saved with bbox_inches='tight', it is as wide as its span (3.3 in for
+    a column, 7 in for the page): text keeps its size, so what prints is what was drawn. Only the width
+    changes; tick labels that then overlap are rotated. Returns the saved width in inches (padding included)."""
+    # bbox_inches='tight' adds savefig.pad_inches on each side of the drawn content
+    target = SPANS[span] - 2 * float(plt.rcParams["savefig.pad_inches"])
+    _wrap_titles(fig, target)
+    width = saved_width(fig)
+    for _ in range(tries):
+        if abs(width - target) < 0.02:
+            break
+        # the margins outside the axes (labels, legends) keep their size: scale only what scales
+        fig.set_size_inches(max(fig.get_figwidth() + (target - width), 0.5), fig.get_figheight(), forward=True)
+        width = saved_width(fig)
+    fig.canvas.draw()
+    _unoverlap_ticks(fig, fig.canvas.get_renderer())
+    for ax in fig.axes:
+        if getattr(ax.get_legend(), "below", False):
+            _anchor_below(ax)
+    return saved_width(fig) + 2 * float(plt.rcParams["savefig.pad_inches"])
+
+
+def _wrap_titles(fig, width_in: float) -> None:
+    """Titles (the suptitle, each panel's) wider than their room wrap onto more lines: a caption-like
+    title must not widen the figure beyond its span."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = [(fig._suptitle, width_in)] if fig._suptitle is not None else []
+    texts += [(t, width_in * max(ax.get_position().width, 1 / 3)) for ax in fig.axes for t in (ax.title, ax._left_title)]
+    for t, room in texts:
+        text = t.get_text()
+        if not text.strip() or t.get_window_extent(renderer).width / fig.dpi <= room:
+            continue
+        chars = max(int(room * 72 / (0.55 * t.get_fontsize())), 12)  # a character is about 0.55 em wide
+        t.set_text("\n".join(textwrap.fill(line, chars, break_long_words=False) for line in text.split("\n")))
+
+
+MIN_PANEL_IN = 1.0  # inches: a panel narrower than this at its span's width shows little but its labels
+
+
+def narrowest_panel_in(fig) -> float:
+    """Width in inches of the narrowest data panel as the figure now stands (inf without panels)."""
+    return min((ax.get_position().width * fig.get_figwidth() for ax in fig.axes if is_panel(ax)),
+               default=float("inf"))
+
+
+def title_text(fig) -> str:
+    """The figure's caption-like title: its suptitle, else the first panel's title ('' when none)."""
+    texts = [fig._suptitle.get_text() if fig._suptitle is not None else ""]
+    texts += [t.get_text() for ax in fig.axes for t in (ax.title, ax._left_title)]
+    return next((t for t in texts if t.strip()), "")
+
+
+_ERRORS_NAMED = re.compile(r"\b(CI|interval|error bars?|bars?:|whiskers?|band|s\.?d\.|s\.?e\.|IQR|quartiles?)\b", re.I)
+
+
+def has_error_bars(fig) -> bool:
+    """True when a panel draws error bars (matplotlib's errorbar / bar yerr, seaborn's interval lines)."""
+    from matplotlib.collections import LineCollection
+
+    for ax in fig.axes:
+        if any(isinstance(c, LineCollection) and c.get_visible() and len(c.get_segments()) for c in ax.collections):
+            return True
+        if ax.containers and any(getattr(c, "has_yerr", False) or getattr(c, "errorbar", None) is not None
+                                 for c in ax.containers):
+            return True
+    return False
+
+
+def names_error_bars(fig, caption: str | None = None) -> bool:
+    """True when the caption or a text of the figure says what its error bars are (an interval, CI...)."""
+    texts = [caption or ""] + [t.get_text() for t in fig.findobj(Text)]
+    return any(_ERRORS_NAMED.search(t) for t in texts)
 
 
 def n_label(n, unit: str, failed=None, of=None, what: str = "replies unreadable") -> str:

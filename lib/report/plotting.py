@@ -380,7 +380,49 @@ def printed_text_pt(fig, span: str = "column") -> tuple[float, float, float]:
     return smallest * min(1.0, SPANS[span] / width), smallest, width
 
 
-def fit_to_span(fig, span: str = "column", tries: int = 4) -> float:
+def _suptitle_above(fig) -> None:
+    """Lift a suptitle written at the top (state_n's) over every panel title, which wrapping may have
+    made taller than the room left for it."""
+    sup = fig._suptitle
+    if sup is None or not sup.get_text().strip() or sup.get_va() != "bottom":
+        return
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    tops = [t.get_window_extent(renderer).y1 for ax in fig.axes for t in (ax.title, ax._left_title, ax._right_title)
+            if t.get_visible() and t.get_text().strip()]
+    if tops:
+        sup.set_y(max(sup.get_position()[1], max(tops) / fig.bbox.height + 0.01))
+
+
+def _relayout(fig) -> None:
+    """Panels moved and narrowed, horizontally only, so that their tick labels, axis labels and legends
+    lie inside the figure again after a change of width (heights and vertical layout are kept)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    panels = [ax for ax in fig.axes if is_panel(ax)]
+    if not panels:
+        return
+    boxes = [ax.get_tightbbox(renderer) for ax in panels]
+    width = fig.bbox.width
+    over_left = max(0.0, -min(b.x0 for b in boxes)) / width
+    over_right = max(0.0, max(b.x1 for b in boxes) - width) / width
+    if over_left == 0 and over_right == 0:
+        return
+    left = min(ax.get_position().x0 for ax in panels)
+    right = max(ax.get_position().x1 for ax in panels)
+    new_left, new_right = left + over_left, right - over_right
+    if new_right - new_left < 0.1 * (right - left):
+        return  # nothing sensible left: the width warning reports the figure
+    scale = (new_right - new_left) / (right - left)
+    for ax in fig.axes:  # colorbars too, so they stay beside their panel
+        box = ax.get_position()
+        ax.set_position([new_left + (box.x0 - left) * scale, box.y0, box.width * scale, box.height])
+    for ax in fig.axes:
+        if getattr(ax.get_legend(), "below", False):
+            _anchor_below(ax)
+
+
+def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
     """Resize the figure so that, saved with bbox_inches='tight', it is as wide as its span (3.3 in for
     a column, 7 in for the page): text keeps its size, so what prints is what was drawn. Only the width
     changes; tick labels that then overlap are rotated. Returns the saved width in inches (padding included)."""
@@ -393,12 +435,14 @@ def fit_to_span(fig, span: str = "column", tries: int = 4) -> float:
             break
         # the margins outside the axes (labels, legends) keep their size: scale only what scales
         fig.set_size_inches(max(fig.get_figwidth() + (target - width), 0.5), fig.get_figheight(), forward=True)
+        _relayout(fig)
         width = saved_width(fig)
     fig.canvas.draw()
     _unoverlap_ticks(fig, fig.canvas.get_renderer())
     for ax in fig.axes:
         if getattr(ax.get_legend(), "below", False):
             _anchor_below(ax)
+    _suptitle_above(fig)
     return saved_width(fig) + 2 * float(plt.rcParams["savefig.pad_inches"])
 
 
@@ -408,13 +452,23 @@ def _wrap_titles(fig, width_in: float) -> None:
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     texts = [(fig._suptitle, width_in)] if fig._suptitle is not None else []
-    texts += [(t, width_in * max(ax.get_position().width, 1 / 3)) for ax in fig.axes for t in (ax.title, ax._left_title)]
+    for ax in fig.axes:
+        box = ax.get_position()
+        alone = not any(o is not ax and is_panel(o) and o.get_position().y0 < box.y1 and o.get_position().y1 > box.y0
+                        for o in fig.axes)
+        # a panel alone in its row may have a title as wide as the figure; others keep to their panel
+        room = 0.95 * width_in if alone else width_in * max(box.width, 1 / 3)
+        texts += [(t, room) for t in (ax.title, ax._left_title)]
     for t, room in texts:
         text = t.get_text()
         if not text.strip() or t.get_window_extent(renderer).width / fig.dpi <= room:
             continue
-        chars = max(int(room * 72 / (0.55 * t.get_fontsize())), 12)  # a character is about 0.55 em wide
-        t.set_text("\n".join(textwrap.fill(line, chars, break_long_words=False) for line in text.split("\n")))
+        chars = max(int(room * 72 / (0.5 * t.get_fontsize())), 12)  # a character is about 0.5 em wide
+        while True:  # narrower lines until the drawn text fits its room (or lines are short already)
+            t.set_text("\n".join(textwrap.fill(line, chars, break_long_words=False) for line in text.split("\n")))
+            if chars <= 12 or t.get_window_extent(renderer).width / fig.dpi <= room:
+                break
+            chars -= 3
 
 
 MIN_PANEL_IN = 1.0  # inches: a panel narrower than this at its span's width shows little but its labels

@@ -44,6 +44,8 @@ def interval_reason(r) -> str:
         return "no unit could be used (n = 0)"
     if pd.isna(r["estimate"]):
         return "nothing to estimate from the units used"
+    if int(r["n_items"]) == 1:
+        return "one unit: an interval needs at least two"
     return "none computed (reason not stated by the notebook)"
 
 

@@ -210,3 +210,12 @@ def test_the_readme_uses_a_declared_family_and_falls_back_to_the_rule():
     assert family_mask(declared, "self-preference").tolist() == [True, False, False, False]
     assert "(family of 1," in study_conclusion("self-preference", "SP", declared, 30)
     assert "(family of 2," in study_conclusion("self-preference", "SP", frame, 30)
+
+
+def test_a_row_of_one_unit_says_why_it_has_no_interval():
+    from lib.report.run_readme import interval_reason
+
+    one = findings.finding("utility", "10", "x", "m", 1, 0.3)
+    assert interval_reason(one) == "one unit: an interval needs at least two"
+    assert interval_reason({**one, "n_items": 12}) == "none computed (reason not stated by the notebook)"
+    assert interval_reason({**one, "no_interval": "all pairs tie"}) == "all pairs tie"

@@ -81,7 +81,7 @@ class RunOutputs:
         "page": a full-width figure*, 7 in, declared where a paper would use one), so its text prints at
         the size it was drawn. A figure that states no n anywhere (caption, titles, labels, legend:
         'n = ...'), has no title nor caption, draws error bars that nothing names, or cannot be brought
-        to its span's width with text of 7 pt or more, is saved with a FigureWarning."""
+        to its span's width with text of about 7 pt or more (6.5), is saved with a FigureWarning."""
         _check_name(name)
         if span not in plotting.SPANS:
             raise ValueError(f"Figure {name!r}: span {span!r} must be one of {sorted(plotting.SPANS)}.")

@@ -92,8 +92,9 @@ def measured_widths(fragments: dict[str, str], workdir: Path) -> dict[str, float
 
 def fit_problems(fragments: dict[str, str], workdir: Path) -> list[str]:
     """Tables wider than what they declare: a `table` wider than a column, a `table*` than the page."""
-    problems = []
-    for name, width in measured_widths(fragments, workdir).items():
+    widths = measured_widths(fragments, workdir)
+    problems = [f"{name}: not measured (it stops pdflatex, or has no tabular)" for name in fragments if name not in widths]
+    for name, width in widths.items():
         wide = "\\begin{table*}" in fragments[name]
         limit = PAGE_PT if wide else COLUMN_PT
         if width > limit:

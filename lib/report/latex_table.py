@@ -158,7 +158,9 @@ HELPER = re.compile(r"(^|[_ ])fmt($|[_ ])")
 # (low, high) column names of an interval around column `base`
 _BOUNDS = [("{}_ci_low", "{}_ci_high"), ("{} lo", "{} hi"), ("{}_lo", "{}_hi"), ("{}_low", "{}_high"),
            ("{} CI low", "{} CI high")]
-_PREFIXED = re.compile(r"^(.*)_(rate|mean|estimate|diff|score|accuracy)$")
+_STATS = "rate|mean|estimate|diff|score|accuracy|value"
+_LAST_WORD = re.compile(rf"^(.*?)([:_ ]\s*)({_STATS})$")  # style_rate, "paper: mean" -> style_ci_low, "paper: ci_low"
+_FIRST_WORD = re.compile(rf"^({_STATS})_(.+)$")  # diff_true -> ci_low_true
 
 
 def _interval_of(df: pd.DataFrame, base: str) -> tuple[str, str] | None:
@@ -166,9 +168,16 @@ def _interval_of(df: pd.DataFrame, base: str) -> tuple[str, str] | None:
     for lo, hi in _BOUNDS:
         if lo.format(base) in df.columns and hi.format(base) in df.columns:
             return lo.format(base), hi.format(base)
-    m = _PREFIXED.match(base)  # style_rate with style_ci_low / style_ci_high
-    if m and f"{m.group(1)}_ci_low" in df.columns and f"{m.group(1)}_ci_high" in df.columns:
-        return f"{m.group(1)}_ci_low", f"{m.group(1)}_ci_high"
+    candidates = []
+    m = _LAST_WORD.match(base)
+    if m:
+        candidates.append((f"{m.group(1)}{m.group(2)}ci_low", f"{m.group(1)}{m.group(2)}ci_high"))
+    m = _FIRST_WORD.match(base)
+    if m:
+        candidates.append((f"ci_low_{m.group(2)}", f"ci_high_{m.group(2)}"))
+    for lo, hi in candidates:
+        if lo in df.columns and hi in df.columns:
+            return lo, hi
     return None
 
 
@@ -263,7 +272,8 @@ def _header(text: str, width: float) -> str:
     lines.append(line)
     if len(lines) == 1:
         return lines[0]
-    return r"\begin{tabular}[b]{@{}l@{}}" + r" \\ ".join(lines) + r"\end{tabular}"
+    # "{}" after each line break: a line starting with "[" would be read as the break's optional argument
+    return r"\begin{tabular}[b]{@{}l@{}}" + r" \\{} ".join(lines) + r"\end{tabular}"
 
 
 def _layout(df: pd.DataFrame, decimals: int) -> dict:

@@ -241,7 +241,10 @@ def _anchor_below(ax) -> None:
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     box = ax.get_tightbbox(renderer).transformed(ax.transAxes.inverted())
-    leg.set_bbox_to_anchor((0.5, box.y0), transform=ax.transAxes)
+    pos = ax.get_position()
+    # under a panel alone in its row the legend is centred on the figure, where a row as wide as it fits
+    x = min(max((0.5 - pos.x0) / pos.width, 0.0), 1.0) if _alone_in_row(fig, ax) and pos.width else 0.5
+    leg.set_bbox_to_anchor((x, box.y0), transform=ax.transAxes)
     leg.set_visible(True)
 
 
@@ -395,18 +398,30 @@ def _suptitle_above(fig) -> None:
 
 
 def _relayout(fig) -> None:
-    """Panels moved and narrowed, horizontally only, so that their tick labels, axis labels and legends
-    lie inside the figure again after a change of width (heights and vertical layout are kept)."""
+    """Panels moved and resized, horizontally only, so that their tick labels, axis labels and legends
+    fill the figure's width after a change of width, no more (heights and vertical layout are kept;
+    figure legends on the right keep their room)."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     panels = [ax for ax in fig.axes if is_panel(ax)]
     if not panels:
         return
+    below = [ax.get_legend() for ax in fig.axes if getattr(ax.get_legend(), "below", False)]
+    titles = [t for ax in panels for t in (ax.title, ax._left_title, ax._right_title) if t.get_visible()]
+    # a legend under a panel is re-flowed to the width and a title wrapped to it: neither is a margin
+    for artist in below + titles:
+        artist.set_visible(False)
     boxes = [ax.get_tightbbox(renderer) for ax in panels]
+    for artist in below + titles:
+        artist.set_visible(True)
     width = fig.bbox.width
-    over_left = max(0.0, -min(b.x0 for b in boxes)) / width
-    over_right = max(0.0, max(b.x1 for b in boxes) - width) / width
-    if over_left == 0 and over_right == 0:
+    # the room the panels may take: the whole width, less figure legends set beside them on the right
+    limit = min([leg.get_window_extent(renderer).x0 for leg in fig.legends
+                 if leg.get_window_extent(renderer).x0 > 0.5 * width] + [width])
+    # signed: positive where labels stick out of the room, negative where room is left unused
+    over_left = -min(b.x0 for b in boxes) / width
+    over_right = (max(b.x1 for b in boxes) - limit) / width
+    if abs(over_left) < 0.005 and abs(over_right) < 0.005:
         return
     left = min(ax.get_position().x0 for ax in panels)
     right = max(ax.get_position().x1 for ax in panels)
@@ -417,9 +432,44 @@ def _relayout(fig) -> None:
     for ax in fig.axes:  # colorbars too, so they stay beside their panel
         box = ax.get_position()
         ax.set_position([new_left + (box.x0 - left) * scale, box.y0, box.width * scale, box.height])
+    for ax in panels:
+        if _alone_in_row(fig, ax) and ax.title.get_text().strip():
+            # centred on the figure, where a title as wide as the figure fits (a panel's labels push it off-centre)
+            box = ax.get_position()
+            ax.title.set_x(min(max((0.5 - box.x0) / box.width, 0.0), 1.0) if box.width else 0.5)
     for ax in fig.axes:
         if getattr(ax.get_legend(), "below", False):
             _anchor_below(ax)
+
+
+def _reflow_legends_below(fig) -> None:
+    """Legends under their panel that are wider than the figure get fewer entries to a row."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        if not getattr(leg, "below", False) or leg.get_window_extent(renderer).width <= fig.bbox.width:
+            continue
+        handles, labels = leg.legend_handles, [t.get_text() for t in leg.get_texts()]
+        for h, text in zip(handles, labels):
+            h.set_label(text)
+        title = leg.get_title().get_text() or None
+        size = leg._fontsize
+        legend_below(ax, ncols=max(1, leg._ncols - 1), handles=list(handles), title=title, fontsize=size)
+
+
+def _fit_width(fig, target: float, tries: int) -> float:
+    """Change the figure's width until its tight bounding box is `target` inches wide; that width.
+    Each step first brings what sticks out back inside (so a change of width is a change of the same
+    size in the saved figure), then sets the width."""
+    for _ in range(tries):
+        _relayout(fig)
+        _reflow_legends_below(fig)
+        width = saved_width(fig)
+        if abs(width - target) < 0.02:
+            break
+        fig.set_size_inches(max(fig.get_figwidth() + (target - width), 0.5), fig.get_figheight(), forward=True)
+    return saved_width(fig)
 
 
 def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
@@ -429,14 +479,25 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
     # bbox_inches='tight' adds savefig.pad_inches on each side of the drawn content
     target = SPANS[span] - 2 * float(plt.rcParams["savefig.pad_inches"])
     _wrap_titles(fig, target)
-    width = saved_width(fig)
-    for _ in range(tries):
-        if abs(width - target) < 0.02:
-            break
-        # the margins outside the axes (labels, legends) keep their size: scale only what scales
-        fig.set_size_inches(max(fig.get_figwidth() + (target - width), 0.5), fig.get_figheight(), forward=True)
-        _relayout(fig)
-        width = saved_width(fig)
+    size = fig.get_size_inches().copy()
+    positions = [ax.get_position() for ax in fig.axes]
+    width = _fit_width(fig, target, tries)
+    if narrowest_panel_in(fig) < MIN_PANEL_IN:
+        # a legend beside the panel takes the width it needs: under the panel it takes height instead
+        moved = False
+        for ax in fig.axes:
+            if ax.get_legend() is not None and not getattr(ax.get_legend(), "below", False):
+                legend_below(ax)
+                moved = True
+        if moved:  # start again from the size and layout the figure was drawn at
+            fig.set_size_inches(size, forward=True)
+            for ax, box in zip(fig.axes, positions):
+                ax.set_position(box)
+            for ax in fig.axes:
+                if getattr(ax.get_legend(), "below", False):
+                    _anchor_below(ax)
+            width = _fit_width(fig, target, tries)
+    _reflow_legends_below(fig)
     fig.canvas.draw()
     _unoverlap_ticks(fig, fig.canvas.get_renderer())
     for ax in fig.axes:
@@ -444,6 +505,13 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
             _anchor_below(ax)
     _suptitle_above(fig)
     return saved_width(fig) + 2 * float(plt.rcParams["savefig.pad_inches"])
+
+
+def _alone_in_row(fig, ax) -> bool:
+    """True when no other data panel shares the axes' height band (a panel alone in its row)."""
+    box = ax.get_position()
+    return not any(o is not ax and is_panel(o) and o.get_position().y0 < box.y1 and o.get_position().y1 > box.y0
+                   for o in fig.axes)
 
 
 def _wrap_titles(fig, width_in: float) -> None:
@@ -454,8 +522,7 @@ def _wrap_titles(fig, width_in: float) -> None:
     texts = [(fig._suptitle, width_in)] if fig._suptitle is not None else []
     for ax in fig.axes:
         box = ax.get_position()
-        alone = not any(o is not ax and is_panel(o) and o.get_position().y0 < box.y1 and o.get_position().y1 > box.y0
-                        for o in fig.axes)
+        alone = _alone_in_row(fig, ax)
         # a panel alone in its row may have a title as wide as the figure; others keep to their panel
         room = 0.95 * width_in if alone else width_in * max(box.width, 1 / 3)
         texts += [(t, room) for t in (ax.title, ax._left_title)]
@@ -471,7 +538,7 @@ def _wrap_titles(fig, width_in: float) -> None:
             chars -= 3
 
 
-MIN_PANEL_IN = 1.0  # inches: a panel narrower than this at its span's width shows little but its labels
+MIN_PANEL_IN = 0.8  # inches: a panel narrower than this at its span's width shows little but its labels
 
 
 def narrowest_panel_in(fig) -> float:

@@ -212,13 +212,13 @@ def test_legend_crossed_by_a_line_moves_outside():
 
 def test_figures_are_saved_at_their_declared_width_and_warn_when_unreadable_there(out):
     """Saved as wide as the span declared (column 3.3 in, page 7 in), so text prints as drawn (>= 7 pt);
-    three panels in a column are too narrow and warn unless declared full width (a paper's figure*)."""
+    four panels in a column are too narrow and warn unless declared full width (a paper's figure*)."""
     from PIL import Image
 
     from lib.report.plotting import MIN_PRINTED_PT, printed_text_pt
 
     def wide():
-        fig, axes = plt.subplots(1, 3, figsize=(9.5, 3))  # three panels in a row: about 9.5 in as drawn
+        fig, axes = plt.subplots(1, 4, figsize=(9.5, 3))  # four panels in a row: about 9.5 in as drawn
         for ax in axes:
             ax.plot([0, 1], [0, 1])
         axes[0].set_title("Growth per model, n = 2")
@@ -379,3 +379,19 @@ def test_legend_below_takes_proxy_handles():
     leg = ax.get_legend()
     assert [t.get_text() for t in leg.get_texts()] == ["relevance", "n < 5"] and leg.below
     plt.close(fig)
+
+
+def test_a_legend_beside_a_panel_that_leaves_it_too_narrow_moves_under_it(out):
+    """02_verification: long category names and a legend beside the bars left a 0.4-in panel."""
+    from lib.report.plotting import MIN_PANEL_IN, narrowest_panel_in
+
+    fig, ax = plt.subplots()
+    names = ["SmolLM2, QA", "SmolLM2, false answer (ours, fallback)", "SmolLM2, false answer", "SmolLM2, rewrite"]
+    ax.barh(names, [3, 3, 0, 2], label="ok first try")
+    ax.barh(names, [0, 0, 3, 1], left=[3, 3, 0, 2], label="dropped")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title("Verification of generated text (n = 12 texts)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        out.figure(fig, "verification")
+    assert narrowest_panel_in(fig) >= MIN_PANEL_IN and ax.get_legend().below

@@ -17,6 +17,7 @@ CAPTIONS = {
     "ppl_ttests": "Human minus model perplexity per dataset and author, t-test over items (v2 Table 1)",
     "knowledge_levels": "Share of questions with no, partial and full knowledge (v2 Table 1, v1 Table 1)",
     r"05_scores_(\w+)_(true|false)": "Pointwise relevance ratings per evaluator and author (v2 Tables 6-9)",
+    "05_pointwise_cells": "Pointwise ratings per dataset, evaluator, setting, factuality and author: n, parse failures, mean",
     "05_human_vs_self": "Pointwise ratings of human and own passages, normal and RAG prompt (v2 Table 2)",
     "05_v1_table3_human_vs_models": "Pointwise ratings of human and model passages (v1 Table 3)",
     "05_score_distribution": "Distribution of pointwise ratings per evaluator (v1 Table 14)",

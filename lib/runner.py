@@ -259,13 +259,10 @@ def display_path(p: Path) -> str:
 
 
 def _git_commit() -> str:
-    try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True).stdout.strip()
-        return (sha or "unknown") + ("+dirty" if dirty else "")
-    except OSError:
-        return "unknown"
+    from .report.provenance import git_state  # one reading of git for the manifest and results.json
+
+    state = git_state()
+    return state["commit"] + ("+dirty" if state["dirty"] else "")
 
 
 def _versions() -> dict:

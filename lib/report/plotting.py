@@ -450,6 +450,13 @@ def _reflow_legends_below(fig) -> None:
         leg = ax.get_legend()
         if not getattr(leg, "below", False) or leg.get_window_extent(renderer).width <= fig.bbox.width:
             continue
+        if leg._ncols == 1:  # one entry to a row and still too wide: its long labels wrap
+            texts = leg.get_texts()
+            size = max((t.get_fontsize() for t in texts), default=10.0)
+            chars = max(int((fig.bbox.width / fig.dpi - 0.5) * 72 / (0.5 * size)), 12)
+            for t in texts:
+                t.set_text(textwrap.fill(t.get_text(), chars, break_long_words=False))
+            continue
         handles, labels = leg.legend_handles, [t.get_text() for t in leg.get_texts()]
         for h, text in zip(handles, labels):
             h.set_label(text)

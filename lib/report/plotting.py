@@ -432,14 +432,19 @@ def _relayout(fig) -> None:
     for ax in fig.axes:  # colorbars too, so they stay beside their panel
         box = ax.get_position()
         ax.set_position([new_left + (box.x0 - left) * scale, box.y0, box.width * scale, box.height])
-    for ax in panels:
-        if _alone_in_row(fig, ax) and ax.title.get_text().strip():
-            # centred on the figure, where a title as wide as the figure fits (a panel's labels push it off-centre)
-            box = ax.get_position()
-            ax.title.set_x(min(max((0.5 - box.x0) / box.width, 0.0), 1.0) if box.width else 0.5)
+
     for ax in fig.axes:
         if getattr(ax.get_legend(), "below", False):
             _anchor_below(ax)
+
+
+def _center_titles(fig) -> None:
+    """The title of a panel alone in its row centred on the figure, where a title as wide as the figure
+    fits (the panel's labels on the left push the panel, and so its title, off-centre)."""
+    for ax in fig.axes:
+        if is_panel(ax) and _alone_in_row(fig, ax) and ax.title.get_text().strip():
+            box = ax.get_position()
+            ax.title.set_x(min(max((0.5 - box.x0) / box.width, 0.0), 1.0) if box.width else 0.5)
 
 
 def _reflow_legends_below(fig) -> None:
@@ -471,6 +476,7 @@ def _fit_width(fig, target: float, tries: int) -> float:
     size in the saved figure), then sets the width."""
     for _ in range(tries):
         _relayout(fig)
+        _center_titles(fig)
         _reflow_legends_below(fig)
         width = saved_width(fig)
         if abs(width - target) < 0.02:

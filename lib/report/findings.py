@@ -2,8 +2,8 @@
 
 Each notebook calls `record(run_name, notebook, rows)` with rows made by `finding(...)`; the rows land
 in `data/runs/<run>/findings/<notebook>.csv`, so re-running one notebook replaces only its rows. After
-a run, `summarize(run_dir)` writes `findings.csv` (all rows) and a short `README.md` that renders the
-table with one sentence per study.
+a run, `summarize(run_dir)` writes `findings.csv` (all rows), `results.json` (provenance and every
+row) and a `README.md` that opens with what the run found per study (lib.report.run_readme).
 
 `n` is `n_items`, the independent units (questions, items or pairs: `unit` names them); `n_judgments`
 counts the judgments behind them. Intervals and tests resample or model the unit, not the judgment
@@ -21,16 +21,18 @@ import re
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from lib import paths, stats
 
 COLUMNS = ["study", "notebook", "measure_id", "measure", "model", "n", "n_items", "n_judgments", "unit", "estimate", "ci_low",
            "ci_high", "ci_note", "p", "p_adjusted", "pooled", "primary", "family", "smoke", "paper_value", "paper_model"]
-# results.json: what tools that read results need, one object per row
-RESULT_KEYS = ["study", "notebook", "measure_id", "model", "estimate", "ci_low", "ci_high", "n", "n_judgments",
-               "unit", "p", "p_adjusted", "pooled", "primary", "family", "smoke", "measure", "ci_note"]
+# What a reader needs to read a row on its own: a finding or a pipeline diagnostic (failure share,
+# parse rate), units attempted (n counts those used), the scale, which way is "more", and why a row
+# has no interval.
+DESCRIBED = ["kind", "n_attempted", "scale", "direction", "no_interval"]
+COLUMNS = COLUMNS + DESCRIBED
+KINDS = ("finding", "diagnostic")
 STUDIES = {
     "self-preference": "Self-preference in RAG",
     "utility": "Utility judgments",
@@ -43,14 +45,18 @@ def finding(study: str, notebook: str, measure: str, model: str, n: int, estimat
             ci_low: float | None = None, ci_high: float | None = None, p: float | None = None,
             paper_value: float | None = None, *, n_judgments: int | None = None, unit: str = "",
             pooled: bool = False, paper_model: str | None = None, measure_id: str | None = None,
-            primary: bool = True, ci_note: str = "") -> dict:
+            primary: bool = True, ci_note: str = "", kind: str = "finding", n_attempted: int | None = None,
+            scale: str = "", direction: str = "", no_interval: str = "") -> dict:
     """One headline quantity, checked: a known study, whole counts (n = independent units, at most
     n_judgments); an interval that misses its estimate (possible for percentile bootstraps of a skewed
     statistic, or a swapped column) is warned about. A published value needs `paper_model` when the
     paper's model is not the one measured. `measure_id` is the stable, pivotable name (default: a
     slug of the measure). `primary=False` marks a secondary reading of a quantity another row reads
     (kept out of Holm's family). Below MIN_CI_UNITS units, or with a zero-width interval, the
-    interval is blanked and `ci_note` says why."""
+    interval is blanked and `ci_note` says why. `kind` "diagnostic" marks a row on the pipeline (a
+    failure share, a parse rate), not a finding; `n_attempted` counts the units tried (default n);
+    `scale` says in what the estimate is (e.g. "share 0-1", "%"), `direction` what a higher value
+    means, `no_interval` why a row has no interval (default: `ci_note` when the interval is blank)."""
     if study not in STUDIES:
         raise ValueError(f"Unknown study {study!r}: use one of {sorted(STUDIES)}.")
     if int(n) != n or n < 0:
@@ -58,6 +64,11 @@ def finding(study: str, notebook: str, measure: str, model: str, n: int, estimat
     judgments = int(n) if n_judgments is None else n_judgments
     if int(judgments) != judgments or judgments < n:
         raise ValueError(f"{measure}: n_judgments must be a whole number >= n ({n}), got {n_judgments!r}.")
+    if kind not in KINDS:
+        raise ValueError(f"{measure}: kind must be one of {KINDS}, got {kind!r}.")
+    attempted = int(n) if n_attempted is None else n_attempted
+    if int(attempted) != attempted or attempted < n:
+        raise ValueError(f"{measure}: n_attempted must be a whole number >= n ({n}), got {n_attempted!r}.")
     est = float(estimate)
     ci_low, ci_high, ci_note = honest_interval(int(n), _num(ci_low), _num(ci_high), ci_note)
     if not (math.isnan(ci_low) or math.isnan(ci_high) or math.isnan(est)):
@@ -69,7 +80,9 @@ def finding(study: str, notebook: str, measure: str, model: str, n: int, estimat
             "n_items": int(n), "n_judgments": int(judgments), "unit": unit, "estimate": est,
             "ci_low": _num(ci_low), "ci_high": _num(ci_high), "ci_note": ci_note, "p": _num(p),
             "p_adjusted": float("nan"), "pooled": bool(pooled), "primary": bool(primary), "family": "",
-            "smoke": int(n) < SMOKE_N, "paper_value": _num(paper_value), "paper_model": paper_model or ""}
+            "smoke": int(n) < SMOKE_N, "paper_value": _num(paper_value), "paper_model": paper_model or "",
+            "kind": kind, "n_attempted": int(attempted), "scale": scale, "direction": direction,
+            "no_interval": no_interval or (ci_note if math.isnan(ci_low) or math.isnan(ci_high) else "")}
 
 
 def honest_interval(n: int, low: float, high: float, note: str = "") -> tuple[float, float, str]:
@@ -125,15 +138,20 @@ def collect(run_dir: Path) -> pd.DataFrame:
     frame["smoke"] = frame["n_items"] < SMOKE_N  # recomputed: the rule counts units
     frame["pooled"] = frame["pooled"].astype(object).fillna(False).astype(bool)
     frame["primary"] = frame["primary"].astype(object).fillna(True).astype(bool)  # older files: every row primary
-    for col in ("unit", "paper_model", "ci_note"):
+    for col in ("unit", "paper_model", "ci_note", "scale", "direction", "no_interval"):
         frame[col] = frame[col].astype(object).fillna("").astype(str)
+    frame["kind"] = frame["kind"].astype(object).fillna("finding").astype(str)  # older files: all findings
+    frame["n_attempted"] = frame["n_attempted"].fillna(frame["n_items"]).astype(int)
     return adjust(frame)
 
 
 def in_family(frame: pd.DataFrame) -> pd.Series:
-    """Which rows belong to Holm's family: tested, primary, not smoke, not pooled."""
+    """Which rows belong to Holm's family: tested findings (not pipeline diagnostics), primary, not
+    smoke, not pooled."""
     primary = frame["primary"].astype(bool) if "primary" in frame else True
-    return frame["p"].notna() & primary & ~frame["smoke"].astype(bool) & ~frame["pooled"].astype(bool)
+    finding_rows = frame["kind"].astype(object).fillna("finding").eq("finding") if "kind" in frame else True
+    return (frame["p"].notna() & primary & finding_rows & ~frame["smoke"].astype(bool)
+            & ~frame["pooled"].astype(bool))
 
 
 def adjust(frame: pd.DataFrame) -> pd.DataFrame:
@@ -150,78 +168,36 @@ def adjust(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def study_sentence(study: str, rows: pd.DataFrame) -> str:
-    """One plain sentence on what a study's rows show: how many are findings and which differ from
-    their null after Holm's correction."""
-    title = STUDIES.get(study, study)
-    sized = rows[rows["n_items"] >= SMOKE_N]
-    small = len(rows) - len(sized)
-    if sized.empty:
-        return (f"{title}: every quantity has fewer than {SMOKE_N} independent units, so this run is a "
-                "smoke test, not a finding.")
-    tested = sized[sized["p_adjusted"].notna()]
-    sig = tested[tested["p_adjusted"] < 0.05]
-    parts = [f"{title}: {len(sized)} quantities with n >= {SMOKE_N} units"]
-    if len(tested):
-        named = "; ".join(f"{r.measure} ({r.model}) = {r.estimate:.3g}, Holm p = {r.p_adjusted:.2g}"
-                          for r in sig.itertuples())
-        parts.append(f"{len(sig)} of the {len(tested)} tested differ from their null at Holm-adjusted p < 0.05"
-                     + (f" ({named})" if named else ""))
-    if small:
-        parts.append(f"{small} more have n < {SMOKE_N} and are smoke tests only")
-    return ", ".join(parts) + "."
+def summarize(run_dir: Path, run_name: str | None = None, manifest: dict | None = None) -> tuple[Path, Path, Path]:
+    """Write findings.csv, results.json (provenance and every row) and README.md of a run; returns their
+    paths. `manifest` is the runner's (default: the run's manifest.json when there is one)."""
+    from . import provenance, run_readme
 
-
-def _markdown(frame: pd.DataFrame) -> str:
-    """The findings table as GitHub markdown (numbers to 3 significant digits, blanks for missing)."""
-    def cell(v):
-        if isinstance(v, (bool, np.bool_)):
-            return "yes" if v else ""
-        if isinstance(v, float):
-            return "" if math.isnan(v) else f"{v:.3g}"
-        return str(v)
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + " --- |" * len(COLUMNS)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame[COLUMNS].itertuples(index=False)]
-    return "\n".join(lines)
-
-
-def summarize(run_dir: Path, run_name: str | None = None) -> tuple[Path, Path, Path]:
-    """Write findings.csv, results.json and README.md of a run; returns their paths."""
     run_dir = Path(run_dir)
+    name = run_name or run_dir.name
+    if manifest is None and (run_dir / "manifest.json").is_file():
+        manifest = json.loads((run_dir / "manifest.json").read_text())
     frame = collect(run_dir)
     csv_path = run_dir / "findings.csv"
     frame.to_csv(csv_path, index=False)
+    manifest = {"run": name, **(manifest or {})}
+    # the models the rows name count too (a run summarised without the runner's manifest still lists them)
+    manifest["model_specs"] = sorted(set(manifest.get("model_specs") or []) | set(provenance.specs_in(frame["model"])))
+    metadata = provenance.run_metadata(manifest)
     json_path = run_dir / "results.json"
-    records = frame[RESULT_KEYS].astype(object).where(frame[RESULT_KEYS].notna(), None).to_dict("records")
-    json_path.write_text(json.dumps(records, indent=1, default=_plain) + "\n", encoding="utf-8")
-    name = run_name or run_dir.name
-    text = [f"# Findings of run `{name}`", "",
-            "One row per headline quantity: estimate with its 95% interval, n and, where a test applies, "
-            "its p-value; `paper_value` is the published number where one exists, `paper_model` the "
-            "paper's model behind it; `measure_id` is a stable name to pivot on (also in `results.json`).", "",
-            "`n` counts independent units (`n_items`: the `unit` column says which: question, item or "
-            "pair); `n_judgments` counts the judgments behind them. Where one unit gives several "
-            "judgments, the 95% interval is a percentile cluster bootstrap (the unit resampled with "
-            "replacement, seeded) and the p-value a sign-flip test over units; where each unit gives one "
-            "judgment, a Wilson interval and binomial test or a paired t-test over units. `p_adjusted` "
-            "is Holm's correction over one declared family per study in this run (the `family` column "
-            "names it): tested rows that are `primary` (one reading per quantity), not smoke and not "
-            "`pooled` (rows that repeat other rows' data, all datasets at once). A blank interval has "
-            "its reason in `ci_note` (fewer than 10 units, or no spread between units). Rows "
-            f"with n < {SMOKE_N} units are smoke tests, not findings: they are listed apart below.", ""]
-    for study in STUDIES:
-        rows = frame[frame["study"] == study]
-        if len(rows):
-            size = int((rows["family"] == study).sum())
-            text.append("- " + study_sentence(study, rows) + f" Holm's family `{study}`: {size} rows.")
-    findings_rows, smoke_rows = frame[~frame["smoke"]], frame[frame["smoke"]]
-    text += ["", f"## Findings (n >= {SMOKE_N} units)", "",
-             _markdown(findings_rows) if len(findings_rows) else "None in this run.", "",
-             f"## Smoke rows (n < {SMOKE_N} units: the pipeline runs, nothing more)", "",
-             _markdown(smoke_rows) if len(smoke_rows) else "None.", ""]
+    json_path.write_text(json.dumps(results_document(frame, metadata), indent=1, default=_plain) + "\n",
+                         encoding="utf-8")
     md_path = run_dir / "README.md"
-    md_path.write_text("\n".join(text), encoding="utf-8")
+    md_path.write_text(run_readme.render(frame, name, STUDIES, SMOKE_N, metadata), encoding="utf-8")
     return csv_path, md_path, json_path
+
+
+def results_document(frame: pd.DataFrame, metadata: dict) -> dict:
+    """results.json: the run's provenance, then every findings column of every row, with the units
+    that failed (`n_failed` = attempted minus used) spelled out."""
+    rows = frame.assign(n_failed=frame["n_attempted"] - frame["n_items"]) if len(frame) else frame.assign(n_failed=[])
+    records = rows.astype(object).where(rows.notna(), None).to_dict("records")
+    return {"metadata": metadata, "columns": list(rows.columns), "n_rows": len(records), "rows": records}
 
 
 def _plain(value):

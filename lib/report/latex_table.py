@@ -1,5 +1,7 @@
-"""LaTeX tables that compile: escaped text, booktabs rules, formatted numbers, a caption with n,
-and wide frames split into several tabulars that share their key columns."""
+"""LaTeX tables that compile and fit a two-column paper: escaped text, booktabs rules, formatted
+numbers, estimates with their intervals in one cell, a caption that says what the table shows and its
+n; a `table` when the estimated width fits a column (3.3 in), a `table*` when it fits the page (7 in),
+and frames wider than the page split into several tabulars that share their key columns."""
 from __future__ import annotations
 
 import math
@@ -12,8 +14,6 @@ import pandas as pd
 
 from .labels import humanize, label
 
-# Columns per tabular (key columns included): about what fits a page's text width in \small.
-MAX_COLUMNS = 8
 # Text columns repeated in every part of a split table, so each part can be read on its own.
 MAX_KEY_COLUMNS = 3
 MISSING = "---"  # an em-dash in LaTeX: a cell with no value (NaN, None)
@@ -70,6 +70,17 @@ def format_number(value, decimals: int = 3) -> str:
     if value != 0 and abs(value) < 0.5 * 10 ** -decimals:
         return f"{value:.1e}"
     return f"{value:.{decimals}f}"
+
+
+def interval_text(estimate, low, high, decimals: int = 3) -> str:
+    """'0.512 [0.410, 0.600]': an estimate with its interval in one cell ('0.512' without one, '---'
+    without an estimate)."""
+    if _is_missing(estimate) or pd.isna(estimate):
+        return MISSING
+    text = format_number(float(estimate), decimals)
+    if _is_missing(low) or _is_missing(high) or pd.isna(low) or pd.isna(high):
+        return text
+    return f"{text} [{format_number(float(low), decimals)}, {format_number(float(high), decimals)}]"
 
 
 def _format_column(col: pd.Series, decimals: int) -> list[str]:
@@ -140,51 +151,201 @@ def _key_columns(df: pd.DataFrame) -> list[str]:
     return keys
 
 
-def column_groups(columns: list[str], keys: list[str], max_columns: int = MAX_COLUMNS) -> list[list[str]]:
-    """Columns per tabular: all in one when they fit, else the key columns plus at most
-    max_columns - len(keys) others per part, spread evenly (no part left with one lone column)."""
-    if len(columns) <= max_columns:
+# --- what a reader should see: intervals in one cell, no helper columns --------------------------------
+
+# helper columns that repeat another column as pre-formatted text (e.g. `diff_true_fmt`)
+HELPER = re.compile(r"(^|[_ ])fmt($|[_ ])")
+# (low, high) column names of an interval around column `base`
+_BOUNDS = [("{}_ci_low", "{}_ci_high"), ("{} lo", "{} hi"), ("{}_lo", "{}_hi"), ("{}_low", "{}_high"),
+           ("{} CI low", "{} CI high")]
+_STATS = "rate|mean|estimate|diff|score|accuracy|value"
+_LAST_WORD = re.compile(rf"^(.*?)([:_ ]\s*)({_STATS})$")  # style_rate, "paper: mean" -> style_ci_low, "paper: ci_low"
+_FIRST_WORD = re.compile(rf"^({_STATS})_(.+)$")  # diff_true -> ci_low_true
+
+
+def _interval_of(df: pd.DataFrame, base: str) -> tuple[str, str] | None:
+    """The (low, high) columns that bound column `base`, if the frame has them."""
+    for lo, hi in _BOUNDS:
+        if lo.format(base) in df.columns and hi.format(base) in df.columns:
+            return lo.format(base), hi.format(base)
+    candidates = []
+    m = _LAST_WORD.match(base)
+    if m:
+        candidates.append((f"{m.group(1)}{m.group(2)}ci_low", f"{m.group(1)}{m.group(2)}ci_high"))
+    m = _FIRST_WORD.match(base)
+    if m:
+        candidates.append((f"ci_low_{m.group(2)}", f"ci_high_{m.group(2)}"))
+    for lo, hi in candidates:
+        if lo in df.columns and hi in df.columns:
+            return lo, hi
+    return None
+
+
+def reader_columns(df: pd.DataFrame, decimals: int = 3) -> pd.DataFrame:
+    """The frame as a paper's table shows it: helper columns dropped, and each estimate with its
+    interval in one text cell 'est [lo, hi]' (bare `ci_low` / `ci_high` bound the numeric column
+    just before them)."""
+    df = df[[c for c in df.columns if not HELPER.search(str(c))]].copy()
+    cols = list(df.columns)
+    pairs = {}
+    for i, c in enumerate(cols):
+        if not pd.api.types.is_numeric_dtype(df[c]):
+            continue
+        bounds = _interval_of(df, str(c))
+        if bounds is None and i + 2 < len(cols) and (cols[i + 1], cols[i + 2]) in (("ci_low", "ci_high"), ("lo", "hi")):
+            bounds = (cols[i + 1], cols[i + 2])
+        if bounds and bounds[0] not in pairs.values() and all(pd.api.types.is_numeric_dtype(df[b]) for b in bounds):
+            pairs[c] = bounds
+    for c, (lo, hi) in pairs.items():
+        d = column_decimals(c, df[c], decimals)
+        df[c] = [interval_text(e, a, b, d) for e, a, b in zip(df[c], df[lo], df[hi])]
+        df = df.drop(columns=[lo, hi]).rename(columns={c: f"{c} [95% CI]"})
+    return df
+
+
+def column_decimals(name, col: pd.Series, decimals: int) -> int:
+    """Decimals for one column: 1 for percentages and values of 100 or more, none from 10,000, else
+    `decimals` (so a percentage prints 100.0, not 100.000)."""
+    text = str(name).lower()
+    values = pd.to_numeric(col, errors="coerce").abs()
+    big = values.max() if values.notna().any() else 0
+    if big >= 10_000:
+        return 0
+    if "%" in text or "pct" in text or "percent" in text or big >= 100:
+        return min(decimals, 1)
+    return decimals
+
+
+# --- widths: what fits a column (3.3 in) or the page (7 in) of a two-column paper ------------------
+
+COLUMN_PT = 240.0  # 3.3 in
+PAGE_PT = 505.0  # 7 in
+COLSEP_PT = 12.0  # 2 x \tabcolsep (6 pt) per column
+WRAP_PT = 120.0  # a text column wider than this wraps in a p{} column of this width
+# widths in pt of characters at \small (9 pt Computer Modern), rounded up so estimates err wide
+_WIDE = set("MWmw@%")
+_UPPER_PT, _LOWER_PT, _DIGIT_PT, _SPACE_PT, _WIDE_PT = 6.9, 4.7, 4.5, 3.1, 8.5
+
+
+def text_width_pt(text: str) -> float:
+    """Estimated printed width of a cell's LaTeX text at small size, in pt (commands count as one glyph)."""
+    plain = re.sub(r"\\[a-zA-Z]+\{\}|\\[a-zA-Z]+|\\.", "x", str(text)).replace("{", "").replace("}", "").replace("$", "")
+    total = 0.0
+    for ch in plain:
+        if ch in _WIDE:
+            total += _WIDE_PT
+        elif ch.isupper():
+            total += _UPPER_PT
+        elif ch.isdigit() or ch in ".,;:!?'`()[]-+/*=":
+            total += _DIGIT_PT
+        elif ch == " ":
+            total += _SPACE_PT
+        else:
+            total += _LOWER_PT
+    return total
+
+
+def column_groups(columns: list[str], keys: list[str], widths: dict, limit: float = PAGE_PT) -> list[list[str]]:
+    """Columns per tabular: all in one when their widths fit `limit`, else the key columns plus as many
+    others as fit, in order, per part (each part can be read on its own)."""
+    if sum(widths[c] for c in columns) <= limit:
         return [list(columns)]
-    rest = [c for c in columns if c not in keys]
-    n_parts = math.ceil(len(rest) / max(max_columns - len(keys), 1))
-    size, extra = divmod(len(rest), n_parts)
-    bounds = [i * size + min(i, extra) for i in range(n_parts + 1)]
-    return [keys + rest[a:b] for a, b in zip(bounds, bounds[1:])]
+    parts, part = [], list(keys)
+    for c in (c for c in columns if c not in keys):
+        if len(part) > len(keys) and sum(widths[x] for x in part) + widths[c] > limit:
+            parts.append(part)
+            part = list(keys)
+        part.append(c)
+    parts.append(part)
+    return parts
 
 
-def _tabular(df: pd.DataFrame, cols: list[str], decimals: int) -> str:
+def _header(text: str, width: float) -> str:
+    """A header cell that wraps onto lines no wider than its column's cells (a nested tabular)."""
+    words, lines, line = text.split(" "), [], ""
+    for w in words:
+        if line and text_width_pt(line + " " + w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}".strip()
+    lines.append(line)
+    if len(lines) == 1:
+        return lines[0]
+    # "{}" after each line break: a line starting with "[" would be read as the break's optional argument
+    return r"\begin{tabular}[b]{@{}l@{}}" + r" \\{} ".join(lines) + r"\end{tabular}"
+
+
+def _layout(df: pd.DataFrame, decimals: int) -> dict:
+    """Per column: its cells, header, alignment and estimated width in pt (cells plus column gap)."""
+    out = {}
+    for c in df.columns:
+        numeric = pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
+        cells = _format_column(df[c], column_decimals(c, df[c], decimals))
+        body = max((text_width_pt(x) for x in cells), default=0.0)
+        head = escape(label(c))
+        longest_word = max((text_width_pt(w) for w in head.split(" ")), default=0.0)
+        if not numeric and body > WRAP_PT:
+            align, body = rf"p{{{WRAP_PT:g}pt}}", WRAP_PT
+        else:
+            align = "r" if numeric else "l"
+        width = max(body, min(longest_word, WRAP_PT), 0.0)
+        # a header wraps only where it is much wider than its cells (two short words stay on one line)
+        out[c] = {"cells": cells, "head": _header(head, max(width, longest_word, 60.0)), "align": align,
+                  "width": max(width, longest_word, min(text_width_pt(head), 60.0)) + COLSEP_PT}
+    return out
+
+
+def _tabular(layout: dict, cols: list[str], n_rows: int) -> str:
     """One booktabs tabular of the given columns: text left-aligned, numbers right-aligned."""
-    align = "".join("r" if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
-                    else "l" for c in cols)
-    head = " & ".join(escape(label(c)) for c in cols) + r" \\"
-    body = [_format_column(df[c], decimals) for c in cols]
-    rows = [" & ".join(cells) + r" \\" for cells in zip(*body)] if len(df) else []
+    align = "".join(layout[c]["align"] for c in cols)
+    head = " & ".join(layout[c]["head"] for c in cols) + r" \\"
+    rows = [" & ".join(layout[c]["cells"][i] for c in cols) + r" \\" for i in range(n_rows)]
     return "\n".join([rf"\begin{{tabular}}{{{align}}}", r"\toprule", head, r"\midrule", *rows,
                       r"\bottomrule", r"\end{tabular}"])
 
 
+def estimated_width(tex: str) -> float:
+    """The widest tabular of a table written by `to_latex`, as it estimated it (pt)."""
+    found = re.findall(r"% widest part about ([\d.]+) pt", tex)
+    return float(found[0]) if found else float("nan")
+
+
 def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: list[str] | None = None,
-             decimals: int = 3, max_columns: int = MAX_COLUMNS) -> str:
-    """A table environment (booktabs; needs only that package) with a caption that states n when
-    the frame has an n column; more than max_columns columns are split into stacked tabulars that
-    each repeat the key columns. `columns` picks and orders the columns shown (after the index
-    became columns)."""
+             decimals: int = 3) -> str | None:
+    """A table environment (booktabs; needs only that package) with a caption that says what the
+    table shows (given, else the one `captions` declares for `name`) and its n; estimates and their
+    intervals in one cell, helper columns dropped; `table` when it fits a column (3.3 in), else
+    `table*` (the page, 7 in), split into stacked tabulars that each repeat the key columns when even
+    the page is too narrow. `columns` picks and orders the columns shown (after the index became
+    columns). None for a frame without rows: an empty tabular is not a table."""
+    from .captions import caption_for
+
     flat = _flat(df)
     if columns is not None:
         missing = [c for c in columns if c not in flat.columns]
         if missing:
             raise KeyError(f"Table {name!r}: no column {missing} to show; it has {list(flat.columns)}.")
         flat = flat[list(columns)]
-    # without a caption: the table's name, less the notebook number it starts with
+    if flat.empty:
+        return None
+    n = n_text(flat)
+    flat = reader_columns(flat, decimals)
     if caption is None:
+        caption = caption_for(name)
+    if caption is None:  # the last resort: the table's name, less the notebook number it starts with
         caption = label(re.sub(r"^\d+_", "", name))
         caption = caption[:1].upper() + caption[1:]
-    title = escape(caption)
-    n = n_text(flat)
-    groups = column_groups(list(flat.columns), _key_columns(flat), max_columns)
-    parts = [_tabular(flat, cols, decimals) for cols in groups]
+    layout = _layout(flat, decimals)
+    widths = {c: layout[c]["width"] for c in flat.columns}
+    groups = column_groups(list(flat.columns), _key_columns(flat), widths, PAGE_PT)
+    widest = max(sum(widths[c] for c in cols) for cols in groups)
+    env = "table" if widest <= COLUMN_PT else "table*"
+    size = "\\small" if widest <= PAGE_PT else "\\footnotesize"  # key columns alone wider than the page
+    parts = [_tabular(layout, cols, len(flat)) for cols in groups]
     note = f" ({len(parts)} parts, key columns repeated)" if len(parts) > 1 else ""
-    cap = title + (f". {n}" if n else "") + note
+    cap = escape(caption) + (f". {n}" if n else "") + note
     body = "\n\\par\\medskip\n".join(parts)
-    return (PREAMBLE + "\\begin{table}[htbp]\n\\centering\n\\small\n" + f"\\caption{{{cap}}}\n"
-            + f"\\label{{tab:{name}}}\n{body}\n\\end{{table}}\n")
+    return (PREAMBLE + f"% widest part about {widest:.0f} pt: {env} ({'a column' if env == 'table' else 'the page'})\n"
+            + f"\\begin{{{env}}}[htbp]\n\\centering\n{size}\n" + f"\\caption{{{cap}}}\n"
+            + f"\\label{{tab:{name}}}\n{body}\n\\end{{{env}}}\n")

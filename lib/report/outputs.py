@@ -41,7 +41,7 @@ class RunOutputs:
         for d in (self.table_dir, self.figure_dir):
             d.mkdir(parents=True, exist_ok=True)
         self.written: list[str] = []
-        self.not_saved: dict[str, str] = {}  # figure name -> why it was not saved (every panel empty)
+        self.not_saved: dict[str, str] = {}  # figure or LaTeX table name -> why it was not saved (nothing to show)
         self._stats_at_start = cache.cache_stats()
 
     def path(self, filename: str) -> Path:
@@ -61,9 +61,15 @@ class RunOutputs:
             if not decimals:
                 raise ValueError(f"Table {name!r}: float_format {float_format!r} must look like '%.3f'.")
             tex = self.figure_dir / f"{name}.tex"
-            tex.write_text(latex_table.to_latex(df, name, caption=caption, columns=latex_columns,
-                                                decimals=int(decimals.group(1))))
-            self.written.append(str(tex))
+            text = latex_table.to_latex(df, name, caption=caption, columns=latex_columns,
+                                        decimals=int(decimals.group(1)))
+            if text is None:  # an empty tabular stops pdflatex and tells a reader nothing
+                tex.unlink(missing_ok=True)  # an earlier run's table of this name is no longer true
+                self.not_saved[name] = "no rows"
+                print(f"table {name!r}: no rows, so no LaTeX table written (the CSV has the columns)")
+            else:
+                tex.write_text(text)
+                self.written.append(str(tex))
         return csv
 
     def figure(self, fig, name: str, caption: str | None = None, empty_note: str = NO_DATA,
@@ -71,10 +77,11 @@ class RunOutputs:
         """Save a matplotlib figure as PNG and PDF after the house style's finishing pass. A panel
         with no data gets `empty_note` written in it; a figure whose every panel is empty is not
         saved (no paths returned; the reason, the panels' own notes or `empty_note`, is printed and kept in
-        `not_saved`); a figure that states no n anywhere (caption, titles, labels, legend: 'n = ...'),
-        or whose smallest text prints under 5 pt at its `span`'s width ("column": a paper's column,
-        3.3 in; "page": a full-width figure*, 7 in, declared where a paper would use one), is saved with
-        a FigureWarning."""
+        `not_saved`). The figure is saved as wide as its `span` ("column": a paper's column, 3.3 in;
+        "page": a full-width figure*, 7 in, declared where a paper would use one), so its text prints at
+        the size it was drawn. A figure that states no n anywhere (caption, titles, labels, legend:
+        'n = ...'), has no title nor caption, draws error bars that nothing names, or cannot be brought
+        to its span's width with text of about 7 pt or more (6.5), is saved with a FigureWarning."""
         _check_name(name)
         if span not in plotting.SPANS:
             raise ValueError(f"Figure {name!r}: span {span!r} must be one of {sorted(plotting.SPANS)}.")
@@ -90,14 +97,28 @@ class RunOutputs:
             if not ax.texts:  # a panel that already explains itself keeps its own words
                 plotting.note_empty(ax, empty_note)
         plotting.tidy(fig)
+        width = plotting.fit_to_span(fig, span)  # saved as wide as declared: its text prints as drawn
         if not plotting.states_n(fig, caption):
             warnings.warn(f"figure {name!r} states no n: put 'n = ...' in its title or caption",
                           FigureWarning, stacklevel=2)
-        printed, drawn, width = plotting.printed_text_pt(fig, span)
-        if printed < plotting.MIN_PRINTED_PT:
+        if not plotting.title_text(fig) and not caption:
+            warnings.warn(f"figure {name!r} has no title: give it a caption-like one (what it shows, of what)",
+                          FigureWarning, stacklevel=2)
+        if plotting.has_error_bars(fig) and not plotting.names_error_bars(fig, caption):
+            warnings.warn(f"figure {name!r} has error bars that nothing names: say what they are "
+                          "(e.g. 'bars: 95% CI, bootstrap over questions') in its title or caption",
+                          FigureWarning, stacklevel=2)
+        panel = plotting.narrowest_panel_in(fig)
+        if panel < plotting.MIN_PANEL_IN:
+            warnings.warn(f"figure {name!r}: at a {span}'s width ({plotting.SPANS[span]} in) its narrowest panel is "
+                          f"{panel:.2f} in wide (under {plotting.MIN_PANEL_IN:g} in); use fewer panels per row"
+                          + (", or span='page' where a paper would use a full-width figure*" if span == "column" else ""),
+                          FigureWarning, stacklevel=2)
+        printed, drawn, _ = plotting.printed_text_pt(fig, span)
+        if abs(width - plotting.SPANS[span]) > 0.1 or printed < plotting.MIN_PRINTED_PT:
             warnings.warn(f"figure {name!r} is {width:.1f} in wide as saved: at a {span}'s width "
-                          f"({plotting.SPANS[span]} in) its smallest text ({drawn:.1f} pt) prints at {printed:.1f} pt, "
-                          f"under {plotting.MIN_PRINTED_PT:g} pt; use fewer panels per row or a smaller figsize"
+                          f"({plotting.SPANS[span]} in) its smallest text ({drawn:.1f} pt) prints at {printed:.1f} pt "
+                          f"(at least {plotting.MIN_PRINTED_PT:g} pt wanted); use fewer panels per row or larger text"
                           + (", or span='page' where a paper would use a full-width figure*" if span == "column" else ""),
                           FigureWarning, stacklevel=2)
         paths = []

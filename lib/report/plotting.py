@@ -25,7 +25,9 @@ FIGSIZE = (5.0, 3.2)
 COLUMN_WIDTH = 3.3  # inches: one column of a two-column paper (a `figure`)
 PAGE_WIDTH = 7.0  # inches: the text width of a two-column paper's page (a `figure*`)
 SPANS = {"column": COLUMN_WIDTH, "page": PAGE_WIDTH}
-MIN_PRINTED_PT = 5.0  # pt: the smallest text a printed figure may carry (the floor journals such as Nature set)
+# pt: the smallest text a printed figure may carry ("about 7 pt"); saved at its span's width the house
+# fonts (8-11.5 pt) print as drawn, and seaborn's x-small (6.9 pt) passes; 6.5 catches text made smaller by hand
+MIN_PRINTED_PT = 6.5
 
 
 def house_style() -> None:
@@ -239,7 +241,10 @@ def _anchor_below(ax) -> None:
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     box = ax.get_tightbbox(renderer).transformed(ax.transAxes.inverted())
-    leg.set_bbox_to_anchor((0.5, box.y0), transform=ax.transAxes)
+    pos = ax.get_position()
+    # under a panel alone in its row the legend is centred on the figure, where a row as wide as it fits
+    x = min(max((0.5 - pos.x0) / pos.width, 0.0), 1.0) if _alone_in_row(fig, ax) and pos.width else 0.5
+    leg.set_bbox_to_anchor((x, box.y0), transform=ax.transAxes)
     leg.set_visible(True)
 
 
@@ -376,6 +381,231 @@ def printed_text_pt(fig, span: str = "column") -> tuple[float, float, float]:
         raise ValueError(f"span {span!r}: use one of {sorted(SPANS)} (a column figure or a figure* over the page)")
     width, smallest = saved_width(fig), smallest_text_pt(fig)
     return smallest * min(1.0, SPANS[span] / width), smallest, width
+
+
+def _suptitle_above(fig) -> None:
+    """Lift a suptitle written at the top (state_n's) over every panel title, which wrapping may have
+    made taller than the room left for it."""
+    sup = fig._suptitle
+    if sup is None or not sup.get_text().strip() or sup.get_va() != "bottom":
+        return
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    tops = [t.get_window_extent(renderer).y1 for ax in fig.axes for t in (ax.title, ax._left_title, ax._right_title)
+            if t.get_visible() and t.get_text().strip()]
+    if tops:
+        sup.set_y(max(sup.get_position()[1], max(tops) / fig.bbox.height + 0.01))
+
+
+def _grid_relayout(fig, renderer) -> None:
+    """tight_layout for panels side by side (seaborn facets), keeping the room of figure legends on
+    the right and of a suptitle on top."""
+    import warnings
+
+    width, height = fig.bbox.width, fig.bbox.height
+    right = min([leg.get_window_extent(renderer).x0 / width for leg in fig.legends
+                 if leg.get_window_extent(renderer).x0 > 0.5 * width] + [1.0])
+    top = 1.0
+    if fig._suptitle is not None and fig._suptitle.get_text().strip():
+        top = min(1.0, fig._suptitle.get_window_extent(renderer).y0 / height)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tight_layout warns about what it cannot fit; the width check says so
+        fig.tight_layout(rect=(0, 0, right, top))
+
+
+def _relayout(fig) -> None:
+    """Panels moved and resized, horizontally only, so that their tick labels, axis labels and legends
+    fill the figure's width after a change of width, no more (heights and vertical layout are kept;
+    figure legends on the right keep their room)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    panels = [ax for ax in fig.axes if is_panel(ax)]
+    if not panels:
+        return
+    below = [ax.get_legend() for ax in fig.axes if getattr(ax.get_legend(), "below", False)]
+    if not below and not all(_alone_in_row(fig, ax) for ax in panels):
+        _grid_relayout(fig, renderer)  # panels side by side: their gaps are laid out again too
+        return
+    titles = [t for ax in panels for t in (ax.title, ax._left_title, ax._right_title) if t.get_visible()]
+    # a legend under a panel is re-flowed to the width and a title wrapped to it: neither is a margin
+    for artist in below + titles:
+        artist.set_visible(False)
+    boxes = [ax.get_tightbbox(renderer) for ax in panels]
+    for artist in below + titles:
+        artist.set_visible(True)
+    width = fig.bbox.width
+    # the room the panels may take: the whole width, less figure legends set beside them on the right
+    limit = min([leg.get_window_extent(renderer).x0 for leg in fig.legends
+                 if leg.get_window_extent(renderer).x0 > 0.5 * width] + [width])
+    # signed: positive where labels stick out of the room, negative where room is left unused
+    over_left = -min(b.x0 for b in boxes) / width
+    over_right = (max(b.x1 for b in boxes) - limit) / width
+    if abs(over_left) < 0.005 and abs(over_right) < 0.005:
+        return
+    left = min(ax.get_position().x0 for ax in panels)
+    right = max(ax.get_position().x1 for ax in panels)
+    new_left, new_right = left + over_left, right - over_right
+    if new_right - new_left < 0.1 * (right - left):
+        return  # nothing sensible left: the width warning reports the figure
+    scale = (new_right - new_left) / (right - left)
+    for ax in fig.axes:  # colorbars too, so they stay beside their panel
+        box = ax.get_position()
+        ax.set_position([new_left + (box.x0 - left) * scale, box.y0, box.width * scale, box.height])
+
+    for ax in fig.axes:
+        if getattr(ax.get_legend(), "below", False):
+            _anchor_below(ax)
+
+
+def _center_titles(fig) -> None:
+    """The title of a panel alone in its row centred on the figure, where a title as wide as the figure
+    fits (the panel's labels on the left push the panel, and so its title, off-centre)."""
+    for ax in fig.axes:
+        if is_panel(ax) and _alone_in_row(fig, ax) and ax.title.get_text().strip():
+            box = ax.get_position()
+            ax.title.set_x(min(max((0.5 - box.x0) / box.width, 0.0), 1.0) if box.width else 0.5)
+
+
+def _reflow_legends_below(fig) -> None:
+    """Legends under their panel that are wider than the figure get fewer entries to a row."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        if not getattr(leg, "below", False) or leg.get_window_extent(renderer).width <= fig.bbox.width:
+            continue
+        if leg._ncols == 1:  # one entry to a row and still too wide: its long labels wrap
+            texts = leg.get_texts()
+            size = max((t.get_fontsize() for t in texts), default=10.0)
+            chars = max(int((fig.bbox.width / fig.dpi - 0.5) * 72 / (0.5 * size)), 12)
+            for t in texts:
+                t.set_text(textwrap.fill(t.get_text(), chars, break_long_words=False))
+            continue
+        handles, labels = leg.legend_handles, [t.get_text() for t in leg.get_texts()]
+        for h, text in zip(handles, labels):
+            h.set_label(text)
+        title = leg.get_title().get_text() or None
+        size = leg._fontsize
+        legend_below(ax, ncols=max(1, leg._ncols - 1), handles=list(handles), title=title, fontsize=size)
+
+
+def _fit_width(fig, target: float, tries: int) -> float:
+    """Change the figure's width until its tight bounding box is `target` inches wide; that width.
+    Each step first brings what sticks out back inside (so a change of width is a change of the same
+    size in the saved figure), then sets the width."""
+    for _ in range(tries):
+        _relayout(fig)
+        _center_titles(fig)
+        _reflow_legends_below(fig)
+        width = saved_width(fig)
+        if abs(width - target) < 0.02:
+            break
+        fig.set_size_inches(max(fig.get_figwidth() + (target - width), 0.5), fig.get_figheight(), forward=True)
+    return saved_width(fig)
+
+
+def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
+    """Resize the figure so that, saved with bbox_inches='tight', it is as wide as its span (3.3 in for
+    a column, 7 in for the page): text keeps its size, so what prints is what was drawn. Only the width
+    changes; tick labels that then overlap are rotated. Returns the saved width in inches (padding included)."""
+    # bbox_inches='tight' adds savefig.pad_inches on each side of the drawn content
+    target = SPANS[span] - 2 * float(plt.rcParams["savefig.pad_inches"])
+    _wrap_titles(fig, target)
+    size = fig.get_size_inches().copy()
+    positions = [ax.get_position() for ax in fig.axes]
+    width = _fit_width(fig, target, tries)
+    if narrowest_panel_in(fig) < MIN_PANEL_IN:
+        # a legend beside the panel takes the width it needs: under the panel it takes height instead
+        moved = False
+        for ax in fig.axes:
+            if ax.get_legend() is not None and not getattr(ax.get_legend(), "below", False):
+                legend_below(ax)
+                moved = True
+        if moved:  # start again from the size and layout the figure was drawn at
+            fig.set_size_inches(size, forward=True)
+            for ax, box in zip(fig.axes, positions):
+                ax.set_position(box)
+            for ax in fig.axes:
+                if getattr(ax.get_legend(), "below", False):
+                    _anchor_below(ax)
+            width = _fit_width(fig, target, tries)
+    _reflow_legends_below(fig)
+    fig.canvas.draw()
+    _unoverlap_ticks(fig, fig.canvas.get_renderer())
+    for ax in fig.axes:
+        if getattr(ax.get_legend(), "below", False):
+            _anchor_below(ax)
+    _suptitle_above(fig)
+    return saved_width(fig) + 2 * float(plt.rcParams["savefig.pad_inches"])
+
+
+def _alone_in_row(fig, ax) -> bool:
+    """True when no other data panel shares the axes' height band (a panel alone in its row)."""
+    box = ax.get_position()
+    return not any(o is not ax and is_panel(o) and o.get_position().y0 < box.y1 and o.get_position().y1 > box.y0
+                   for o in fig.axes)
+
+
+def _wrap_titles(fig, width_in: float) -> None:
+    """Titles (the suptitle, each panel's) wider than their room wrap onto more lines: a caption-like
+    title must not widen the figure beyond its span."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = [(fig._suptitle, width_in)] if fig._suptitle is not None else []
+    for ax in fig.axes:
+        box = ax.get_position()
+        alone = _alone_in_row(fig, ax)
+        # a panel alone in its row may have a title as wide as the figure; others keep to their panel
+        room = 0.95 * width_in if alone else width_in * max(box.width, 1 / 3)
+        texts += [(t, room) for t in (ax.title, ax._left_title)]
+    for t, room in texts:
+        text = t.get_text()
+        if not text.strip() or t.get_window_extent(renderer).width / fig.dpi <= room:
+            continue
+        chars = max(int(room * 72 / (0.5 * t.get_fontsize())), 12)  # a character is about 0.5 em wide
+        while True:  # narrower lines until the drawn text fits its room (or lines are short already)
+            t.set_text("\n".join(textwrap.fill(line, chars, break_long_words=False) for line in text.split("\n")))
+            if chars <= 12 or t.get_window_extent(renderer).width / fig.dpi <= room:
+                break
+            chars -= 3
+
+
+MIN_PANEL_IN = 0.8  # inches: a panel narrower than this at its span's width shows little but its labels
+
+
+def narrowest_panel_in(fig) -> float:
+    """Width in inches of the narrowest data panel as the figure now stands (inf without panels)."""
+    return min((ax.get_position().width * fig.get_figwidth() for ax in fig.axes if is_panel(ax)),
+               default=float("inf"))
+
+
+def title_text(fig) -> str:
+    """The figure's caption-like title: its suptitle, else the first panel's title ('' when none)."""
+    texts = [fig._suptitle.get_text() if fig._suptitle is not None else ""]
+    texts += [t.get_text() for ax in fig.axes for t in (ax.title, ax._left_title)]
+    return next((t for t in texts if t.strip()), "")
+
+
+_ERRORS_NAMED = re.compile(r"\b(CI|interval|error bars?|bars?:|whiskers?|band|s\.?d\.|s\.?e\.|IQR|quartiles?)\b", re.I)
+
+
+def has_error_bars(fig) -> bool:
+    """True when a panel draws error bars (matplotlib's errorbar / bar yerr, seaborn's interval lines)."""
+    from matplotlib.collections import LineCollection
+
+    for ax in fig.axes:
+        if any(isinstance(c, LineCollection) and c.get_visible() and len(c.get_segments()) for c in ax.collections):
+            return True
+        if ax.containers and any(getattr(c, "has_yerr", False) or getattr(c, "errorbar", None) is not None
+                                 for c in ax.containers):
+            return True
+    return False
+
+
+def names_error_bars(fig, caption: str | None = None) -> bool:
+    """True when the caption or a text of the figure says what its error bars are (an interval, CI...)."""
+    texts = [caption or ""] + [t.get_text() for t in fig.findobj(Text)]
+    return any(_ERRORS_NAMED.search(t) for t in texts)
 
 
 def n_label(n, unit: str, failed=None, of=None, what: str = "replies unreadable") -> str:

@@ -27,7 +27,13 @@ def grouped_bars(df: pd.DataFrame, x: str, hue: str, value: str = "accuracy", ax
     for k, h in enumerate(hues):
         part = df[df[hue] == h].set_index(x).reindex(xs)
         pos = np.arange(len(xs)) + (k - (len(hues) - 1) / 2) * width
-        ax.bar(pos, part[value], width, label=h, yerr=_yerr(part, value, low, high), capsize=2)
+        values = part[value].dropna()
+        zero = len(values) > 0 and (values == 0).all()
+        # bars of height 0 draw nothing: the legend says so and a tick at 0 marks where they stand
+        bars = ax.bar(pos, part[value], width, label=f"{h} (0 in every group)" if zero else h,
+                      yerr=_yerr(part, value, low, high), capsize=2)
+        if zero:
+            ax.plot(pos, np.zeros(len(pos)), ls="none", marker="_", ms=10, mew=2, color=bars.patches[0].get_facecolor())
     ax.set_xticks(np.arange(len(xs)), xs)
     if chance is not None:
         ax.axhline(chance, ls="--", c="grey", lw=1)
@@ -72,8 +78,8 @@ def difficulty_figure(by_gap: pd.DataFrame, by_length: pd.DataFrame, results: pd
     column's width with one legend under them; a panel without data is left out and the title of the
     one kept says why."""
     shown = [(df, xlabel, title) for df, xlabel, title in
-             ((by_gap, "score gap, chosen - rejected", "Figure 5: by score gap"),
-              (by_length, "length gap (words)", "by length gap (beyond the paper)")) if not df.empty]
+             ((by_gap, "score gap, chosen - rejected", "by score gap (Fig. 5)"),
+              (by_length, "length gap (words)", "by length gap (extra)")) if not df.empty]
     if not shown:  # nothing to plot: one panel saying so (RunOutputs.figure does not save it)
         fig, ax = plt.subplots(figsize=COLUMN_FIGSIZE)
         note_empty(ax, f"{NO_SCORES}, and no pair has a length gap")
@@ -84,12 +90,12 @@ def difficulty_figure(by_gap: pd.DataFrame, by_length: pd.DataFrame, results: pd
     for ax, (df, xlabel, title) in zip(axes[:, 0], shown):
         binned_lines(df, xlabel, ax=ax)
         ax.get_legend().remove()  # one legend for both panels, under the last
-        ax.set_title(title, fontsize="medium")
-    if by_gap.empty:  # said in the title, wrapped to the column (a bold character is about 0.6 em)
-        axes[0, 0].set_title(textwrap.fill(f"{shown[0][2]}; no Figure 5 panel: {NO_SCORES}", 36), fontsize="small")
+        ax.set_title(f"Accuracy {title}", fontsize="medium")
     fig.tight_layout()
     legend_below(axes[-1, 0], fontsize="small")
-    return with_n(fig, results)
+    # what is left out goes with the n, in the figure's small heading, not in a panel title
+    missing = f"; score-gap panel (Figure 5) left out: {NO_SCORES}" if by_gap.empty else ""
+    return state_n(fig, results_n(results) + missing + "; bars: 95% intervals over pairs")
 
 
 MARKERS = "osD^vP*X"

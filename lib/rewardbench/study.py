@@ -146,7 +146,10 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
                             f"judge overall accuracy, paper's category weights ({method}{note})", parsed.target,
                             w["n_items"], w["estimate"], None if pd.isna(lo) else lo, None if pd.isna(hi) else hi,
                             None, (paper_values or {}).get(res["spec"].iloc[0]), n_judgments=2 * len(res),
-                            unit=unit, measure_id=f"judge_overall_accuracy.{slug(method)}", ci_note=w["ci_note"]))
+                             unit=unit, measure_id=f"judge_overall_accuracy.{slug(method)}", ci_note=w["ci_note"],
+                             scale="share 0-1",
+                             direction="higher = prefers the chosen response more (0.5 = chance; unparsed = wrong)",
+                             no_interval="" if len(res) else "no pair judged"))
         rows.append(consistency_finding(res, parsed.target, method, notebook))
     return rows
 
@@ -164,7 +167,10 @@ def consistency_finding(res: pd.DataFrame, model: str, method: str, notebook: st
     lo, hi = wilson_ci(k, n)
     return finding("rewardbench", notebook, f"judge position consistency, pairs with both orders decided ({method})",
                    model, n, k / n if n else float("nan"), None if n == 0 else lo, None if n == 0 else hi,
-                   None, n_judgments=2 * n, unit="pair", measure_id=f"judge_position_consistency.{slug(method)}")
+                   None, n_judgments=2 * n, unit="pair", measure_id=f"judge_position_consistency.{slug(method)}",
+                   n_attempted=max(len(res), n), scale="share 0-1",
+                   direction="higher = the same response whichever position it is in",
+                   no_interval="" if n else "no pair got a verdict in both orders")
 
 
 def main(argv=None) -> int:

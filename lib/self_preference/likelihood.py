@@ -311,13 +311,20 @@ def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_point
                                 r[f"n_{fact}"], r[f"diff_{fact}"], _opt(r[f"ci_low_{fact}"]),
                                 _opt(r[f"ci_high_{fact}"]), _opt(r[f"p_{fact}"]),
                                 (paper_values or {}).get(measure), unit="item", pooled=r["dataset"] == "all",
-                                primary=r["method"] == PRIMARY_RATING, measure_id=f"human_minus_self.{r['dataset']}.{r['setting']}.self_{fact}.{slug(r['method'])}"))
+                                primary=r["method"] == PRIMARY_RATING,
+                                measure_id=f"human_minus_self.{r['dataset']}.{r['setting']}.self_{fact}.{slug(r['method'])}",
+                                scale="rating points (1-5 scale)",
+                                direction="negative = rates its own passage above the human one (self-preference)"))
     return rows
 
 
 PREF_LABELS = {"chose_a": "self-preference rate", "chose_first": "first-position rate",
                "chose_true": "factual preference rate"}
 BALANCED_LABEL = "order-balanced self-preference rate"  # beyond the paper: the mean of the two orders' rates
+# what a higher share means, per preference (the findings' `direction`)
+PREF_DIRECTIONS = {"chose_a": "higher = chooses its own passage more (0.5 = chance)",
+                   "chose_first": "higher = chooses the first position more (0.5 = chance)",
+                   "chose_true": "higher = chooses the true passage more (0.5 = chance)"}
 ASYMMETRY_LABEL = "TF-minus-FT asymmetry of factual choice"
 
 
@@ -365,6 +372,7 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
     for method, pairs in views.items():
         for evaluator, g in pairs.groupby("evaluator", sort=False):
             model = specs.get(evaluator, evaluator)
+            attempted = len(set(question_ids(g)))  # questions asked, readable or not
             for col, label in PREF_LABELS.items():
                 ok = g[g["status"] == "ok"]
                 if col == "chose_a" and pairs is not paper and not asked.get(evaluator, set()) <= set(ok["combo"]):
@@ -377,19 +385,26 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
                                     _opt(c["ci_low"]), _opt(c["ci_high"]), _opt(c["p"]),
                                     (paper_values or {}).get(measure), n_judgments=c["n"], unit=UNIT,
                                     measure_id=f"{slug(label)}.{slug(method)}", primary=pairs is paper,
-                                    ci_note=c["ci_note"]))
+                                    ci_note=c["ci_note"], n_attempted=attempted,
+                                    scale="share 0-1", direction=PREF_DIRECTIONS[col],
+                                    no_interval="" if c["n_items"] else "no pair gave a readable choice"))
                 if col == "chose_a":
                     b = balanced_rate_cell(g, col)
                     rows.append(finding("self-preference", notebook, f"{BALANCED_LABEL} ({method}; {pair_types(ok)} pairs)",
                                         model, b["n_items"], b["rate"], _opt(b["ci_low"]), _opt(b["ci_high"]),
                                         _opt(b["p"]), n_judgments=max(b["n"], b["n_items"]), unit=UNIT,
                                         measure_id=f"{slug(BALANCED_LABEL)}.{slug(method)}", primary=False,
-                                        ci_note=b["ci_note"]))
+                                        ci_note=b["ci_note"], n_attempted=max(attempted, b["n_items"]),
+                                        scale="share 0-1", direction=PREF_DIRECTIONS[col],
+                                        no_interval="" if b["n_items"] else "no question decided in both orders"))
             a = asymmetry(g)
             measure = f"{ASYMMETRY_LABEL} ({method}; TF/FT pairs)"
             rows.append(finding("self-preference", notebook, measure, model, a["n_items"], a["estimate"],
                                 _opt(a["ci_low"]), _opt(a["ci_high"]), _opt(a["p"]),
                                 (paper_values or {}).get(measure), n_judgments=a["n_judgments"], unit=UNIT,
                                 measure_id=f"tf_minus_ft_asymmetry.{slug(method)}", primary=pairs is paper,
-                                ci_note=a.get("ci_note", "")))
+                                ci_note=a.get("ci_note", ""), n_attempted=max(attempted, a["n_items"]),
+                                scale="difference of shares (-1 to 1)",
+                                direction="positive = chooses the true passage more when it is its own (self-preference)",
+                                no_interval="" if a["n_items"] else "no TF and FT pairs both decided"))
     return rows

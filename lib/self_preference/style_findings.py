@@ -27,7 +27,9 @@ def style_findings(style_table: pd.DataFrame, specs: dict, notebook: str = "08_w
                             specs.get(r["evaluator"], r["evaluator"]), int(r["style_n_items"]), r["style_rate"],
                             _opt(r["style_ci_low"]), _opt(r["style_ci_high"]), _opt(r["style_p"]),
                             n_judgments=max(int(r["style_n"]), int(r["style_n_items"])), unit=UNIT,
-                            measure_id=f"style_preference.{r['kind']}.{r['dataset']}"))
+                            measure_id=f"style_preference.{r['kind']}.{r['dataset']}", scale="share 0-1",
+                            direction="higher = prefers the styled passage more (0.5 = chance)",
+                            no_interval="" if int(r["style_n_items"]) else "no pair gave a readable choice"))
     return rows
 
 

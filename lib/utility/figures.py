@@ -17,7 +17,7 @@ import seaborn as sns
 from matplotlib.patches import Patch
 
 from lib.report.labels import label
-from lib.report.plotting import COLUMN_WIDTH, failed_label, legend_below, n_label, state_n
+from lib.report.plotting import COLUMN_WIDTH, failed_label, legend_below, n_label, note_empty, state_n
 from lib.utility.evaluate import SET_EXTRA
 
 SET_FORMS = ("pointwise", "listwise-set")
@@ -90,9 +90,36 @@ def _legend_below(fig, title: str) -> None:
             return
 
 
+MIN_READABLE = 2  # readable question judgments below which a figure shows the pipeline failing, not a result
+
+
+def not_enough_readable(long: pd.DataFrame) -> str | None:
+    """'not enough readable replies: 0 of 3 question judgments readable' when a `panels` table rests
+    on fewer than MIN_READABLE readable judgments in all (a figure of it would only plot failures), else None."""
+    rows = long[long["panel"].str.endswith(FAILURES)] if "panel" in long and len(long) else long
+    if len(rows) == 0 or "n" not in rows or "n_failed_questions" not in rows:
+        return None if len(rows) else "not enough readable replies: no question judged"
+    asked = int(rows["n"].sum())
+    readable = asked - int(rows["n_failed_questions"].sum())
+    if readable >= MIN_READABLE:
+        return None
+    return f"not enough readable replies: {readable} of {asked} question judgments readable"
+
+
+def _note_figure(text: str):
+    """One panel saying why there is no figure (RunOutputs.figure prints it and saves nothing)."""
+    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 1.6))
+    note_empty(ax, text)
+    return fig
+
+
 def bar_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: str | None = None):
-    """Grouped bars of `value` with [lo, hi] error bars, one panel per `col` (and `row`) value, two
-    panels to a row, one legend under them."""
+    """Grouped bars of `value` with [lo, hi] error bars (95% intervals: bootstrap over questions for the
+    metrics, Wilson for failure rates), one panel per `col` (and `row`) value, two panels to a row, one
+    legend under them; a note instead when too few replies were readable."""
+    short = not_enough_readable(long)
+    if short:
+        return _note_figure(short)
     hues = list(dict.fromkeys(long[hue]))
     fig = None
     for ax, sub, title in _facets(long, row, col):
@@ -111,13 +138,16 @@ def bar_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: st
         ax.set_xlabel(x)
     if fig is not None:
         _legend_below(fig, hue)
-        state_n(fig, questions_n(long))
+        state_n(fig, questions_n(long) + "; bars: 95% intervals")
     return fig
 
 
 def line_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: str | None = None):
     """Lines of `value` over `x` with a [lo, hi] band, one panel per `col` (and `row`) value, two panels
-    to a row, one legend under them."""
+    to a row, one legend under them; a note instead when too few replies were readable."""
+    short = not_enough_readable(long)
+    if short:
+        return _note_figure(short)
     fig = None
     for ax, sub, title in _facets(long, row, col):
         fig = ax.figure
@@ -128,7 +158,7 @@ def line_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: s
         ax.set_xlabel(x)
     if fig is not None:
         _legend_below(fig, hue)
-        state_n(fig, questions_n(long, per="point"))
+        state_n(fig, questions_n(long, per="point") + "; bands: 95% intervals")
     return fig
 
 FEW = 5  # readable questions: a bar resting on fewer is drawn hollow and hatched, not a finding

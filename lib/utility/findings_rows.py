@@ -36,11 +36,14 @@ def table2_findings(summary: pd.DataFrame, model: str, notebook: str = "10_relev
                             r["F1"], r["F1 lo"], r["F1 hi"],
                             paper_value=paper[2] if paper else None, unit="question",
                             paper_model=TABLE2_MODEL if paper else None,
-                            measure_id=f"set_f1.{r['source']}.{r['judgment']}"))
+                            measure_id=f"set_f1.{r['source']}.{r['judgment']}", n_attempted=int(r["n"]),
+                            scale="% (F1)", direction="higher = judgments closer to the gold utility set"))
     for (judgment, form), g in summary.groupby(["judgment", "form"], sort=False):
         n, failed = int(g["n"].sum()), int(g["n_failed_questions"].sum())
         lo, hi = wilson_ci(failed, n)
         rows.append(finding("utility", notebook, f"unreadable replies % ({judgment}, {form})", model, n,
                             100.0 * failed / max(n, 1), 100.0 * lo, 100.0 * hi, unit="question",
-                            measure_id=f"unreadable_share.{judgment}.{form}"))
+                            measure_id=f"unreadable_share.{judgment}.{form}", kind="diagnostic",
+                            scale="% of questions", direction="higher = more replies the parser could not read",
+                            no_interval="" if n else "no question asked"))
     return rows

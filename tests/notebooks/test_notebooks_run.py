@@ -9,7 +9,7 @@ import pytest
 
 from lib import runner
 from lib.paths import ROOT, figure_dir
-from tests.latex_check import compile_errors, content_problems, engine, in_ci
+from tests.latex_check import compile_errors, content_problems, engine, fit_problems, in_ci
 
 pytestmark = pytest.mark.notebooks
 
@@ -350,3 +350,6 @@ def _latex_tables_compile(folder, workdir) -> None:
         warnings.warn("LaTeX tables of the smoke run not compiled: no pdflatex (see README, Tests)")
         return
     assert compile_errors(tex, workdir) == {}
+    assert fit_problems(tex, workdir) == []  # a `table` fits a column, a `table*` the page
+    from lib.report.captions import caption_for
+    assert [n for n in tex if caption_for(n.removesuffix(".tex")) is None] == [], "a table without a declared caption"

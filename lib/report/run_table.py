@@ -1,0 +1,69 @@
+"""The model x measure table of one run, printed where `make reproduce` ends:
+
+    python -m lib.report.run_table configs/demo.yaml     (or a run name)
+
+runs `compare` on the run (data/runs/<run>_table/, figures/<run>_table/: comparison.csv, forest plots,
+LaTeX) and prints one row per measure, one column per model: 'estimate [95% CI] (n)'."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from .latex_table import interval_text
+
+
+def run_name(target: str) -> str:
+    """The run a config file names (its `run`, else its file name), or `target` itself."""
+    path = Path(target)
+    if path.suffix in (".yaml", ".yml") and path.is_file():
+        cfg = yaml.safe_load(path.read_text()) or {}
+        return str(cfg.get("run") or path.stem)
+    return target
+
+
+def text_table(wide: pd.DataFrame, entries: list[str]) -> pd.DataFrame:
+    """Measure rows x model columns of `compare`'s wide table, each cell 'est [lo, hi] (n)' ('' when
+    that model lacks the measure); smoke-test cells (n < 30 units) are marked."""
+    rows = {}
+    for _, r in wide.iterrows():
+        key = f"{r['notebook']} {r['measure']}"
+        cells = {}
+        for e in entries:
+            est = r.get(f"estimate [{e}]")
+            if pd.isna(est):
+                cells[e] = ""
+                continue
+            n = r.get(f"n [{e}]")
+            smoke = " smoke" if bool(r.get(f"smoke [{e}]")) else ""
+            cells[e] = f"{interval_text(est, r.get(f'ci_low [{e}]'), r.get(f'ci_high [{e}]'))} (n = {n}{smoke})"
+        rows[key] = cells
+    return pd.DataFrame.from_dict(rows, orient="index", columns=entries)
+
+
+def main(argv=None) -> int:
+    """Compare the run with itself (one entry per model) and print its model x measure table."""
+    from lib.compare import CompareError, compare
+    from lib.compare.join import entries
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    name = run_name(args[0])
+    try:
+        result = compare([name], f"{name}_table")
+    except CompareError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    table = text_table(result["wide"], entries(result["long"]))
+    with pd.option_context("display.max_colwidth", 80, "display.width", 200, "display.max_rows", None):
+        print(f"\nModel x measure table of run {name} (estimate [95% CI] (n units)):")
+        print(table.to_string() if len(table) else "(the run wrote no findings rows)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

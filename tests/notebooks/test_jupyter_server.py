@@ -50,6 +50,7 @@ def _execute(ws, code: str, timeout: float) -> tuple[str, str]:
     return status, "".join(out)
 
 
+@pytest.mark.notebooks  # starts a real JupyterLab server and kernel
 def test_jupyterlab_lists_notebooks_and_runs_the_project_kernel(tmp_path):
     websocket = pytest.importorskip("websocket")  # websocket-client, installed with jupyter_server
     kernel = runner.project_kernel()

@@ -120,7 +120,9 @@ def test_project_kernel_is_this_interpreter():
     assert runner.project_kernel() == runner.KERNEL == "rag-bias-lab"
     spec = KernelSpecManager().get_kernel_spec("rag-bias-lab")
     assert spec.display_name == "Python (rag-bias-lab)"
-    assert spec.argv[0] == sys.executable or spec.argv[0].endswith("python")
+    # exactly this venv's interpreter running ipykernel, not whichever Python a PATH lookup finds
+    assert spec.argv[0] == sys.executable, f"kernel runs {spec.argv[0]}, not {sys.executable}: run `make install`"
+    assert spec.argv[-4:-2] == ["-m", "ipykernel_launcher"] and spec.language == "python"
 
 
 def test_unreachable_server_fails_before_work(tmp_path):

@@ -220,3 +220,23 @@ def test_failed_notebook_ends_with_its_error_and_no_tcp_warning(capfd, tmp_runs)
     assert "without encryption" not in out + err
     man = json.loads((tmp_runs / "pytest_fail" / "manifest.json").read_text())
     assert man["status"] == "failed" and man["notebooks"][0]["error"].startswith("DataError: ")
+
+
+@pytest.mark.parametrize("where", ["command line", "parameters", "per_notebook"])
+def test_misspelled_parameter_suggests_the_closest_name(tmp_path, where):
+    """`-p max_tokn=8` names `max_tokens` instead of listing every declared parameter."""
+    body = {"parameters": {"max_tokn": 8}} if where == "parameters" else \
+        {"per_notebook": {"00_quickstart": {"max_tokn": 8}}} if where == "per_notebook" else {}
+    cfg = runner.load_config(write_cfg(tmp_path, body), {"max_tokn": 8} if where == "command line" else None)
+    with pytest.raises(runner.ConfigError) as e:
+        runner.plan(cfg, runner.select_notebooks(cfg, ["00"]))
+    assert "did you mean 'max_tokn' -> 'max_tokens'?" in str(e.value)
+    if where != "per_notebook":  # the notebook's own short list stays; the ~80 names of all do not
+        assert "answers_path" not in str(e.value) and "lib.runner params" in str(e.value)
+
+
+def test_a_name_close_to_nothing_gets_no_guess():
+    from lib.parameters import spelling_hint
+
+    assert spelling_hint({"zzzq"}, {"max_tokens", "seed"}) == ""
+    assert spelling_hint({"sede", "n_item"}, {"seed", "n_items"}) == "did you mean 'n_item' -> 'n_items', 'sede' -> 'seed'? "

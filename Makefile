@@ -1,4 +1,5 @@
-# Two commands do all the set-up: `make reproduce` (main job) and `make test` (test suite).
+# `make reproduce` (main job), `make test` (test suite) and `make lab` (JupyterLab) each do all the set-up
+# first; README's "Commands" lists every target.
 PYTHON ?= python3.11
 VENV   ?= .venv
 PY     := $(VENV)/bin/python

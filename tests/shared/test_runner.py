@@ -1,6 +1,7 @@
 """Runner: config validation before any work, papermill runs, manifest, warm re-runs."""
 import json
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -147,13 +148,13 @@ def test_grid_runs_every_combination(tmp_path):
 @pytest.mark.notebooks
 def test_quickstart_run_manifest_and_warm_rerun(tmp_path, tmp_runs):
     name = "pytest_quickstart"
-    cfg = runner.load_config(ROOT / "configs" / "smoke.yaml", {"max_tokens": 6})
+    cfg = runner.load_config(ROOT / "configs" / "smoke.yaml", {"max_tokens": 6, "fresh_key": True})
     cold = runner.run(cfg, name, ["00"])
     man = json.loads((tmp_runs / name / "manifest.json").read_text())
     assert man["status"] == "ok" and man["cache"]["misses"] > 0
     assert man["model_specs"] == ["local:gemma3", "local:smollm2"]
     assert man["packages"]["torch"].startswith("2.13.0") and len(man["git_commit"]) >= 7
-    assert man["kernel"] == "rag-bias-lab" and man["command_line_parameters"] == {"max_tokens": 6}
+    assert man["kernel"] == "rag-bias-lab" and man["command_line_parameters"] == {"max_tokens": 6, "fresh_key": True}
     entry = man["notebooks"][0]
     # smoke.yaml sets max_tokens: 8 for 00 per notebook; the command line wins, and the manifest says so
     assert entry["parameters"]["max_tokens"] == 6 and entry["parameter_sources"]["max_tokens"] == "command line"
@@ -168,8 +169,14 @@ def test_quickstart_run_manifest_and_warm_rerun(tmp_path, tmp_runs):
     assert str(tmp_runs / name / "00_quickstart" / "quickstart_answers.csv") in written
     assert str(tmp_runs / name / "notebooks" / "00_quickstart.ipynb") in written
     assert not (ROOT / "data" / "runs" / name).exists()
+    demo = pd.read_csv(tmp_runs / name / "00_quickstart" / "quickstart_cache.csv")
+    assert demo["cached"].tolist() == [False, True] and demo["seconds"].iloc[0] > demo["seconds"].iloc[1]
     warm = runner.run(cfg, name, ["00"])
-    assert warm["cache"]["misses"] == 0 and warm["cache"]["hits"] == cold["cache"]["hits"] + cold["cache"]["misses"]
+    # every call is a hit again except the cache demo's fresh key: a miss on every run, by design
+    assert warm["cache"]["misses"] == 1, warm["cache"]
+    assert warm["cache"]["hits"] + warm["cache"]["misses"] == cold["cache"]["hits"] + cold["cache"]["misses"]
+    again = pd.read_csv(tmp_runs / name / "00_quickstart" / "quickstart_cache.csv")
+    assert again["cached"].tolist() == [False, True], "the warm run's demo key is fresh too"
 
 
 def test_per_notebook_typo_is_named(tmp_path):

@@ -1,4 +1,5 @@
-# Two commands do all the set-up: `make reproduce` (main job) and `make test` (test suite).
+# `make reproduce` (main job), `make test` (test suite) and `make lab` (JupyterLab) each do all the set-up
+# first; README's "Commands" lists every target.
 PYTHON ?= python3.11
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -38,10 +39,12 @@ test: install-test
 test-fast: install
 	$(PY) -m pytest -q -m "not model and not notebooks and not server"
 
-# JupyterLab on this environment; open any notebook with the "Python (rag-bias-lab)" kernel
+# JupyterLab on this environment; open any notebook with the "Python (rag-bias-lab)" kernel.
+# LAB_ARGS go to JupyterLab as given, e.g. make lab LAB_ARGS="--port=8899 --no-browser"
+LAB_ARGS ?=
 lab: install
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. --MultiKernelManager.default_kernel_name=$(KERNEL) \
-		$(if $(filter 0,$(shell id -u)),--allow-root)
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 # e.g. make sweep GRID='--grid model=[local:smollm2,hf:gpt2]' JOBS=2 (a sweep ends with compare)
 JOBS ?= 1

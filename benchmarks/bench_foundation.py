@@ -32,7 +32,8 @@ def quickstart_warm_vs_cold(fresh_models: bool = False) -> dict:
     os.environ["RAGBIAS_CACHE"] = tempfile.mkdtemp(prefix="bench_cache_")
     if fresh_models:
         os.environ["RAGBIAS_MODELS"] = tempfile.mkdtemp(prefix="bench_models_")
-    cfg = runner.load_config(ROOT / "configs" / "demo.yaml")
+    # fresh_key off: 00's cache demo would otherwise make one new model call on every run, warm ones too
+    cfg = runner.load_config(ROOT / "configs" / "demo.yaml", {"fresh_key": False})
     res = {}
     for label in ("cold", "warm"):
         man = runner.run(cfg, "bench_quickstart", ["00"])

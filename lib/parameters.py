@@ -17,6 +17,7 @@ The run-level `model` (the model under study) reaches every declaration whose ro
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,6 +147,14 @@ def check_run_model(model) -> str:
     except SpecError as e:
         raise ParameterError(f"{RUN_MODEL}: {e}") from None
     return model
+
+
+def spelling_hint(unknown, known) -> str:
+    """For names no notebook declares, the closest declared name of each (difflib): "did you mean
+    'a' -> 'b'? " or "" when none is close."""
+    close = {u: difflib.get_close_matches(u, sorted(known), n=1, cutoff=0.6) for u in sorted(unknown)}
+    guesses = [f"{u!r} -> {m[0]!r}" for u, m in close.items() if m]
+    return f"did you mean {', '.join(guesses)}? " if guesses else ""
 
 
 def markdown_table(declared: dict[str, dict[str, Parameter]]) -> str:

@@ -34,7 +34,7 @@ from .report import findings
 from .paths import NOTEBOOKS, ROOT, cache_dir, figure_dir, run_dir
 from .models.backends.inflight import set_run_concurrency
 from .parameters import (MODEL_KINDS, RUN_MODEL, Parameter, ParameterError, apply_run_model, check_run_model,
-                         checked, markdown_table, read_declarations, specs_in)
+                         checked, markdown_table, read_declarations, specs_in, spelling_hint)
 from .models.specs import SpecError, parse_spec, require_api_key
 
 CONFIG_KEYS = {"run", "notebooks", "parameters", "per_notebook", "sweep", "kernel", "timeout"}
@@ -206,15 +206,16 @@ def effective_parameters(cfg: dict, notebooks: list[Path]) -> list[tuple[Path, d
         unknown = set(keys) - every - runner_keys
         if unknown:
             raise ConfigError(f"{cfg['_path']}: {what} {sorted(unknown)} are declared by no notebook; "
-                              f"check the spelling (declared: {sorted(every)}).")
+                              f"{spelling_hint(unknown, every | runner_keys) or 'check the spelling '}(`python -m lib.runner params` "
+                              "lists every declared parameter).")
     for stem, extra in (cfg["per_notebook"] or {}).items():
         if stem not in declared:
             raise ConfigError(f"{cfg['_path']}: per_notebook names {stem!r}, which is not a notebook "
                               f"(notebooks: {sorted(declared)}).")
         bad = set(extra) - set(declared[stem]) - {RUN_MODEL}
         if bad:
-            raise ConfigError(f"{cfg['_path']}: {stem} declares no parameter(s) {sorted(bad)}; it declares "
-                              f"{sorted(declared[stem])}.")
+            raise ConfigError(f"{cfg['_path']}: {stem} declares no parameter(s) {sorted(bad)}; "
+                              f"{spelling_hint(bad, set(declared[stem]))}it declares {sorted(declared[stem])}.")
     steps = []
     for nb in notebooks:
         own = declared[nb.stem]

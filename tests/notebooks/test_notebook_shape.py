@@ -20,12 +20,22 @@ def code_lines(cells) -> int:
                if line.strip() and not line.strip().startswith("#"))
 
 
+def _preamble(cells) -> set[int]:
+    """Indexes of the imports and parameters cells (the first two code cells): the title before them
+    heads the first cell after them."""
+    return set([i for i, c in enumerate(cells) if c["cell_type"] == "code"][:2])
+
+
 def unheaded(cells) -> list[int]:
-    """Indexes of cells writing a table or figure without a heading that names its source just before."""
-    bad = []
+    """Indexes of cells writing a table or figure without a heading that names its source just before
+    (the imports and parameters cells in between do not count)."""
+    bad, preamble = [], _preamble(cells)
     for i, c in enumerate(cells):
         if c["cell_type"] == "code" and WRITES.search("".join(c["source"])):
-            before = cells[i - 1] if i else None
+            j = i - 1
+            while j in preamble:
+                j -= 1
+            before = cells[j] if j >= 0 and j not in preamble else None
             first = "".join(before["source"]).lstrip().split("\n")[0] if before and before["cell_type"] == "markdown" else ""
             if not (first.startswith("#") and NAMES_SOURCE.search(first)):
                 bad.append(i)
@@ -51,4 +61,7 @@ def test_the_checks_catch_a_planted_notebook():
     plain = {"cell_type": "markdown", "source": ["Some words."]}
     assert code_lines([code]) == 2
     assert unheaded([heading, code]) == [] and unheaded([plain, code]) == [1] and unheaded([code]) == [0]
+    imports, params = {"cell_type": "code", "source": ["import x"]}, {"cell_type": "code", "source": ["n = 1"]}
+    assert unheaded([heading, imports, params, code]) == [], "the title heads the first cell after the preamble"
+    assert unheaded([plain, imports, params, code]) == [3] and unheaded([imports, params, code]) == [2]
     assert code_lines([code] * 31) == 62 > MAX_CODE_LINES

@@ -9,9 +9,9 @@ import pytest
 
 from lib import runner
 from lib.paths import ROOT, figure_dir
+from tests.compare.test_compare import two_runs  # noqa: F401  (two synthetic runs with findings)
 from tests.latex_check import compile_errors, content_problems, engine, fit_problems, in_ci
 
-pytestmark = pytest.mark.notebooks
 
 
 def _csv(run, notebook: str, name: str) -> pd.DataFrame:
@@ -35,10 +35,13 @@ def _pairs_add_up(table: pd.DataFrame) -> None:
 
 
 def check_00(run, params):
-    """Quickstart: the second call is served from the cache; shuffled text is less fluent."""
+    """Quickstart: one answer per question; the cache demo's second call is a hit, its first a miss
+    (this run's cache is new), and the miss took longer; shuffled text is less fluent."""
     answers = _csv(run, "00_quickstart", "quickstart_answers")
-    assert len(answers) == 4 and answers["cached"].all()
+    assert len(answers) == len(params["questions"]) and not answers["cached"].any()
     assert answers["tokens_out"].between(1, params["max_tokens"]).all()
+    demo = _csv(run, "00_quickstart", "quickstart_cache")
+    assert demo["cached"].tolist() == [False, True] and demo["seconds"].iloc[0] > demo["seconds"].iloc[1]
     ppl = _csv(run, "00_quickstart", "quickstart_perplexity").set_index("text")["perplexity"]
     assert 1 < ppl["fluent"] < ppl["shuffled"]
 
@@ -305,6 +308,29 @@ def check_15(run, params):
     assert bon["accuracy_on"].str.startswith("overall").all()  # the demo pairs have no reason subset
 
 
+def check_17(run, params):
+    """Compare: one row per measure any compared run has; each model's estimate, interval and n are
+    that run's findings row, and a model without the measure has an empty cell."""
+    from lib.compare import join
+    from lib.report.labels import label
+
+    wide = pd.read_csv(run / "comparison.csv")
+    keys = list(join.KEYS)
+    got = wide.set_index(keys)
+    folders = join.resolve_runs(params["runs"])
+    assert len(folders) >= 2, "17 compares at least two runs here"
+    union = set()
+    for folder in folders:
+        model = join.run_model(json.loads((folder / "manifest.json").read_text()))
+        rows = pd.read_csv(folder / "findings.csv").set_index(keys)
+        union |= set(rows.index)
+        for col in ("estimate", "ci_low", "ci_high", "n"):
+            mine = got[f"{col} [{label(model)}]"]
+            assert mine.reindex(rows.index).tolist() == pytest.approx(rows[col].tolist()), (folder.name, col)
+            assert mine.drop(index=list(rows.index)).isna().all(), f"{folder.name}: a value for a measure it lacks"
+    assert set(got.index) == union and got.index.is_unique
+
+
 # notebook stem -> check(run folder, its parameters)
 TABLE_CHECKS = {"00_quickstart": check_00, "01_dataset": check_01, "02_passage_bank": check_02,
                 "03_perplexity": check_03, "04_knowledge_probe": check_04, "05_pointwise_reranking": check_05,
@@ -312,9 +338,16 @@ TABLE_CHECKS = {"00_quickstart": check_00, "01_dataset": check_01, "02_passage_b
                 "09_utility_benchmarks": check_09, "10_relevance_vs_utility": check_10,
                 "11_utility_factors": check_11, "12_utility_for_answering": check_12,
                 "13_rewardbench": check_13, "14_rm_difficulty": check_14, "15_best_of_n": check_15,
-                "16_paper_check": check_16}
+                "16_paper_check": check_16, "17_compare_models": check_17}
 
 
+def test_every_numbered_notebook_has_a_table_check():
+    """A notebook added without an entry here would run with no table check: that fails."""
+    missing = [p.stem for p in runner.numbered_notebooks() if p.stem not in TABLE_CHECKS]
+    assert missing == [], f"add a check_NN to TABLE_CHECKS for {missing}"
+
+
+@pytest.mark.notebooks
 def test_whole_job_runs_with_tiny_parameters(tmp_runs):
     name = "pytest_smoke"
     cfg = runner.load_config(ROOT / "configs" / "smoke.yaml")
@@ -333,10 +366,20 @@ def test_whole_job_runs_with_tiny_parameters(tmp_runs):
     assert json.loads((run / "manifest.json").read_text())["cache"] == man["cache"]
     assert not (ROOT / "data" / "runs" / name).exists(), "tests write runs under a temporary folder"
     for entry in man["notebooks"]:
-        stem = entry["notebook"].removesuffix(".ipynb")
-        if stem in TABLE_CHECKS:
-            TABLE_CHECKS[stem](run, entry["parameters"])
+        TABLE_CHECKS[entry["notebook"].removesuffix(".ipynb")](run, entry["parameters"])
     _latex_tables_compile(figure_dir(name), tmp_runs.parent / "latex")
+
+
+@pytest.mark.notebooks
+def test_compare_notebook_tables(two_runs, tmp_path):  # noqa: F811  (fixture)
+    """17, which `notebooks: all` leaves out without runs, on two synthetic runs, through its table check."""
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(json.dumps({"run": "cmp", "notebooks": ["17"],
+                               "per_notebook": {"17_compare_models": {"runs": ["sw__*"]}}}))
+    man = runner.run(runner.load_config(cfg), "cmp")
+    assert man["status"] == "ok"
+    (entry,) = man["notebooks"]
+    TABLE_CHECKS["17_compare_models"](two_runs / "cmp", entry["parameters"])
 
 
 def _latex_tables_compile(folder, workdir) -> None:

@@ -1,14 +1,11 @@
 """Prompts of the utility study: the authors' templates character for character against the notes
 file, the paper's counterfactual prompt verbatim, and our relevance / order / requirement variants."""
 import re
-from pathlib import Path
 
 import pytest
 
 from lib.prompts import utility as U
-
-PAPER = Path("/work/shared/papers/utility-judgments.txt")
-NOTES = Path("/work/shared/papers/authors-code-notes.md")
+from tests.papers import paper_path
 
 
 def _squash(text):
@@ -17,7 +14,7 @@ def _squash(text):
 
 def _quoted_in_notes():
     """Every double-quoted string inside backticks in the notes, with \\n read as a newline."""
-    text = NOTES.read_text(encoding="utf-8")
+    text = paper_path("authors-code-notes.md").read_text(encoding="utf-8")
     return {m.replace("\\n", "\n") for m in re.findall(r'`"(.*?)"`', text)} | \
         {m.replace("\\n", "\n") for m in re.findall(r'"((?:[^"\\]|\\.)*)"', text)}
 
@@ -25,13 +22,11 @@ def _quoted_in_notes():
 AUTHORS = {name: getattr(U, name) for name in dir(U) if name.startswith("AUTHORS_")}
 
 
-@pytest.mark.skipif(not NOTES.exists(), reason="authors-code notes not available")
 @pytest.mark.parametrize("name", sorted(AUTHORS))
 def test_every_authors_template_is_in_the_notes_verbatim(name):
     assert AUTHORS[name] in _quoted_in_notes(), f"{name} differs from authors-code-notes.md"
 
 
-@pytest.mark.skipif(not NOTES.exists(), reason="authors-code notes not available")
 def test_the_check_can_fail():
     assert AUTHORS["AUTHORS_LISTWISE_RANK_USER"].replace("all  following", "all following") not in _quoted_in_notes()
 
@@ -73,9 +68,8 @@ def test_braces_in_passages_are_left_alone():
     assert "q {paras}" in m[1]["content"] and "x {number} y" in m[1]["content"]
 
 
-@pytest.mark.skipif(not PAPER.exists(), reason="paper text not available")
 def test_counterfactual_prompt_is_verbatim():
-    paper = _squash(PAPER.read_text(encoding="utf-8"))
+    paper = _squash(paper_path("utility-judgments.txt").read_text(encoding="utf-8"))
     assert _squash(U.S224_GENERATE_COUNTERFACTUAL_EVIDENCE) in paper
     assert U.S4_REQUIREMENTS["cot"].rstrip(".") in paper
 

@@ -9,14 +9,13 @@ from lib.rewardbench import demo_pairs as dp
 from lib.rewardbench.categories import CategoryError, category_of, group_of
 from lib.records import DataError
 from lib.rewardbench.loader import PairFormatError, load_pairs, splits_to_pairs
+from tests.papers import paper_path
 
 FIX = Path(__file__).parents[1] / "fixtures" / "rewardbench"
-PAPER = Path("/work/shared/papers/rag-rewardbench.txt")
 
 
-@pytest.mark.skipif(not PAPER.exists(), reason="paper text not on this machine")
 def test_prompts_are_verbatim_from_tables_5_and_6():
-    lines = PAPER.read_text(encoding="utf-8").split("\n")
+    lines = paper_path("rag-rewardbench.txt").read_text(encoding="utf-8").split("\n")
     for system in (P.TABLE5_GENERATION_SYSTEM, P.TABLE5_CITATION_SYSTEM, P.TABLE6_JUDGE_SYSTEM):
         assert "System Prompt: " + system in lines
     user = P.TABLE5_GENERATION_USER.split("\n")

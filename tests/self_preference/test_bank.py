@@ -11,6 +11,7 @@ from lib.prompts import self_preference as P
 from lib.self_preference import bank as pb
 from lib.self_preference import passage_stats, release
 from lib.textmatch import matches
+from tests.papers import paper_path
 
 FIX = Path(__file__).parents[1] / "fixtures" / "sp1"
 
@@ -125,9 +126,7 @@ def test_side_by_side_one_row_per_author(toy):
 
 
 def test_prompts_are_verbatim_from_appendix_b1():
-    paper = (Path("/work/shared/papers/self-preference-v2-fact-centric.txt"))
-    if not paper.exists():
-        pytest.skip("paper text not available")
+    paper = paper_path("self-preference-v2-fact-centric.txt")
     text = " ".join(paper.read_text().split())
     for const in (P.B1_GENERATE_NORMAL_PASSAGES, P.B1_GENERATE_LONG_PASSAGES, P.B1_POINTWISE_BASELINE,
                   P.B1_GENERATION_PHASE):

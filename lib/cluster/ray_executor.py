@@ -73,7 +73,9 @@ def connect(address: str | None) -> bool:
         return True
     for attempt in range(LOCAL_START_TRIES):
         try:
-            ray.init(include_dashboard=False, log_to_driver=False, object_store_memory=256 * 2**20)
+            # "local": a new Ray of this machine, even when a cluster started here is running already
+            ray.init(address="local", include_dashboard=False, log_to_driver=False,
+                     object_store_memory=256 * 2**20)
             return True
         except Exception as e:  # a node whose agent starts slower than Ray's fixed 15 s (Ray issue 65983) fails
             ray.shutdown()

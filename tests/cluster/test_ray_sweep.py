@@ -72,10 +72,10 @@ def cluster():
     c.shutdown()
 
 
-def write_config(folder, url: str, n_per_category: int):
+def write_config(folder, url: str, n_per_category: int, run: str = "ray"):
     path = folder / "sweep.yaml"
     path.write_text(yaml.safe_dump({
-        "run": "ray", "notebooks": ["13"],
+        "run": run, "notebooks": ["13"],
         "per_notebook": {"13_rewardbench": {"n_per_category": n_per_category,
                                             "reward_models": ["judge:local:smollm2;retries:0;max_tokens:8"]}},
         "sweep": {"model": [f"openai:model-a@{url}", f"openai:model-b@{url}"]}}))
@@ -170,3 +170,30 @@ def test_a_killed_worker_is_retried_without_reasking_finished_calls(cluster, tmp
     assert not reasked, f"calls the driver held were asked again after the retry: {len(reasked)}"
     found = manifests(tmp_runs)
     assert len(found) == 2 and all(m["status"] == "ok" for m in found.values())
+
+
+def test_ctrl_c_on_the_driver_cancels_the_tasks(cluster, tmp_path, tmp_runs):
+    c, _ = cluster
+    lines: list[str] = []
+    with FakeOpenAI(delay=1.0) as server:
+        config = write_config(tmp_path, server.url, 2, run="ctrlc")
+        driver = subprocess.Popen(sweep_command(config, c.address), cwd=ROOT, text=True, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        reader = threading.Thread(target=lambda: lines.extend(driver.stdout), daemon=True)
+        reader.start()
+        deadline = time.time() + 600
+        while time.time() < deadline and not (any("started on node" in x for x in lines) and server.bodies):
+            time.sleep(0.1)
+        driver.send_signal(signal.SIGINT)
+        driver.wait(timeout=300)
+        reader.join(timeout=30)
+        time.sleep(5)  # a killed worker's runner dies with it; its kernel within a second
+        asked_after_stop = len(server.bodies)
+        time.sleep(5)
+        still_asking = len(server.bodies) - asked_after_stop
+    out = "".join(lines)
+    assert driver.returncode != 0 and "interrupted: cancelled 2 unfinished run(s)" in out, out[-3000:]
+    running = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert "--run ctrlc__" not in running, "a cancelled run's runner is still running"
+    assert still_asking == 0, f"cancelled runs still called the server {still_asking} time(s)"
+    assert not list(tmp_runs.glob("ctrlc__*/manifest.json")), "no run finished, none may have landed"

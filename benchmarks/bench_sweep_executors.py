@@ -8,7 +8,6 @@ the overhead in seconds and the load average.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -21,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_sweep_jobs import sweep_config  # noqa: E402  (the same sweep as the --jobs benchmark)
+from bench_sweep_jobs import sweep_arguments, sweep_config  # noqa: E402  (the --jobs benchmark's sweep)
 from fake_openai import FakeOpenAI  # noqa: E402
 
 
@@ -43,10 +42,7 @@ def timed(config: Path, label: str, extra: list[str], folder: Path) -> dict:
 
 def main() -> None:
     """Run the sweep with --jobs 2, then with --executor ray, and print one JSON report."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--delay", type=float, default=1.0, help="seconds the server waits before each answer")
-    ap.add_argument("--pairs", type=int, default=2, help="demo pairs per category in notebook 13 (3 categories)")
-    args = ap.parse_args()
+    args = sweep_arguments(__doc__, pairs=2)
     folder = Path(tempfile.mkdtemp(prefix="bench_executors_"))
     with FakeOpenAI(delay=args.delay) as server:
         config = sweep_config(server.url, args.pairs, folder)

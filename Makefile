@@ -7,7 +7,7 @@ CONFIG ?= configs/demo.yaml
 
 KERNEL := rag-bias-lab
 
-.PHONY: install install-test reproduce test test-fast lab sweep compare compare-example benchmark strip clean-runs
+.PHONY: install install-test install-cluster reproduce test test-fast lab sweep compare compare-example benchmark strip clean-runs
 
 install: $(VENV)/.installed
 
@@ -24,8 +24,15 @@ $(VENV)/.installed: requirements.txt constraints.txt requirements-nodeps.txt pyp
 # llama-cpp-python builds from source once (about 5 minutes on 2 cores); pip's wheel cache makes it fast after.
 install-test: $(VENV)/.installed-test
 
-$(VENV)/.installed-test: $(VENV)/.installed requirements-test.txt
+$(VENV)/.installed-test: $(VENV)/.installed-cluster requirements-test.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -r requirements-test.txt
+	@touch $@
+
+# the cluster extra (Ray, for `sweep --executor ray`; docs/cluster.md): installed by `make test`, never by `make reproduce`
+install-cluster: $(VENV)/.installed-cluster
+
+$(VENV)/.installed-cluster: $(VENV)/.installed requirements-cluster.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -r requirements-cluster.txt
 	@touch $@
 
 # the main job, then its own model x measure table (compare on the run: data/runs/<run>_table/)
@@ -37,7 +44,7 @@ test: install-test
 	$(PY) -m pytest -q -ra
 
 test-fast: install
-	$(PY) -m pytest -q -m "not model and not notebooks and not server"
+	$(PY) -m pytest -q -m "not model and not notebooks and not server and not cluster"
 
 # JupyterLab on this environment; open any notebook with the "Python (rag-bias-lab)" kernel.
 # LAB_ARGS go to JupyterLab as given, e.g. make lab LAB_ARGS="--port=8899 --no-browser"
@@ -47,9 +54,12 @@ lab: install
 		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 # e.g. make sweep GRID='--grid model=[local:smollm2,hf:gpt2]' JOBS=2 (a sweep ends with compare)
+# on Ray: make sweep EXECUTOR=ray [ADDRESS=auto|host:port] (docs/cluster.md; installs the cluster extra)
 JOBS ?= 1
-sweep: install
-	$(PY) -m lib.runner sweep $(CONFIG) $(GRID) --jobs $(JOBS)
+EXECUTOR ?= local
+ADDRESS ?=
+sweep: install $(if $(filter ray,$(EXECUTOR)),install-cluster)
+	$(PY) -m lib.runner sweep $(CONFIG) $(GRID) $(if $(filter ray,$(EXECUTOR)),--executor ray $(if $(ADDRESS),--address $(ADDRESS)),--jobs $(JOBS))
 
 # e.g. make compare RUNS="'data/runs/demo__*'" NAME=my_comparison (docs/compare.md)
 NAME ?= comparison

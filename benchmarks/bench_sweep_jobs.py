@@ -50,12 +50,17 @@ def timed_sweep(config: Path, jobs: int, folder: Path) -> dict:
     return {"wall_seconds": round(wall, 2), "run_seconds": per_run}
 
 
+def sweep_arguments(doc: str, pairs: int) -> argparse.Namespace:
+    """--delay and --pairs, the options of the sweep benchmarks (this one and bench_sweep_executors.py)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--delay", type=float, default=1.0, help="seconds the server waits before each answer")
+    ap.add_argument("--pairs", type=int, default=pairs, help="demo pairs per category in notebook 13 (3 categories)")
+    return ap.parse_args()
+
+
 def main() -> None:
     """Run the sweep with --jobs 1, then --jobs 2, and print one JSON report."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--delay", type=float, default=1.0, help="seconds the server waits before each answer")
-    ap.add_argument("--pairs", type=int, default=4, help="demo pairs per category in notebook 13 (3 categories)")
-    args = ap.parse_args()
+    args = sweep_arguments(__doc__, pairs=4)
     folder = Path(tempfile.mkdtemp(prefix="bench_jobs_"))
     with FakeOpenAI(delay=args.delay) as server:
         config = sweep_config(server.url, args.pairs, folder)

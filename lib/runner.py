@@ -402,9 +402,11 @@ def _parse_pairs(pairs: list[str], what: str) -> dict:
 
 
 def sweep(cfg: dict, grid: dict, run_name: str | None = None, only: list[str] | None = None,
-          kernel: str | None = None, jobs: int = 1, params: dict | None = None) -> int:
-    """Every run of a grid (validated first), up to `jobs` at once, then `compare` over the runs
-    that wrote findings (named like the sweep); prints a JSON summary. 0 when every run ended ok."""
+          kernel: str | None = None, jobs: int = 1, params: dict | None = None, executor: str = "local",
+          address: str | None = None, resources: list[str] | None = None) -> int:
+    """Every run of a grid (validated first), up to `jobs` at once (or as Ray tasks: executor 'ray',
+    lib.cluster), then `compare` over the runs that wrote findings (named like the sweep); prints a
+    JSON summary. 0 when every run ended ok."""
     runs = grid_runs(cfg, grid)
     if run_name:
         runs = [(run_name + name[name.index("__"):], p) for name, p in runs]
@@ -415,7 +417,12 @@ def sweep(cfg: dict, grid: dict, run_name: str | None = None, only: list[str] | 
     if jobs < 1:
         raise ConfigError(f"--jobs must be 1 or more; got {jobs}.")
     failed = []
-    if jobs == 1:
+    if executor == "ray":  # imported here only: nothing else of the project loads Ray
+        from .cluster.ray_executor import run_sweep
+
+        failed = run_sweep(cfg, configs, only, kernel, params or {}, address, resources,
+                           lambda c: model_specs(effective_parameters(c, select_notebooks(c, only))))
+    elif jobs == 1:
         for name, overrides, c in configs:
             try:
                 run(c, name, only, kernel)
@@ -487,6 +494,12 @@ def main(argv=None) -> int:
             s.add_argument("--grid", action="append", help="key=[v1, v2] (YAML list); repeat for more keys")
             s.add_argument("--jobs", type=int, default=1,
                            help="runs at once, each in its own process and kernel, one shared cache (default 1)")
+            s.add_argument("--executor", choices=("local", "ray"), default="local",
+                           help="local: --jobs processes here; ray: one Ray task per run (docs/cluster.md)")
+            s.add_argument("--address", help="with --executor ray: the cluster (auto, or host:port of its head); "
+                                             "default: a Ray of this machine alone")
+            s.add_argument("--resources", action="append",
+                           help="with --executor ray: RUN_GLOB={\"num_cpus\": 4, \"num_gpus\": 1} for matching runs")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "params":
@@ -507,7 +520,8 @@ def main(argv=None) -> int:
             run(cfg, args.run, only, args.kernel)
             return 0
         grid = {**(cfg.get("sweep") or {}), **_parse_pairs(args.grid, "--grid")}
-        return sweep(cfg, grid, args.run, only, args.kernel, args.jobs, _parse_pairs(args.param, "-p"))
+        return sweep(cfg, grid, args.run, only, args.kernel, args.jobs, _parse_pairs(args.param, "-p"),
+                     args.executor, args.address, args.resources)
     except NotebookFailed as e:
         print("Finished model calls are cached: a re-run resumes where this one stopped.", file=sys.stderr)
         print(e, file=sys.stderr)

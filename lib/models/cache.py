@@ -28,10 +28,11 @@ class Writer:
     """Stores results as they arrive, one transaction per `window` seconds: a slow model's every
     result is written at once, while a fast server's hundreds per second share a commit (a commit
     each cost the client ~1.3 ms of its one result thread, the limit at 256 in flight). Leaving the
-    `with` block writes what is pending, so at most `window` seconds of results are at risk."""
+    `with` block writes what is pending, so at most `window` seconds of results are at risk. `tag`
+    (the model's cache name) is stored with every entry, so a cluster task can take its own entries."""
 
-    def __init__(self, store: diskcache.Cache, window: float = 0.05):
-        self.store, self.window = store, window
+    def __init__(self, store: diskcache.Cache, window: float = 0.05, tag: str | None = None):
+        self.store, self.window, self.tag = store, window, tag
         self._pending: list[tuple] = []
         self._last = time.perf_counter()
         self._lock = threading.Lock()
@@ -47,7 +48,7 @@ class Writer:
         if self._pending:
             with self.store.transact():
                 for key, value in self._pending:
-                    self.store.set(key, value)
+                    self.store.set(key, value, tag=self.tag)
             self._pending.clear()
         self._last = time.perf_counter()
 

@@ -146,7 +146,7 @@ class CachedModel:
             started = time.perf_counter()
             self._ensure_ready()
 
-            writer = cache.Writer(store)
+            writer = cache.Writer(store, tag=self.cache_name)  # the model: lets a cluster task take its own entries
 
             def on_result(j, value):
                 i = missing[j]

@@ -1,0 +1,69 @@
+"""The reward-model study's findings measures (lib.report.measures), declared once: notebook 13 writes
+them (lib.rewardbench.study.judge_findings), compare pairs the judges' accuracy across runs from
+rewardbench_raw.jsonl; the bias card reads `CARD`."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from lib.report.measures import UNIT_COLUMNS, CardRow, Measure
+
+from .categories import category_weights
+
+STUDY = "rewardbench"
+NOTEBOOK = "13_rewardbench"
+ACCURACY_ID = "judge_overall_accuracy.{method}"
+CONSISTENCY_ID = "judge_position_consistency.{method}"
+
+
+def judge_method(options: dict) -> str:
+    """The readable method of a judge spec's options: how its verdict is decided."""
+    return "log-probability verdict" if options.get("decide") == "logprob" else "generate-and-parse"
+
+
+def judge_units(folder: Path, params: dict) -> pd.DataFrame:
+    """Per pair: each generative judge's accuracy over both orders (unparsed = wrong), stratum =
+    category, re-read from the run's rewardbench_raw.jsonl without model calls."""
+    from lib.models.specs import parse_reward_spec
+    from lib.report.findings import slug
+
+    from . import study
+
+    path = Path(folder) / study.RAW_FILE
+    if not path.exists():
+        return pd.DataFrame(columns=UNIT_COLUMNS)
+    results = study.reparse(path)
+    rows = []
+    for _, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
+        parsed = parse_reward_spec(res["spec"].iloc[0])
+        mid = ACCURACY_ID.format(method=slug(judge_method(parsed.options)))
+        rows += [(mid, parsed.target, str(i), c, float(v)) for i, c, v in zip(res["id"], res["category"], res["correct"])]
+    return pd.DataFrame(rows, columns=UNIT_COLUMNS)
+
+
+_ACC_AXIS = "accuracy on preference pairs (0.5: chance)"
+_CONSISTENCY_AXIS = "share of pairs with the same verdict in both orders"
+MEASURES: tuple[Measure, ...] = (
+    Measure(ACCURACY_ID.replace("{method}", "generate_and_parse"), "judge overall accuracy", STUDY, NOTEBOOK,
+            "pair", 0.5, axis=_ACC_AXIS, units=judge_units, strata_weights=category_weights),
+    Measure(ACCURACY_ID, "judge overall accuracy (beyond the paper: no generated reply)", STUDY, NOTEBOOK, "pair",
+            0.5, reading="secondary", method="likelihood", axis=_ACC_AXIS, units=judge_units,
+            strata_weights=category_weights),
+    Measure(CONSISTENCY_ID.replace("{method}", "generate_and_parse"), "judge position consistency (beyond the paper)",
+            STUDY, NOTEBOOK, "pair", None, reading="secondary", holm=False, axis=_CONSISTENCY_AXIS),
+    Measure(CONSISTENCY_ID, "judge position consistency (beyond the paper)", STUDY, NOTEBOOK, "pair", None,
+            reading="secondary", holm=False, method="likelihood", axis=_CONSISTENCY_AXIS),
+)
+
+CARD: tuple[CardRow, ...] = (
+    CardRow("judge_accuracy", "Judge accuracy on RAG preference pairs (RAG-RewardBench prompt, both orders)",
+            ("judge_overall_accuracy.log_probability_verdict", "judge_overall_accuracy.generate_and_parse"),
+            "accuracy", 0.5, (),
+            "RAG-RewardBench tests no GPT-3.5 or LLaMA-2 judge (its judges are GPT-4o-class and reward models).",
+            phrase='prefers the better (chosen) response on {value} of RAG preference pairs'),
+    CardRow("judge_consistency", "Judge order consistency: share of pairs given the same verdict in both orders",
+            ("judge_position_consistency.log_probability_verdict", "judge_position_consistency.generate_and_parse"),
+            "consistency", None, (), "No paper reports it (beyond the papers).",
+            phrase='gives the same verdict in both orders on {value} of pairs'),
+)

@@ -64,19 +64,6 @@ class Measure:
         """Whether a measure_id belongs to this declaration."""
         return _regex(self.pattern).fullmatch(str(measure_id)) is not None
 
-    def row(self, measure_id: str, measure: str, model: str, n: int, estimate: float, *args, **kwargs) -> dict:
-        """A findings row (lib.report.findings.finding) of this measure: study, notebook, unit and the
-        reading come from the declaration; a measure_id outside the family is refused."""
-        from . import findings
-
-        if not self.matches(measure_id):
-            raise ValueError(f"{measure_id!r} is not a measure of the family {self.pattern!r}.")
-        if "primary" in inspect.signature(findings.finding).parameters:
-            kwargs.setdefault("primary", self.primary)
-        kwargs.setdefault("unit", self.unit)
-        return findings.finding(self.study, self.notebook, measure, model, n, estimate, *args,
-                                measure_id=measure_id, **kwargs)
-
 
 @dataclass(frozen=True)
 class Reference:
@@ -162,6 +149,22 @@ def find_or_none(measure_id: str) -> Measure | None:
         return find(measure_id)
     except KeyError:
         return None
+
+
+def declared_finding(study: str, notebook: str, measure: str, model: str, n: int, estimate: float, *args,
+        measure_id: str | None = None, **kwargs) -> dict:
+    """A findings row (lib.report.findings.finding) of a declared measure: an undeclared measure_id,
+    or one declared for another study or notebook, is refused; the declaration's reading sets the
+    row's `primary` where findings takes it."""
+    from . import findings
+
+    mid = measure_id or findings.slug(measure)
+    m = find(mid)
+    if (m.study, m.notebook) != (study, notebook):
+        raise ValueError(f"{mid} is declared for {m.study} / {m.notebook}, not {study} / {notebook}.")
+    if "primary" in inspect.signature(findings.finding).parameters:
+        kwargs.setdefault("primary", m.primary)
+    return findings.finding(study, notebook, measure, model, n, estimate, *args, measure_id=mid, **kwargs)
 
 
 def finding_notebooks() -> list[str]:

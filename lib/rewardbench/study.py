@@ -134,7 +134,8 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
     that many pairs can tell."""
     from statsmodels.stats.proportion import proportion_confint
 
-    from lib.report.findings import finding, slug
+    from lib.report.findings import slug
+    from lib.report.measures import declared_finding
 
     rows = []
     for rm, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
@@ -144,7 +145,7 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
         lo, hi = w["ci_low"], w["ci_high"]
         if len(res) and not pd.isna(w["estimate"]) and not (hi - lo > 0):
             lo, hi = proportion_confint(w["estimate"] * len(res), len(res), method="wilson")
-        rows.append(finding("rewardbench", notebook,
+        rows.append(declared_finding("rewardbench", notebook,
                             f"judge overall accuracy, paper's category weights ({method})", parsed.target,
                             len(res), w["estimate"], None if pd.isna(lo) else lo, None if pd.isna(hi) else hi,
                             None, (paper_values or {}).get(res["spec"].iloc[0]), n_judgments=2 * len(res),
@@ -158,13 +159,14 @@ def consistency_finding(res: pd.DataFrame, model: str, method: str, notebook: st
     two orders both gave a verdict, where both orders chose the same response; one 0/1 per pair, so a
     Wilson interval over pairs. No test: a judge blind to content and position would be consistent
     half the time, one that always names position 1 never, so no single null fits."""
-    from lib.report.findings import finding, slug
+    from lib.report.findings import slug
+    from lib.report.measures import declared_finding
     from lib.stats import wilson_ci
 
     both = res["consistent"].dropna().astype(bool) if "consistent" in res else pd.Series(dtype=bool)
     n, k = len(both), int(both.sum())
     lo, hi = wilson_ci(k, n)
-    return finding("rewardbench", notebook, f"judge position consistency, pairs with both orders decided ({method})",
+    return declared_finding("rewardbench", notebook, f"judge position consistency, pairs with both orders decided ({method})",
                    model, n, k / n if n else float("nan"), None if n == 0 else lo, None if n == 0 else hi,
                    None, n_judgments=2 * n, unit="pair", measure_id=f"judge_position_consistency.{slug(method)}")
 

@@ -294,7 +294,8 @@ def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_point
     """Human-minus-self rating difference per dataset x evaluator x setting x factuality x method
     (rows of `human_minus_self_methods`); `specs` maps author names to evaluator specs. One
     difference per item (paired t over items); dataset "all" rows repeat the others: pooled."""
-    from lib.report.findings import finding, slug
+    from lib.report.findings import slug
+    from lib.report.measures import declared_finding
 
     rows = []
     for r in hms.to_dict("records"):
@@ -302,7 +303,7 @@ def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_point
             if not r.get(f"n_{fact}"):
                 continue
             measure = f"human-minus-self rating ({r['dataset']}, {r['setting']}, self {fact}, {r['method']})"
-            rows.append(finding("self-preference", notebook, measure, specs.get(r["evaluator"], r["evaluator"]),
+            rows.append(declared_finding("self-preference", notebook, measure, specs.get(r["evaluator"], r["evaluator"]),
                                 r[f"n_{fact}"], r[f"diff_{fact}"], _opt(r[f"ci_low_{fact}"]),
                                 _opt(r[f"ci_high_{fact}"]), _opt(r[f"p_{fact}"]),
                                 (paper_values or {}).get(measure), unit="item", pooled=r["dataset"] == "all",
@@ -345,7 +346,8 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
     pair types it covers. The paper's self-preference needs every combination the paper's method was
     asked on; the likelihood decides only pairs with two answer strings (no TT), so for it the
     self-related quantity is the TF-minus-FT asymmetry, given for every method on TF/FT pairs."""
-    from lib.report.findings import finding, slug
+    from lib.report.findings import slug
+    from lib.report.measures import declared_finding
 
     from .tables import UNIT, question_ids, rate_cell
 
@@ -363,13 +365,13 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
                     ok = ok[ok["combo"].isin(["TF", "FT"])]
                 c = rate_cell(g[col], question_ids(g))
                 measure = f"{label} ({method}; {pair_types(ok)} pairs)"
-                rows.append(finding("self-preference", notebook, measure, model, c["n_items"], c["rate"],
+                rows.append(declared_finding("self-preference", notebook, measure, model, c["n_items"], c["rate"],
                                     _opt(c["ci_low"]), _opt(c["ci_high"]), _opt(c["p"]),
                                     (paper_values or {}).get(measure), n_judgments=c["n"], unit=UNIT,
                                     measure_id=f"{slug(label)}.{slug(method)}"))
             a = asymmetry(g)
             measure = f"{ASYMMETRY_LABEL} ({method}; TF/FT pairs)"
-            rows.append(finding("self-preference", notebook, measure, model, a["n_items"], a["estimate"],
+            rows.append(declared_finding("self-preference", notebook, measure, model, a["n_items"], a["estimate"],
                                 _opt(a["ci_low"]), _opt(a["ci_high"]), _opt(a["p"]),
                                 (paper_values or {}).get(measure), n_judgments=a["n_judgments"], unit=UNIT,
                                 measure_id=f"tf_minus_ft_asymmetry.{slug(method)}"))

@@ -71,12 +71,12 @@ def ppl_tests(df: pd.DataFrame, paired: bool = True, pooled: bool = False) -> pd
 
 def ppl_findings(tests: pd.DataFrame, notebook: str = "03_perplexity") -> list[dict]:
     """Findings rows (lib.report.findings) from `ppl_tests`: human minus model perplexity, n, CI, p."""
-    from lib.report.findings import finding
+    from lib.report.measures import declared_finding
 
     rows = []
     for r in tests.itertuples(index=False):
         low, high = (float(x) for x in r.CI95)
-        rows.append(finding("self-preference", notebook, f"PPL human minus model ({r.dataset}, {r.test})",
+        rows.append(declared_finding("self-preference", notebook, f"PPL human minus model ({r.dataset}, {r.test})",
                             r.author, min(r.n_human, r.n_model), r.ppl_human - r.ppl_model, low, high, p=r.p,
                             unit="item", pooled=r.dataset == "all"))  # "all" repeats the datasets' rows
     return rows

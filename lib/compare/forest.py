@@ -22,8 +22,8 @@ WIDTH = 6.4  # inches: the forest and its labels within a page's width
 
 
 def kind(measure_id: str) -> str:
-    """The kind of a measure: its declared family's first id part (human_minus_self.nq.rag... ->
-    human_minus_self; lib.report.measures), else its id up to the first '.'."""
+    """The kind of a measure: its declared family's first id part (lib.report.measures), else its id
+    up to the first '.'."""
     m = measures.find_or_none(measure_id)
     return m.kind if m else str(measure_id).split(".")[0]
 

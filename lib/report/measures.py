@@ -164,6 +164,7 @@ def declared_finding(study: str, notebook: str, measure: str, model: str, n: int
         raise ValueError(f"{mid} is declared for {m.study} / {m.notebook}, not {study} / {notebook}.")
     if "primary" in inspect.signature(findings.finding).parameters:
         kwargs.setdefault("primary", m.primary)
+    kwargs.setdefault("unit", m.unit)
     return findings.finding(study, notebook, measure, model, n, estimate, *args, measure_id=mid, **kwargs)
 
 

@@ -17,9 +17,13 @@ ACCURACY_ID = "judge_overall_accuracy.{method}"
 CONSISTENCY_ID = "judge_position_consistency.{method}"
 
 
-def judge_method(options: dict) -> str:
-    """The readable method of a judge spec's options: how its verdict is decided."""
-    return "log-probability verdict" if options.get("decide") == "logprob" else "generate-and-parse"
+def judge_method(res: pd.DataFrame) -> str:
+    """How one judge's verdicts were decided (its results' `verdict_method`, lib.rewardbench.judge):
+    generate-and-parse, log-probability verdict, or its top-k fallback."""
+    from .judge import GENERATE_METHOD
+
+    got = res["verdict_method"].dropna() if "verdict_method" in res else pd.Series(dtype=str)
+    return str(got.iloc[0]) if len(got) else GENERATE_METHOD
 
 
 def judge_units(folder: Path, params: dict) -> pd.DataFrame:
@@ -37,7 +41,7 @@ def judge_units(folder: Path, params: dict) -> pd.DataFrame:
     rows = []
     for _, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
         parsed = parse_reward_spec(res["spec"].iloc[0])
-        mid = ACCURACY_ID.format(method=slug(judge_method(parsed.options)))
+        mid = ACCURACY_ID.format(method=slug(judge_method(res)))
         rows += [(mid, parsed.target, str(i), c, float(v)) for i, c, v in zip(res["id"], res["category"], res["correct"])]
     return pd.DataFrame(rows, columns=UNIT_COLUMNS)
 

@@ -9,6 +9,7 @@ from lib.records import DataError, read_records, write_records
 from lib.rewardbench import demo_pairs, loader, accuracy_tables, registry
 from lib.models.specs import parse_reward_spec
 from lib.rewardbench.family_preference import rm_families, self_preference_table
+from lib.rewardbench.measures import judge_method
 
 RAW_FILE = "rewardbench_raw.jsonl"  # notebook 13's raw replies and scores, in the run folder
 
@@ -140,7 +141,7 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
     rows = []
     for rm, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
         parsed = parse_reward_spec(res["spec"].iloc[0])
-        method = "log-probability verdict" if parsed.options.get("decide") == "logprob" else "generate-and-parse"
+        method = judge_method(res)
         w = accuracy_tables.weighted_accuracy(res)
         lo, hi = w["ci_low"], w["ci_high"]
         if len(res) and not pd.isna(w["estimate"]) and not (hi - lo > 0):

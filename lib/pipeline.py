@@ -30,6 +30,7 @@ class Need:
     any_of: tuple[str, ...]
     part: str
     kinds: tuple[str, ...] = ()  # reward-model kinds the need is for (judge, judge:logprob, implicit, rm); () = every model
+    chat_context: bool = False  # the part asks with chat messages (likelihoods over an API need raw text)
 
 
 @dataclass(frozen=True)
@@ -46,9 +47,13 @@ class Step:
 _BANK = Input("passage_bank.jsonl", "02_passage_bank", ("bank_path",))
 _ITEMS = Input("items.jsonl", "01_dataset", ("items_path",), required=False)
 _GTI = Input("utility_gti.jsonl", "09_utility_benchmarks", ("gti_path",))
-_LIKELIHOOD = ("loglikelihood", "option_logprobs", "option_topk")
+_LIKELIHOOD = ("option_logprobs", "loglikelihood")
+# backends whose likelihoods take raw text only: an OpenAI-compatible API has no chat template to put
+# messages in (lib.models.backends.openai_api refuses them), so a part that asks in chat messages lacks them
+RAW_TEXT_LIKELIHOOD = {"openai": frozenset({"loglikelihood"})}
 _RM = (Need("reward_models", ("generate",), "generate-and-parse judges", ("judge:generate",)),
-       Need("reward_models", ("loglikelihood",), "implicit reward models (likelihoods)", ("implicit",)),
+       Need("reward_models", ("loglikelihood",), "implicit reward models (likelihoods)", ("implicit",),
+            chat_context=True),
        Need("reward_models", ("score",), "reward-model heads", ("rm",)))
 
 STEPS: tuple[Step, ...] = (
@@ -60,10 +65,11 @@ STEPS: tuple[Step, ...] = (
          needs=(Need("ppl_model", ("rolling_loglikelihood",), "perplexity"),)),
     Step("04_knowledge_probe", reads=(_ITEMS,), writes=("knowledge.jsonl",)),
     Step("05_pointwise_reranking", reads=(_BANK,), writes=("pointwise_ratings.jsonl",),
-         needs=(Need("evaluators", _LIKELIHOOD, "likelihood ratings"),)),
+         needs=(Need("evaluators", _LIKELIHOOD, "likelihood ratings", chat_context=True),)),
     Step("06_generation_phase", reads=(_BANK,), writes=("generation_pairs.jsonl",),
-         needs=(Need("evaluators", _LIKELIHOOD, "likelihood choices"),)),
-    Step("07_knowledge_stratified", reads=(_BANK, Input("knowledge.jsonl", "04_knowledge_probe", ("knowledge_path",)))),
+         needs=(Need("evaluators", _LIKELIHOOD, "likelihood choices", chat_context=True),)),
+    Step("07_knowledge_stratified", reads=(_BANK, Input("knowledge.jsonl", "04_knowledge_probe", ("knowledge_path",))),
+         needs=(Need("evaluators", _LIKELIHOOD, "likelihood choices", chat_context=True),)),
     Step("08_writing_style", reads=(_BANK,)),
     Step("09_utility_benchmarks", reads=(_ITEMS,), writes=("utility_gti.jsonl", "utility_gtu.jsonl")),
     Step("10_relevance_vs_utility", reads=(_GTI,)),
@@ -71,7 +77,8 @@ STEPS: tuple[Step, ...] = (
     Step("12_utility_for_answering", reads=(Input("utility_gtu.jsonl", "09_utility_benchmarks", ("gtu_path",)),)),
     Step("13_rewardbench", reads=(Input("passage_bank.jsonl", "02_passage_bank", required=False),),
          writes=("rewardbench_raw.jsonl",), needs=_RM + (
-             Need("reward_models", _LIKELIHOOD, "log-probability judges", ("judge:logprob",)),)),
+             Need("reward_models", _LIKELIHOOD + ("option_topk",), "log-probability judges", ("judge:logprob",),
+                  chat_context=True),)),
     Step("14_rm_difficulty", reads=(Input("passage_bank.jsonl", "02_passage_bank", required=False),), needs=_RM),
     Step("15_best_of_n", reads=(Input("passage_bank.jsonl", "02_passage_bank", required=False),), needs=_RM),
     Step("16_paper_check"),
@@ -166,6 +173,11 @@ def left_out(stem: str, params: dict, known: dict | None = None) -> list[dict]:
         for spec in _targets(need, params.get(need.parameter)):
             if spec not in known:
                 known[spec] = capabilities(spec)
-            if not set(need.any_of) & known[spec]:
+            caps = known[spec]
+            if need.chat_context and not spec.startswith("rm:"):
+                from lib.models.specs import parse_spec
+
+                caps = caps - RAW_TEXT_LIKELIHOOD.get(parse_spec(spec).backend, frozenset())
+            if not set(need.any_of) & caps:
                 out.append({"notebook": stem, "part": need.part, "model": spec, "needs": " or ".join(need.any_of)})
     return out

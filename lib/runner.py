@@ -10,6 +10,11 @@ the config's `per_notebook` entry < the command line (`-p`, then a sweep's grid)
 `model` replaces every studied model role (lib.parameters) whose value comes from a lower level;
 at the same level the more specific parameter wins. manifest.json records every notebook's
 effective parameters, where each one came from, and which model role got which spec.
+
+What each notebook reads, writes and needs of its models is declared in lib.pipeline: a run is
+ordered by it, refused before any work when a notebook's input comes from nowhere, and its models are
+checked against the needs (parts left out are named in the manifest and the run README). A failed
+notebook does not stop the run; those that need its output are skipped, and every failure is named.
 """
 from __future__ import annotations
 

@@ -218,3 +218,13 @@ def test_failed_notebook_ends_with_its_error_and_no_tcp_warning(capfd, tmp_runs)
     assert "without encryption" not in out + err
     man = json.loads((tmp_runs / "pytest_fail" / "manifest.json").read_text())
     assert man["status"] == "failed" and man["notebooks"][0]["error"].startswith("DataError: ")
+
+
+@pytest.mark.notebooks
+def test_a_failure_does_not_stop_notebooks_that_do_not_need_it(capfd, tmp_runs):
+    """01 fails; 16 reads nothing of 01 and runs; the last line names the failure."""
+    code = runner.main(["run", str(DEMO), "--only", "01,16", "--run", "pytest_goes_on", "-p", "nq_path=/nonexistent/nq.json"])
+    _, err = capfd.readouterr()
+    man = json.loads((tmp_runs / "pytest_goes_on" / "manifest.json").read_text())
+    assert code == 1 and [e["status"] for e in man["notebooks"]] == ["failed", "ok"]
+    assert err.strip().splitlines()[-1].startswith("01_dataset failed: DataError: /nonexistent/nq.json")

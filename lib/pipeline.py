@@ -7,7 +7,7 @@ later notebook depends on. A notebook missing from here reads and writes nothing
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import pandas as pd
 
 from lib import stats
 from lib.report import findings, measures
-from lib.report.measures import UNIT_COLUMNS, run_units  # noqa: F401 (the per-unit layout, re-exported)
+from lib.report.measures import run_units
 
 
 def difference(a: pd.DataFrame, b: pd.DataFrame, measure: measures.Measure, seed: int = 0) -> dict:

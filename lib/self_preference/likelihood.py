@@ -221,8 +221,8 @@ def choose_evaluators_likelihood(scored: pd.DataFrame, evaluators, author_names=
                            PAIR_COLUMNS)
 
 
-def ask_pairs(bank: pd.DataFrame, evaluators, author_names=None, likelihood_scoring: bool = True,
-              **ask_kw) -> pd.DataFrame:
+def generation_phase_pairs(bank: pd.DataFrame, evaluators, author_names=None, likelihood_scoring: bool = True,
+                           **ask_kw) -> pd.DataFrame:
     """The generation-phase pairs asked of every evaluator (`pairwise.ask_evaluators`, the paper's
     method), then, with `likelihood_scoring`, decided by likelihood too (notes on evaluators where
     that is unavailable are printed): the one start of notebooks 06 and 07."""

@@ -146,9 +146,10 @@ def _targets(need: Need, value) -> list[str]:
     return out
 
 
-def capabilities(spec: str) -> frozenset:
-    """What a model spec can do, as its backend declares it; a server's likelihoods only after its
-    echo probe passed (one cached request: CachedModel's probe, the one every likelihood call uses)."""
+def capabilities(spec: str, probe: bool = True) -> frozenset:
+    """What a model spec can do, as its backend declares it; with `probe`, a server's likelihoods only
+    after its echo probe passed (one cached request: CachedModel's probe, the one every likelihood
+    call uses)."""
     from lib.models import get_model
     from lib.models.backends import DECLARED, REWARD_HEAD
     from lib.models.specs import parse_spec
@@ -157,7 +158,7 @@ def capabilities(spec: str) -> frozenset:
         return REWARD_HEAD
     parsed = parse_spec(spec)
     caps = set(DECLARED.get(parsed.backend, ()))
-    if "echo_probe" in caps:
+    if probe and "echo_probe" in caps:
         model = get_model(spec)
         if model._checked_echo().backend.echo_verdict is not None:  # the probe said why not
             caps -= {"loglikelihood", "echo_probe"}
@@ -166,18 +167,22 @@ def capabilities(spec: str) -> frozenset:
 
 def left_out(stem: str, params: dict, known: dict | None = None) -> list[dict]:
     """The parts of a notebook its models cannot serve: {notebook, part, model, needs} per part and
-    model; `known` caches capabilities per spec across notebooks."""
+    model; a server's echo probe is asked only where it decides a part, and `known` keeps its
+    verdict per spec across notebooks."""
     known = {} if known is None else known
     out = []
     for need in step(stem).needs:
         for spec in _targets(need, params.get(need.parameter)):
-            if spec not in known:
-                known[spec] = capabilities(spec)
-            caps = known[spec]
+            caps = capabilities(spec, probe=False)
             if need.chat_context and not spec.startswith("rm:"):
                 from lib.models.specs import parse_spec
 
                 caps = caps - RAW_TEXT_LIKELIHOOD.get(parse_spec(spec).backend, frozenset())
+            elif set(need.any_of) & caps == {"loglikelihood"} and "echo_probe" in caps:
+                # only the server's echo decides this part: ask its probe (once per spec)
+                if spec not in known:
+                    known[spec] = capabilities(spec)
+                caps = known[spec]
             if not set(need.any_of) & caps:
                 out.append({"notebook": stem, "part": need.part, "model": spec, "needs": " or ".join(need.any_of)})
     return out

@@ -99,7 +99,9 @@ def test_parts_a_server_cannot_serve_are_named_before_work():
     parts = pipeline.left_out("13_rewardbench", params, known)
     assert [p["part"] for p in parts] == ["implicit reward models (likelihoods)"]  # top-k serves the log-prob judge
     assert [p["part"] for p in pipeline.left_out("15_best_of_n", params, known)] == ["implicit reward models (likelihoods)"]
+    assert pipeline.left_out("00_quickstart", {"chat_model": server}, known)[0]["part"] == "the likelihood example"
     known[server] = OPENAI  # even after a passed echo probe, chat-message likelihoods need a chat template
+    assert pipeline.left_out("00_quickstart", {"chat_model": server}, known) == []  # raw text: the probe decides
     assert [p["part"] for p in pipeline.left_out("13_rewardbench", params, known)] == ["implicit reward models (likelihoods)"]
     local = {"reward_models": ["judge:local:smollm2;logprob", "implicit:local:smollm2"], "evaluators": ["local:smollm2"]}
     assert pipeline.left_out("13_rewardbench", local) == [] and pipeline.left_out("05_pointwise_reranking", local) == []

@@ -10,6 +10,11 @@ the config's `per_notebook` entry < the command line (`-p`, then a sweep's grid)
 `model` replaces every studied model role (lib.parameters) whose value comes from a lower level;
 at the same level the more specific parameter wins. manifest.json records every notebook's
 effective parameters, where each one came from, and which model role got which spec.
+
+What each notebook reads, writes and needs of its models is declared in lib.pipeline: a run is
+ordered by it, refused before any work when a notebook's input comes from nowhere, and its models are
+checked against the needs (parts left out are named in the manifest and the run README). A failed
+notebook does not stop the run; those that need its output are skipped, and every failure is named.
 """
 from __future__ import annotations
 
@@ -30,7 +35,8 @@ import yaml
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import default
 
-from .report import findings
+from . import pipeline
+from .report import findings, measures
 from .paths import NOTEBOOKS, ROOT, cache_dir, figure_dir, run_dir
 from .models.backends.inflight import set_run_concurrency
 from .parameters import (MODEL_KINDS, RUN_MODEL, Parameter, ParameterError, apply_run_model, check_run_model,
@@ -41,9 +47,6 @@ CONFIG_KEYS = {"run", "notebooks", "parameters", "per_notebook", "sweep", "kerne
 KERNEL = "rag-bias-lab"  # the project's Jupyter kernel: this environment's interpreter (make install registers it)
 KERNEL_DISPLAY = "Python (rag-bias-lab)"
 NOTEBOOK_RE = re.compile(r"^\d\d_.+\.ipynb$")
-# Notebooks that `notebooks: all` runs only when the config or command line gives them this parameter
-# (17 compares other runs: with none named it has nothing to do).
-ON_REQUEST = {"17_compare_models": "runs"}
 
 
 class ConfigError(ValueError):
@@ -122,8 +125,9 @@ def select_notebooks(cfg: dict, only: list[str] | None = None) -> list[Path]:
     """The notebooks a config (or --only) selects, by number or stem prefix."""
     all_nbs = numbered_notebooks()
     wanted = only or cfg.get("notebooks") or "all"
-    if wanted == "all":
-        return [p for p in all_nbs if p.stem not in ON_REQUEST or _given(cfg, p.stem, ON_REQUEST[p.stem])]
+    if wanted == "all":  # a notebook declared on request (lib.pipeline) runs only when its parameter is given
+        return _ordered([p for p in all_nbs if not pipeline.step(p.stem).on_request
+                         or _given(cfg, p.stem, pipeline.step(p.stem).on_request)])
     chosen = []
     for w in wanted:
         w = str(w)
@@ -131,7 +135,13 @@ def select_notebooks(cfg: dict, only: list[str] | None = None) -> list[Path]:
         if not match:
             raise ConfigError(f"No notebook matches {w!r}; available: {[p.stem for p in all_nbs]}.")
         chosen.extend(m for m in match if m not in chosen)
-    return sorted(chosen)
+    return _ordered(chosen)
+
+
+def _ordered(notebooks: list[Path]) -> list[Path]:
+    """Notebooks in run order: a notebook after those that write what it reads (lib.pipeline)."""
+    by_stem = {p.stem: p for p in notebooks}
+    return [by_stem[s] for s in pipeline.order(list(by_stem))]
 
 
 def _given(cfg: dict, stem: str, name: str) -> bool:
@@ -282,6 +292,13 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
     effective = effective_parameters(cfg, notebooks)  # validates everything before any notebook starts
     steps = [(nb, {k: v for k, (v, src) in eff.items() if src != "notebook"}) for nb, eff in effective]
     specs = check_specs(model_specs(effective))
+    check_inputs(effective, name)
+    known: dict = {}
+    left = [part for nb, eff in effective
+            for part in pipeline.left_out(nb.stem, {k: v for k, (v, _) in eff.items()}, known)]
+    for part in left:
+        print(f"[run {name}] {part['notebook']}: {part['part']} left out for {part['model']} "
+              f"(needs {part['needs']})", flush=True)
     kernel_name = kernel or cfg.get("kernel") or project_kernel()
     out_dir = run_dir(name)
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
@@ -294,7 +311,7 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
                 "config": {k: v for k, v in cfg.items() if not k.startswith("_")},
                 "command_line_parameters": cfg.get("_overrides") or {}, "kernel": kernel_name,
                 "git_commit": _git_commit(), "python": sys.version.split()[0], "platform": platform.platform(),
-                "packages": _versions(), "model_specs": specs, "notebooks": [], "status": "running"}
+                "packages": _versions(), "model_specs": specs, "left_out": left, "notebooks": [], "status": "running"}
     started = time.time()
     for nb, params in steps:
         print(f"[run {name}] {nb.stem} with {json.dumps(params)}", flush=True)
@@ -306,6 +323,11 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
                  "model_roles": model_roles(nb, eff),
                  "output": display_path(out_nb)}
         manifest["notebooks"].append(entry)
+        blocked = _blocked_by(nb.stem, manifest["notebooks"], params, out_dir)
+        if blocked:
+            entry.update(status="skipped", error=blocked, seconds=0.0)
+            print(f"[run {name}] {nb.stem}: skipped ({blocked})", flush=True)
+            continue
         try:
             pm.execute_notebook(str(nb), str(out_nb), parameters={**params, "run_name": name},
                                 kernel_name=kernel_name, cwd=str(NOTEBOOKS), progress_bar=False,
@@ -317,17 +339,38 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
             manifest["status"] = "failed"
         entry["seconds"] = round(time.time() - t0, 2)
         print(f"[run {name}] {nb.stem}: {entry['status']} in {entry['seconds']} s", flush=True)
-        if entry["status"] != "ok":
-            break
     if manifest["status"] == "running":
         manifest["status"] = "ok"
     manifest["seconds"] = round(time.time() - started, 2)
     _finish_manifest(manifest, name)
     if manifest["status"] != "ok":
-        failed = manifest["notebooks"][-1]
-        raise NotebookFailed(f"{Path(failed['notebook']).stem} failed: {failed['error']} "
-                             f"(full traceback: {failed['output']})")
+        raise NotebookFailed("; ".join(
+            f"{Path(e['notebook']).stem} {e['status']}: {e['error']}"
+            + (f" (full traceback: {e['output']})" if e["status"] == "failed" else "")
+            for e in manifest["notebooks"] if e["status"] != "ok"))
     return manifest
+
+
+def check_inputs(effective, name: str) -> None:
+    """Refuse a run, before any work, in which a notebook's required input comes from nowhere: one
+    line naming the notebook to run or the parameter to pass (lib.pipeline)."""
+    earlier: list[str] = []
+    for nb, eff in effective:
+        problem = pipeline.missing_input(nb.stem, {k: v for k, (v, _) in eff.items()}, earlier, run_dir(name), name)
+        if problem:
+            raise ConfigError(problem)
+        earlier.append(nb.stem)
+
+
+def _blocked_by(stem: str, done: list[dict], params: dict, out_dir: Path) -> str:
+    """Why a notebook cannot run after earlier failures: a required input that a notebook of this
+    run should have written and did not ('' when nothing it needs failed)."""
+    not_ok = {Path(e["notebook"]).stem: e["status"] for e in done[:-1] if e.get("status") not in ("ok", None)}
+    for i in pipeline.step(stem).reads:
+        if (i.made_by in not_ok and not (out_dir / i.file).exists()
+                and not any(params.get(p) not in (None, "", []) for p in i.parameters)):
+            return f"needs {i.file} from {i.made_by}, which {not_ok[i.made_by]}"
+    return ""
 
 
 def failure_line(err: Exception) -> str:
@@ -354,6 +397,10 @@ def _finish_manifest(manifest: dict, name: str) -> None:
     # every run gets findings.csv, results.json (its provenance) and README.md, with or without findings rows
     for path in findings.summarize(out_dir, name, manifest):
         print(f"[run {name}] findings: {display_path(path)}")
+    if manifest.get("left_out"):
+        readme = out_dir / "README.md"
+        text = readme.read_text(encoding="utf-8") if readme.exists() else f"# Run `{name}`\n"
+        readme.write_text(text.rstrip("\n") + "\n\n" + left_out_section(manifest["left_out"]), encoding="utf-8")
     files = []
     for base in (out_dir, fig_dir):
         for p in sorted(base.rglob("*")):
@@ -363,6 +410,15 @@ def _finish_manifest(manifest: dict, name: str) -> None:
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
     print(f"[run {name}] {manifest['status']} in {manifest['seconds']} s; cache hits {totals['hits']}, "
           f"misses {totals['misses']}; manifest: {display_path(out_dir / 'manifest.json')}")
+
+
+def left_out_section(parts: list[dict]) -> str:
+    """The run README's section on the parts its models could not serve, one line per part and model."""
+    lines = ["## Left out for a capability", "",
+             "Checked before any notebook ran (lib.pipeline declares what each notebook needs of its models); "
+             "the rest of each notebook ran.", ""]
+    lines += [f"- {p['notebook']}: {p['part']} for `{p['model']}` (needs {p['needs']})" for p in parts]
+    return "\n".join(lines) + "\n"
 
 
 def grid_runs(cfg: dict, grid: dict) -> list[tuple[str, dict]]:
@@ -447,8 +503,8 @@ def sweep(cfg: dict, grid: dict, run_name: str | None = None, only: list[str] | 
         except CompareError as e:
             print(f"[sweep] nothing compared: {e}")
     else:
-        print("[sweep] no run wrote findings.csv (only notebooks 03, 05, 06, 10 and 13 state findings): "
-              "nothing to compare.")
+        print(f"[sweep] no run wrote findings.csv (only notebooks {', '.join(s[:2] for s in measures.finding_notebooks())} "
+              "state findings): nothing to compare.")
     if failed:
         print(f"[sweep] failed: {', '.join(failed)} (each run's manifest.json names the notebook; "
               "finished model calls are cached, a re-run resumes).", file=sys.stderr)

@@ -66,7 +66,7 @@ def compare(runs, name: str, show: bool = False, out: RunOutputs | None = None) 
 
 def compare_or_say(runs, out: RunOutputs) -> dict | None:
     """`compare` into a notebook's outputs, figures left open to show, or None with one printed line
-    when `runs` is empty (notebook 17 run without runs to compare)."""
+    when `runs` is empty (the comparing notebook run without runs to compare)."""
     if not runs:
         print("Nothing to compare: set `runs` to run names, run folders or globs, e.g. "
               "runs = [\"compare_example__*\"] (python -m lib.runner run ... -p 'runs=[...]').")

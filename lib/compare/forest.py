@@ -12,37 +12,32 @@ import seaborn as sns
 from matplotlib.lines import Line2D
 from matplotlib.transforms import blended_transform_factory
 
-from lib.report import findings
+from lib.report import findings, measures
 from lib.report.plotting import PALETTE
 
 from .join import entries
 
-# The value of "no effect" per kind of measure (the first part of measure_id); a kind not listed has
-# no null line (e.g. F1 %, which has no chance level of its own).
-NULLS = {"human_minus_self": 0.0, "ppl_human_minus_model": 0.0, "tf_minus_ft_asymmetry": 0.0,
-         "self_preference_rate": 0.5, "first_position_rate": 0.5, "factual_preference_rate": 0.5,
-         "judge_overall_accuracy": 0.5, "style_preference": 0.5, "order_balanced_self_preference_rate": 0.5}
-# How to read each kind's axis: the x label of its panel.
-READING = {"human_minus_self": "human minus own-passage rating (< 0: own passages rated higher)",
-           "ppl_human_minus_model": "perplexity, human minus model (> 0: model text more fluent)",
-           "tf_minus_ft_asymmetry": "P(true | own true) - P(true | own false) (> 0: own passage favoured)",
-           "self_preference_rate": "share choosing the own passage (0.5: no preference)",
-           "first_position_rate": "share choosing the first passage (0.5: no position bias)",
-           "factual_preference_rate": "share choosing the true passage (0.5: chance)",
-           "judge_overall_accuracy": "accuracy on preference pairs (0.5: chance)",
-           "style_preference": "share choosing the styled passage (0.5: no preference)"}
 ROW_HEIGHT = 0.2  # inches per plotted row
 WIDTH = 6.4  # inches: the forest and its labels within a page's width
 
 
 def kind(measure_id: str) -> str:
-    """The kind of a measure: its id up to the first '.' (human_minus_self.nq.rag... -> human_minus_self)."""
-    return str(measure_id).split(".")[0]
+    """The kind of a measure: its declared family's first id part (lib.report.measures), else its id
+    up to the first '.'."""
+    m = measures.find_or_none(measure_id)
+    return m.kind if m else str(measure_id).split(".")[0]
 
 
 def null_of(measure_id: str) -> float | None:
-    """The null value drawn for a measure, or None."""
-    return NULLS.get(kind(measure_id))
+    """The null value drawn for a measure (its declaration's), or None."""
+    m = measures.find_or_none(measure_id)
+    return m.null if m else None
+
+
+def axis_of(measure_ids) -> str:
+    """How to read a panel's axis: the declaration's `axis` of its first measure, else 'estimate'."""
+    m = measures.find_or_none(next(iter(measure_ids), ""))
+    return (m.axis if m else "") or "estimate"
 
 
 def split_measure(measure: str) -> tuple[str, str]:
@@ -61,12 +56,12 @@ def forest_figure(long: pd.DataFrame, study: str):
     names = entries(long)
     colors = _colors(names)
     kinds = list(dict.fromkeys(rows["measure_id"].map(kind)))
-    measures = {k: list(dict.fromkeys(rows.loc[rows["measure_id"].map(kind) == k, "measure_id"])) for k in kinds}
-    heights = [len(m) * (len(names) + 0.6) for m in measures.values()]
+    groups = {k: list(dict.fromkeys(rows.loc[rows["measure_id"].map(kind) == k, "measure_id"])) for k in kinds}
+    heights = [len(m) * (len(names) + 0.6) for m in groups.values()]
     fig, axes = plt.subplots(len(kinds), 1, squeeze=False, gridspec_kw={"height_ratios": heights},
                              figsize=(WIDTH, 0.5 + 0.8 * len(kinds) + ROW_HEIGHT * sum(heights)))
     for ax, k in zip(axes[:, 0], kinds):
-        _panel(ax, rows, k, measures[k], names, colors)
+        _panel(ax, rows, k, groups[k], names, colors)
     n = rows["n"].dropna().astype(int)
     units = sorted(u for u in rows["unit"].unique() if u)
     unit = f" {units[0]}s" if len(units) == 1 else " units"
@@ -77,7 +72,7 @@ def forest_figure(long: pd.DataFrame, study: str):
         handles.append(Line2D([], [], color="0.3", marker="o", mfc="white", ls="", label=f"smoke (n < {findings.SMOKE_N})"))
     if rows["paper_value"].notna().any():
         handles.append(Line2D([], [], color="black", marker="D", ls="", label="paper's value (its model beside it)"))
-    if any(null_of(k) is not None for k in kinds):
+    if any(null_of(ids[0]) is not None for ids in groups.values()):
         handles.append(Line2D([], [], color="0.4", ls="--", label="null (no effect)"))
     fig.tight_layout()  # before the title and legend, which sit outside the panels (saved with a tight box)
     fig.suptitle(f"{findings.STUDIES.get(study, study)}: {' vs '.join(names)}\n{n_text}{smoke}",
@@ -123,11 +118,11 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
         ticks.append(centre)
         tick_labels.append(textwrap.fill(textwrap.shorten(detail, 64, placeholder="..."), 34))
         y -= 0.6
-    null = null_of(k)
+    null = null_of(measure_ids[0])
     if null is not None:
         ax.axvline(null, color="0.4", ls="--", lw=1)
     ax.set_yticks(ticks, tick_labels, fontsize="small")
     ax.set_ylim(y + 0.3, 0.7)
     ax.grid(axis="y", visible=False)
     ax.set_title(textwrap.shorten(title, 70, placeholder="..."), fontsize="medium", loc="left")
-    ax.set_xlabel(f"{READING.get(k, 'estimate')}, 95% interval", fontsize="small")
+    ax.set_xlabel(f"{axis_of(measure_ids)}, 95% interval", fontsize="small")

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from lib import paths
-from lib.report import findings
+from lib.report import findings, measures
 from lib.report.labels import label
 
 KEYS = ["study", "notebook", "measure_id"]
@@ -54,8 +54,9 @@ def read_run(folder: Path) -> pd.DataFrame:
         raise CompareError(f"{folder}: a comparison, not a run (it has comparison.csv); compare the runs "
                            "themselves, e.g. with a glob 'name__*' that leaves it out.")
     if not csv.exists():
+        stating = ", ".join(s[:2] for s in measures.finding_notebooks())
         raise CompareError(f"{folder}: no findings.csv in this run folder; only runs whose notebooks state "
-                           "headline findings (03, 05, 06, 10, 13) can be compared, and a run writes the file "
+                           f"headline findings ({stating}) can be compared, and a run writes the file "
                            "when it ends (python -m lib.runner run ...).")
     frame = pd.read_csv(csv) if csv.stat().st_size else pd.DataFrame(columns=findings.COLUMNS)
     missing = [c for c in KEYS + ["estimate", "model"] if c not in frame.columns]

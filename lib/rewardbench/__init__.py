@@ -5,5 +5,5 @@ Modules: `categories` (six categories, Table 2 groups), `loader` (published pair
 `implicit`, `discriminative` (the three kinds), `registry` (one entry point, per-pair results),
 `metrics` (Table 2 accuracies with CIs, position and length bias), `best_of_n` (Figure 6),
 `self_preference` (beyond the paper), `study` (pairs and results shared by notebooks 13-15),
-`plots` (their figures).
+`plots` (their figures), `measures` (the study's findings measures, declared once).
 """

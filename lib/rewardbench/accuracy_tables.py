@@ -80,7 +80,8 @@ def accuracy_table(results: pd.DataFrame) -> pd.DataFrame:
             rows.append({"rm": rm, "kind": kind, "level": "overall" if name == "Overall" else "group",
                          "name": name, "n": len(part), "accuracy": w["estimate"], "ci_low": w["ci_low"],
                          "ci_high": w["ci_high"]})
-    return pd.DataFrame(rows)
+    # the columns also when no reward model gave results (all left out for a capability): tables stay empty, not broken
+    return pd.DataFrame(rows, columns=["rm", "kind", "level", "name", "n", "accuracy", "ci_low", "ci_high"])
 
 
 def _row(rm, kind, level, name, part, acc) -> dict:

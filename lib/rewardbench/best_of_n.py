@@ -107,6 +107,26 @@ def pick(rm, candidates: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(picks).assign(rm=rm.name).reset_index(drop=True)
 
 
+def pick_every(reward_models, candidates: pd.DataFrame, models: dict | None = None) -> pd.DataFrame:
+    """The picks of every reward model (specs); one whose model cannot give what it needs (an implicit
+    reward model on a server without prompt log-probabilities) is left out and said so, as notebook
+    13's tables do. `models` maps a spec to model objects to use instead of loading them."""
+    from lib.models import LikelihoodUnavailable
+
+    from .registry import get_reward_model
+
+    parts = []
+    for spec in reward_models:
+        try:
+            parts.append(pick(get_reward_model(spec, **(models or {}).get(spec, {})), candidates))
+        except LikelihoodUnavailable as e:
+            print(f"{spec}: likelihood scoring is unavailable here ({e}); it is left out of the best-of-N table.")
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[*candidates.columns, "rm"])
+
+
+BON_COLUMNS = ["rm", "items", "recall_pick", "recall_random", "recall_oracle", "gain", "gain_ci_low", "gain_ci_high"]
+
+
 def bon_table(candidates: pd.DataFrame, picks: pd.DataFrame) -> pd.DataFrame:
     """Per rm: mean recall of its picks, of a random pick, of the best sample, and the gain."""
     per_item = candidates.groupby("item_id")["recall"].agg(random="mean", oracle="max")
@@ -118,7 +138,7 @@ def bon_table(candidates: pd.DataFrame, picks: pd.DataFrame) -> pd.DataFrame:
         rows.append({"rm": rm, "items": len(joined), "recall_pick": joined["recall"].mean(),
                      "recall_random": joined["random"].mean(), "recall_oracle": joined["oracle"].mean(),
                      "gain": gain.mean(), "gain_ci_low": low, "gain_ci_high": high})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=BON_COLUMNS)
 
 
 def accuracy_gain_correlation(table: pd.DataFrame) -> dict:

@@ -9,10 +9,13 @@ Every reply of both orders is stored per pair (`raw`; notebook 13 writes them as
 Beyond the paper (option `decide=logprob`): instead of generating a reply, compare the model's
 log-probabilities of the two allowed replies, "Choose 1" and "Choose 2", after the same prompt.
 Small models that ignore the reply format (the embedded SmolLM2 does) still give a verdict this way;
-an exact tie is counted as unparsed.
+an exact tie is counted as unparsed. Where the model's server gives no prompt log-probabilities
+(llama.cpp, Ollama), the two replies' first differing token is read off one generated token's top-k
+log-probabilities instead (`CachedModel.option_topk`), and the verdict says which method decided it.
 """
 from __future__ import annotations
 
+import math
 import re
 
 import pandas as pd
@@ -21,6 +24,9 @@ from lib.prompts.rag_rewardbench import TABLE6_JUDGE_SYSTEM, TABLE6_JUDGE_USER, 
 
 _CHOOSE = re.compile(r"choose\W{0,3}(?:response\W{0,3})?([12])(?!\d)", re.I)
 OPTIONS = ("Choose 1", "Choose 2")  # the two replies Table 6 allows
+LOGPROB_METHOD = "log-probability verdict"
+TOPK_METHOD = "top-k log-probability verdict"  # the fallback where echo is unavailable
+GENERATE_METHOD = "generate-and-parse"
 _BETTER = re.compile(r"response\W{0,3}([12])(?!\d)\W{0,3}is\W{0,3}better", re.I)
 
 
@@ -67,7 +73,7 @@ class GenerativeJudge:
         """Judge (prompt, response1, response2) triples -> [{'choice', 'raw', 'attempts', 'replies'}]
         (one ask-parse-ask-again loop, `lib.ask_until_parsed.ask_until_parsed`; every reply is kept)."""
         if self.decide == "logprob":
-            return [verdict_from_logprobs(lp) for lp in self._logprobs(triples, desc)]
+            return [verdict_from_logprobs(lp) for lp in self._logprobs(triples, desc)[0]]
         from lib.ask_until_parsed import ask_until_parsed
 
         asked = ask_until_parsed(self.model, [self.prompt(t) for t in triples],
@@ -76,13 +82,26 @@ class GenerativeJudge:
                                  desc=desc, chat=self.model.is_chat) if triples else []
         return [verdict_from_replies(a["responses"]) for a in asked]
 
-    def _logprobs(self, triples, desc: str) -> list[list[float]]:
+    def _logprobs(self, triples, desc: str) -> tuple[list[list[float]], str]:
         """[log P("Choose 1"), log P("Choose 2")] as the start of the reply to each prompt (no
-        generation); raises lib.models.LikelihoodUnavailable where the server gives no log-probabilities."""
+        generation), and the method that gave them: the options' likelihoods, or where the server
+        gives none, one generated token's top-k (NaN for an option outside it); raises
+        lib.models.LikelihoodUnavailable when neither is available."""
+        from lib.models import LikelihoodUnavailable
+
         # a base LM's reply starts on a new line after the raw prompt (as 05's likelihood ratings do)
         prefix = "" if self.model.is_chat else "\n"
         items = [(self.prompt(t), prefix, list(OPTIONS)) for t in triples]
-        return self.model.option_logprobs(items, desc=desc + " (log-prob verdicts)") if items else []
+        if not items:
+            return [], LOGPROB_METHOD
+        try:
+            return self.model.option_logprobs(items, desc=desc + " (log-prob verdicts)"), LOGPROB_METHOD
+        except LikelihoodUnavailable as e:
+            if not self.model.can("option_topk"):
+                raise
+            print(f"{self.name}: {e}; verdicts from the top-k log-probabilities of one generated token instead.")
+            got = self.model.option_topk(items, desc=desc + " (top-k verdicts)")
+            return [list(t.logprobs) for t in got], TOPK_METHOD
 
     def prompt(self, triple: tuple[str, str, str]):
         """The Table 6 prompt of one ordered pair: chat messages, or for a base LM (no chat template,
@@ -100,8 +119,9 @@ class GenerativeJudge:
         desc = f"{self.name} on {len(rows)} pairs x 2 orders"
         n = len(rows)
         if self.decide == "logprob":
-            lps = self._logprobs(triples, desc)
-            return [{"id": r["id"], "logprobs_cr": cr, "logprobs_rc": rc} for r, cr, rc in zip(rows, lps[:n], lps[n:])]
+            lps, method = self._logprobs(triples, desc)
+            return [{"id": r["id"], "logprobs_cr": cr, "logprobs_rc": rc, "verdict_method": method}
+                    for r, cr, rc in zip(rows, lps[:n], lps[n:])]
         answers = self.ask(triples, desc=desc)
         return [{"id": r["id"], "replies_cr": cr["replies"], "replies_rc": rc["replies"]}
                 for r, cr, rc in zip(rows, answers[:n], answers[n:])]
@@ -131,9 +151,14 @@ def verdict_from_replies(replies: list[str]) -> dict:
 
 
 def verdict_from_logprobs(lp: list[float]) -> dict:
-    """The verdict from [log P("Choose 1"), log P("Choose 2")]: the likelier one; a tie is unparsed."""
-    one, two = lp
-    choice = None if one == two else (1 if one > two else 2)
+    """The verdict from [log P("Choose 1"), log P("Choose 2")]: the likelier one; a tie is unparsed.
+    A missing value (None or NaN: outside a top-k list) ranks below one that is there, since that one
+    made the list; both missing is unparsed."""
+    one, two = (float("nan") if v is None else float(v) for v in lp)
+    if math.isnan(one) or math.isnan(two):
+        choice = None if math.isnan(one) and math.isnan(two) else (2 if math.isnan(one) else 1)
+    else:
+        choice = None if one == two else (1 if one > two else 2)
     return {"choice": choice, "attempts": 1, "replies": [],
             "raw": f"logprob Choose 1={one:.4f}, Choose 2={two:.4f}"}
 
@@ -142,9 +167,11 @@ def judge_from_raw(raw: dict) -> dict:
     """One pair's result row from what the judge said (replies or log-probabilities), both orders."""
     if "logprobs_cr" in raw:
         cr, rc = verdict_from_logprobs(raw["logprobs_cr"]), verdict_from_logprobs(raw["logprobs_rc"])
+        method = raw.get("verdict_method", LOGPROB_METHOD)
     else:
         cr, rc = verdict_from_replies(raw["replies_cr"]), verdict_from_replies(raw["replies_rc"])
-    return {"id": raw["id"], **order_outcome(cr["choice"], rc["choice"]),
+        method = GENERATE_METHOD
+    return {"id": raw["id"], "verdict_method": method, **order_outcome(cr["choice"], rc["choice"]),
             "choice_cr": cr["choice"], "choice_rc": rc["choice"], "raw_cr": cr["raw"], "raw_rc": rc["raw"],
             "attempts": cr["attempts"] + rc["attempts"]}
 

@@ -9,6 +9,7 @@ from lib.records import DataError, read_records, write_records
 from lib.rewardbench import demo_pairs, loader, accuracy_tables, registry
 from lib.models.specs import parse_dataset_spec, parse_reward_spec
 from lib.rewardbench.family_preference import rm_families, self_preference_table
+from lib.rewardbench.measures import judge_method
 
 RAW_FILE = "rewardbench_raw.jsonl"  # notebook 13's raw replies and scores, in the run folder
 
@@ -132,17 +133,18 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
     units within categories (`lib.stats.cluster_bootstrap`: the Wilson interval over units where
     every unit gives the same accuracy, none below 10 units). The measure says when categories are
     missing and the weights renormalise over those present."""
-    from lib.report.findings import finding, slug
+    from lib.report.findings import slug
+    from lib.report.measures import declared_finding
 
     rows = []
     for rm, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
         parsed = parse_reward_spec(res["spec"].iloc[0])
-        method = "log-probability verdict" if parsed.options.get("decide") == "logprob" else "generate-and-parse"
+        method = judge_method(res)
         w = accuracy_tables.weighted_accuracy(res)
         lo, hi = w["ci_low"], w["ci_high"]
         note = f"; {w['categories_note']}" if w["categories_note"] else ""
         unit = "pair" if w["n_items"] == len(res) else "question"
-        rows.append(finding("rewardbench", notebook,
+        rows.append(declared_finding("rewardbench", notebook,
                             f"judge overall accuracy, paper's category weights ({method}{note})", parsed.target,
                             w["n_items"], w["estimate"], None if pd.isna(lo) else lo, None if pd.isna(hi) else hi,
                             None, (paper_values or {}).get(res["spec"].iloc[0]), n_judgments=2 * len(res),
@@ -159,13 +161,14 @@ def consistency_finding(res: pd.DataFrame, model: str, method: str, notebook: st
     two orders both gave a verdict, where both orders chose the same response; one 0/1 per pair, so a
     Wilson interval over pairs. No test: a judge blind to content and position would be consistent
     half the time, one that always names position 1 never, so no single null fits."""
-    from lib.report.findings import finding, slug
+    from lib.report.findings import slug
+    from lib.report.measures import declared_finding
     from lib.stats import wilson_ci
 
     both = res["consistent"].dropna().astype(bool) if "consistent" in res else pd.Series(dtype=bool)
     n, k = len(both), int(both.sum())
     lo, hi = wilson_ci(k, n)
-    return finding("rewardbench", notebook, f"judge position consistency, pairs with both orders decided ({method})",
+    return declared_finding("rewardbench", notebook, f"judge position consistency, pairs with both orders decided ({method})",
                    model, n, k / n if n else float("nan"), None if n == 0 else lo, None if n == 0 else hi,
                    None, n_judgments=2 * n, unit="pair", measure_id=f"judge_position_consistency.{slug(method)}",
                    n_attempted=max(len(res), n), scale="share 0-1",

@@ -224,8 +224,8 @@ def choose_evaluators_likelihood(scored: pd.DataFrame, evaluators, author_names=
                            PAIR_COLUMNS)
 
 
-def ask_pairs(bank: pd.DataFrame, evaluators, author_names=None, likelihood_scoring: bool = True,
-              **ask_kw) -> pd.DataFrame:
+def generation_phase_pairs(bank: pd.DataFrame, evaluators, author_names=None, likelihood_scoring: bool = True,
+                           **ask_kw) -> pd.DataFrame:
     """The generation-phase pairs asked of every evaluator (`pairwise.ask_evaluators`, the paper's
     method), then, with `likelihood_scoring`, decided by likelihood too (notes on evaluators where
     that is unavailable are printed): the one start of notebooks 06 and 07."""
@@ -298,8 +298,9 @@ def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_point
     (rows of `human_minus_self_methods`); `specs` maps author names to evaluator specs. One
     difference per item (paired t over items); dataset "all" rows repeat the others: pooled. The
     paper's parsed score is the primary reading; the next-token argmax / expected-score rows read
-    the same quantity again (primary=False, outside Holm's family)."""
-    from lib.report.findings import finding, slug
+    the same quantity again (declared secondary in measures.py: outside Holm's family)."""
+    from lib.report.findings import slug
+    from lib.report.measures import declared_finding
 
     rows = []
     for r in hms.to_dict("records"):
@@ -307,11 +308,10 @@ def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_point
             if not r.get(f"n_{fact}"):
                 continue
             measure = f"human-minus-self rating ({r['dataset']}, {r['setting']}, self {fact}, {r['method']})"
-            rows.append(finding("self-preference", notebook, measure, specs.get(r["evaluator"], r["evaluator"]),
+            rows.append(declared_finding("self-preference", notebook, measure, specs.get(r["evaluator"], r["evaluator"]),
                                 r[f"n_{fact}"], r[f"diff_{fact}"], _opt(r[f"ci_low_{fact}"]),
                                 _opt(r[f"ci_high_{fact}"]), _opt(r[f"p_{fact}"]),
                                 (paper_values or {}).get(measure), unit="item", pooled=r["dataset"] == "all",
-                                primary=r["method"] == PRIMARY_RATING,
                                 measure_id=f"human_minus_self.{r['dataset']}.{r['setting']}.self_{fact}.{slug(r['method'])}",
                                 scale="rating points (1-5 scale)",
                                 direction="negative = rates its own passage above the human one (self-preference)"))
@@ -361,8 +361,9 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
     Beside the paper's self-preference rate (pooled over orders by parsed judgments), the
     order-balanced one (`tables.balanced_rate_cell`), so order-dependent parse failures show. The
     paper's method is the primary reading; the likelihood methods and the balanced rate are
-    secondary readings of the same quantities (primary=False, outside Holm's family)."""
-    from lib.report.findings import finding, slug
+    secondary readings of the same quantities (declared in measures.py: outside Holm's family)."""
+    from lib.report.findings import slug
+    from lib.report.measures import declared_finding
 
     from .tables import UNIT, balanced_rate_cell, question_ids, rate_cell
 
@@ -381,28 +382,28 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
                     ok = ok[ok["combo"].isin(["TF", "FT"])]
                 c = rate_cell(g[col], question_ids(g))
                 measure = f"{label} ({method}; {pair_types(ok)} pairs)"
-                rows.append(finding("self-preference", notebook, measure, model, c["n_items"], c["rate"],
+                rows.append(declared_finding("self-preference", notebook, measure, model, c["n_items"], c["rate"],
                                     _opt(c["ci_low"]), _opt(c["ci_high"]), _opt(c["p"]),
                                     (paper_values or {}).get(measure), n_judgments=c["n"], unit=UNIT,
-                                    measure_id=f"{slug(label)}.{slug(method)}", primary=pairs is paper,
+                                    measure_id=f"{slug(label)}.{slug(method)}",
                                     ci_note=c["ci_note"], n_attempted=attempted,
                                     scale="share 0-1", direction=PREF_DIRECTIONS[col],
                                     no_interval="" if c["n_items"] else "no pair gave a readable choice"))
                 if col == "chose_a":
                     b = balanced_rate_cell(g, col)
-                    rows.append(finding("self-preference", notebook, f"{BALANCED_LABEL} ({method}; {pair_types(ok)} pairs)",
+                    rows.append(declared_finding("self-preference", notebook, f"{BALANCED_LABEL} ({method}; {pair_types(ok)} pairs)",
                                         model, b["n_items"], b["rate"], _opt(b["ci_low"]), _opt(b["ci_high"]),
                                         _opt(b["p"]), n_judgments=max(b["n"], b["n_items"]), unit=UNIT,
-                                        measure_id=f"{slug(BALANCED_LABEL)}.{slug(method)}", primary=False,
+                                        measure_id=f"{slug(BALANCED_LABEL)}.{slug(method)}",
                                         ci_note=b["ci_note"], n_attempted=max(attempted, b["n_items"]),
                                         scale="share 0-1", direction=PREF_DIRECTIONS[col],
                                         no_interval="" if b["n_items"] else "no question decided in both orders"))
             a = asymmetry(g)
             measure = f"{ASYMMETRY_LABEL} ({method}; TF/FT pairs)"
-            rows.append(finding("self-preference", notebook, measure, model, a["n_items"], a["estimate"],
+            rows.append(declared_finding("self-preference", notebook, measure, model, a["n_items"], a["estimate"],
                                 _opt(a["ci_low"]), _opt(a["ci_high"]), _opt(a["p"]),
                                 (paper_values or {}).get(measure), n_judgments=a["n_judgments"], unit=UNIT,
-                                measure_id=f"tf_minus_ft_asymmetry.{slug(method)}", primary=pairs is paper,
+                                measure_id=f"tf_minus_ft_asymmetry.{slug(method)}",
                                 ci_note=a.get("ci_note", ""), n_attempted=max(attempted, a["n_items"]),
                                 scale="difference of shares (-1 to 1)",
                                 direction="positive = chooses the true passage more when it is its own (self-preference)",

@@ -238,7 +238,7 @@ def _pair_row(item_id, meta, a_author, b_author, a, b, a_fact, b_fact, a_style, 
             "design": design, "status": status}
 
 
-def ask_pairs(model, evaluator: str, pairs: pd.DataFrame, k_retries: int = 2, max_tokens: int = 48,
+def ask_evaluator(model, evaluator: str, pairs: pd.DataFrame, k_retries: int = 2, max_tokens: int = 48,
               temperature: float = 0.0, retry_temperature: float = 0.7,
               fallback_number: bool = False, chat: bool | None = None,
               passage_rule: str = "authors") -> pd.DataFrame:
@@ -268,7 +268,7 @@ def ask_evaluators(bank: pd.DataFrame, evaluators: list[str], author_names: dict
                    combos=COMBOS, **ask_kw) -> pd.DataFrame:
     """Every evaluator's own passages against every other author's, asked and scored, in one table."""
     return run_evaluators(evaluators, author_names,
-                          lambda model, name, _: ask_pairs(model, name, build_pairs(bank, name, combos=combos), **ask_kw))
+                          lambda model, name, _: ask_evaluator(model, name, build_pairs(bank, name, combos=combos), **ask_kw))
 
 
 # v2 section 4.3 (Tables 4, 5): (kind, styled passage, compared with that author's normal passage;
@@ -294,7 +294,7 @@ def ask_style_evaluators(bank: pd.DataFrame, evaluators: list[str], author_names
         if not len(pairs):
             continue
         results.append(run_evaluators(evaluators, author_names,
-                                      lambda model, name, _: ask_pairs(model, name, pairs, **ask_kw)).assign(kind=kind))
+                                      lambda model, name, _: ask_evaluator(model, name, pairs, **ask_kw)).assign(kind=kind))
     return pd.concat(results, ignore_index=True) if results else pd.DataFrame()
 
 

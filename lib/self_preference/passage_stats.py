@@ -73,12 +73,13 @@ def ppl_findings(tests: pd.DataFrame, notebook: str = "03_perplexity", specs: di
     """Findings rows (lib.report.findings) from `ppl_tests`: human minus model perplexity, n, CI, p.
     `specs` maps author names to their model specs, so the row names the model as every other row
     does (a release's authors, not our models, keep their names)."""
-    from lib.report.findings import finding, slug
+    from lib.report.findings import slug
+    from lib.report.measures import declared_finding
 
     rows = []
     for r in tests.itertuples(index=False):
         low, high = (float(x) for x in r.CI95)
-        rows.append(finding("self-preference", notebook, f"PPL human minus model ({r.dataset}, {r.test})",
+        rows.append(declared_finding("self-preference", notebook, f"PPL human minus model ({r.dataset}, {r.test})",
                             (specs or {}).get(r.author, r.author), min(r.n_human, r.n_model),
                             r.ppl_human - r.ppl_model, low, high, p=r.p, unit="item",
                             pooled=r.dataset == "all",  # "all" repeats the datasets' rows

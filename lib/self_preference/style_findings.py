@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lib.report.findings import finding
+from lib.report.measures import declared_finding
 
 from .tables import UNIT
 
@@ -23,7 +23,7 @@ def style_findings(style_table: pd.DataFrame, specs: dict, notebook: str = "08_w
         return rows
     for r in style_table[style_table["is_self"].astype(bool)].to_dict("records"):
         label = STYLE_LABELS.get(r["kind"], f"{r['kind']} preference rate")
-        rows.append(finding("self-preference", notebook, f"{label} ({r['dataset']})",
+        rows.append(declared_finding("self-preference", notebook, f"{label} ({r['dataset']})",
                             specs.get(r["evaluator"], r["evaluator"]), int(r["style_n_items"]), r["style_rate"],
                             _opt(r["style_ci_low"]), _opt(r["style_ci_high"]), _opt(r["style_p"]),
                             n_judgments=max(int(r["style_n"]), int(r["style_n_items"])), unit=UNIT,

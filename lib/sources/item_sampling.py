@@ -109,7 +109,7 @@ def drop_summary(items: pd.DataFrame, dropped: pd.DataFrame) -> pd.DataFrame:
 def items_for_run(items_path, datasets=SOURCES, n_items: int | None = None, seed: int = 0
                   ) -> pd.DataFrame:
     """Items of a run: the file written by notebook 01 when it exists (first n per source), else a
-    seeded sample of the demo data."""
+    seeded sample of the demo data, said in one printed line (never silently)."""
     if items_path and Path(items_path).exists():
         items = parse_demo(items_path)
         items = items[items["source"].isin(as_sources(datasets))]
@@ -122,5 +122,7 @@ def items_for_run(items_path, datasets=SOURCES, n_items: int | None = None, seed
         if n_items:
             items = items.groupby("source", sort=False).head(n_items)
         return items.reset_index(drop=True)
+    print(f"No items file at {items_path or '(none given)'}: the dataset notebook did not run in this run, so "
+          "these items are a seeded sample of the demo data (run it first, or pass items_path).")
     items, _ = prepare_items(datasets, n_items, seed)
     return items

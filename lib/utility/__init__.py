@@ -8,6 +8,7 @@ disk, reparse), sampling (k-sampling vote), metrics (P / R / F1, NDCG, MRR), eva
 the paper's set F1, failure tables), answer_metrics (EM / F1; MS MARCO ROUGE-L beta 1.2, corpus BLEU),
 answering (QA from selected evidence), experiments (the sweeps of notebooks 10-12), items (the study's
 own samples: MS MARCO without the self-preference filters; notebook 09's GTI / GTU sets), factors
-(notebook 11's sweeps), figures (10 / 11: the paper's F1, per-question F1 as a labelled extra). The
+(notebook 11's sweeps), figures (10 / 11: the paper's F1, per-question F1 as a labelled extra),
+findings_rows (notebook 10's findings), measures (the study's findings measures, declared once). The
 paper's published cells live with all others in `lib.paper_check.published`.
 """

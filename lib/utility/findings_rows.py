@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lib.report.findings import finding
+from lib.report.measures import declared_finding
 from lib.stats import wilson_ci
 
 from lib.paper_check.published import UTILITY_TABLE2 as TABLE2
@@ -31,7 +31,7 @@ def table2_findings(summary: pd.DataFrame, model: str, notebook: str = "10_relev
         if pd.isna(r.get("F1", float("nan"))):
             continue
         paper = TABLE2.get((PAPER_DATASETS.get(r["source"], r["source"]), str(r["judgment"]).capitalize()))
-        rows.append(finding("utility", notebook, f"set F1 % ({r['source']}, {r['judgment']} prompts)", model,
+        rows.append(declared_finding("utility", notebook, f"set F1 % ({r['source']}, {r['judgment']} prompts)", model,
                             r["n"] if failures == "zero" else r["n"] - r["n_failed_questions"],
                             r["F1"], r["F1 lo"], r["F1 hi"],
                             paper_value=paper[2] if paper else None, unit="question",
@@ -41,7 +41,7 @@ def table2_findings(summary: pd.DataFrame, model: str, notebook: str = "10_relev
     for (judgment, form), g in summary.groupby(["judgment", "form"], sort=False):
         n, failed = int(g["n"].sum()), int(g["n_failed_questions"].sum())
         lo, hi = wilson_ci(failed, n)
-        rows.append(finding("utility", notebook, f"unreadable replies % ({judgment}, {form})", model, n,
+        rows.append(declared_finding("utility", notebook, f"unreadable replies % ({judgment}, {form})", model, n,
                             100.0 * failed / max(n, 1), 100.0 * lo, 100.0 * hi, unit="question",
                             measure_id=f"unreadable_share.{judgment}.{form}", kind="diagnostic",
                             scale="% of questions", direction="higher = more replies the parser could not read",

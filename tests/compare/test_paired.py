@@ -1,5 +1,6 @@
-"""Paired differences between two runs on the same questions, from notebook 05's per-item ratings:
-matched by question, the difference of the two models' human-minus-self, a units-resampled interval."""
+"""Paired differences between two runs on the same questions, from the per-unit readers the studies
+register with their measures (05's per-item ratings, 13's raw judge replies): matched by unit, the
+difference of the two models' values, a units-resampled interval."""
 import json
 
 import numpy as np
@@ -8,6 +9,9 @@ import pytest
 
 from lib import compare, stats
 from lib.compare import paired
+from lib.report.measures import notebook_parameters
+from lib.rewardbench.measures import judge_units
+from lib.self_preference.measures import pointwise_units
 from tests.compare.test_compare import _row, write_run
 
 MID = "human_minus_self.nq.rag.self_true.paper_parsed_reply"
@@ -42,7 +46,7 @@ def test_paired_difference_over_the_questions_both_ran(tmp_runs):
     b_gap = {i: a_gap[i] - 1.0 for i in items}  # B rates its own passages one point higher than A does
     _run(tmp_runs, "a", "local:smollm2", "smollm2", a_gap, items)
     _run(tmp_runs, "b", "local:gemma3", "gemma3", b_gap, items[:30])  # B ran 30 of the 40 questions
-    units = paired.units_05(tmp_runs / "a")
+    units = pointwise_units(tmp_runs / "a", notebook_parameters(tmp_runs / "a", "05_pointwise_reranking"))
     assert set(units["measure_id"]) == {MID} and len(units) == 40 and set(units["model"]) == {"local:smollm2"}
     out = compare.compare_tables(["a", "b"])["paired"]
     row = out[out["measure_id"] == MID].iloc[0]
@@ -75,7 +79,7 @@ def test_judges_paired_by_pair_from_notebook_13_records(tmp_runs, scripted_model
         folder = write_run(tmp_runs, name, target, [_row("rewardbench", "13_rewardbench", "judge overall accuracy (x)",
                                                          target, n, 0.5, 0.4, 0.6, mid=mid, unit="pair")])
         study.pair_results([spec], _pairs(n), folder / study.RAW_FILE, models={spec: {"model": model}})
-    units = paired.units_13(tmp_runs / "a")
+    units = judge_units(tmp_runs / "a", {})
     assert len(units) == 32 and units["value"].eq(1.0).all() and set(units["model"]) == {"local:smollm2"}
     row = compare.compare_tables(["a", "b"])["paired"].iloc[0]
     assert row["measure_id"] == mid and row["n"] == 30 and row["unit"] == "pair"

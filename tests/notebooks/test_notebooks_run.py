@@ -7,7 +7,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from lib import runner
+from lib import pipeline, runner
 from lib.paths import ROOT, figure_dir
 from tests.compare.test_compare import two_runs  # noqa: F401  (two synthetic runs with findings)
 from tests.latex_check import compile_errors, content_problems, engine, fit_problems, in_ci
@@ -354,11 +354,11 @@ def test_whole_job_runs_with_tiny_parameters(tmp_runs):
     man = runner.run(cfg, name)
     assert man["status"] == "ok"
     ran = [e["notebook"] for e in man["notebooks"]]
-    # every numbered notebook but 17, which `all` runs only when given runs to compare (runner.ON_REQUEST)
-    assert ran == [p.name for p in runner.numbered_notebooks() if p.stem not in runner.ON_REQUEST]
+    # every numbered notebook but 17, which `all` runs only when given runs to compare (declared on request in lib.pipeline)
+    assert ran == [p.name for p in runner.numbered_notebooks() if not pipeline.step(p.stem).on_request]
     run = tmp_runs / name
     finished = sorted(f.stem for f in (run / "cache_stats").glob("*.json"))
-    assert finished == [p.stem for p in runner.numbered_notebooks() if p.stem not in runner.ON_REQUEST], \
+    assert finished == [p.stem for p in runner.numbered_notebooks() if not pipeline.step(p.stem).on_request], \
         "every notebook must end with out.finish()"
     tables = [f for f in man["files"] if f["path"].endswith(".csv")]
     figures = [f for f in man["files"] if f["path"].endswith(".png")]

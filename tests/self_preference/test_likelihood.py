@@ -239,15 +239,15 @@ def test_human_minus_self_pools_the_datasets_as_all():
     assert lk.human_minus_self_methods(pd.DataFrame(rows), pooled=False)["dataset"].tolist() == ["nq", "marco"]
 
 
-def test_ask_pairs_asks_then_adds_the_likelihood_choice_only_when_asked(monkeypatch, capsys):
+def test_generation_phase_pairs_asks_then_adds_the_likelihood_choice_only_when_asked(monkeypatch, capsys):
     import lib.self_preference.pairwise as pw
 
     asked = pd.DataFrame({"pair": [1, 2]})
     monkeypatch.setattr(pw, "ask_evaluators", lambda bank, ev, names, **kw: asked.assign(k=kw["k_retries"]))
     monkeypatch.setattr(lk, "choose_evaluators_likelihood",
                         lambda scored, ev, names: (scored.assign(lik_choice=1), ["judge x: unavailable"]))
-    both = lk.ask_pairs(None, ["local:smollm2"], None, True, k_retries=3)
+    both = lk.generation_phase_pairs(None, ["local:smollm2"], None, True, k_retries=3)
     assert both["lik_choice"].tolist() == [1, 1] and both["k"].tolist() == [3, 3]
     assert "judge x: unavailable" in capsys.readouterr().out
-    plain = lk.ask_pairs(None, ["local:smollm2"], None, False, k_retries=0)
+    plain = lk.generation_phase_pairs(None, ["local:smollm2"], None, False, k_retries=0)
     assert "lik_choice" not in plain and capsys.readouterr().out == ""

@@ -127,7 +127,7 @@ def first_reader(scripted_model):
 def test_always_first_reader_gives_full_order_and_half_self_preference(bank, rule, items, first_reader):
     pairs = pr.build_pairs(bank, "smollm2", items=items)
     model = first_reader()
-    scored = pr.ask_pairs(model, "smollm2", pairs, k_retries=0, passage_rule=rule)
+    scored = pr.ask_evaluator(model, "smollm2", pairs, k_retries=0, passage_rule=rule)
     assert len(model.backend.requests) == (scored["status"] == "ok").sum()
     # The reply quotes all of passage 1, so only the order decides; answer-design rows must resolve
     # by the answer string, number-design rows by the number.
@@ -149,7 +149,7 @@ def test_authors_rule_finds_nested_answers_unusable_and_counts_them(bank, first_
     # nq-2: true answer "1990", false "1990s". The authors' symmetric match holds for both, so a reply
     # quoting a passage with "1990s" cannot be told apart: unusable, counted, never guessed.
     pairs = pr.build_pairs(bank, "smollm2", items=["nq-2"], other_authors=["human"])
-    scored = pr.ask_pairs(first_reader(), "smollm2", pairs, k_retries=0)
+    scored = pr.ask_evaluator(first_reader(), "smollm2", pairs, k_retries=0)
     bad = scored[~scored["valid"]]
     assert len(bad) and (bad["design"] == "answer").all() and set(bad["method"]) == {"unparsed"}
     assert all("1990s" in t for t in bad["text_1"])
@@ -179,7 +179,7 @@ def test_factual_and_self_rates_follow_the_caption():
 
 def test_knowledge_table_levels(bank, first_reader):
     pairs = pr.build_pairs(bank, "smollm2", other_authors=["human"])
-    scored = pr.ask_pairs(first_reader(), "smollm2", pairs, k_retries=0)
+    scored = pr.ask_evaluator(first_reader(), "smollm2", pairs, k_retries=0)
     table = pt.knowledge_table(scored, load_knowledge(FIX / "knowledge.jsonl"))
     nq = table[table["dataset"] == "nq"].set_index("level")
     assert nq.loc["full", "n_items"] == 1 and nq.loc["none", "n_items"] == 1
@@ -253,7 +253,7 @@ def test_table3_margins_as_the_paper_computes_them():
 
 def test_holm_runs_over_the_cells_only(bank, first_reader):
     pairs = pr.build_pairs(bank, "smollm2", items=["nq-1", "nq-2"])
-    scored = pr.ask_pairs(first_reader(), "smollm2", pairs, k_retries=0)
+    scored = pr.ask_evaluator(first_reader(), "smollm2", pairs, k_retries=0)
     cells = pt.preference_table(scored, ["dataset", "evaluator", "b_author"])
     from lib import stats
     assert cells["order_p_holm"].tolist() == pytest.approx(list(stats.holm(cells["order_p"].tolist())))

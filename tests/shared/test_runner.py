@@ -247,3 +247,13 @@ def test_a_name_close_to_nothing_gets_no_guess():
 
     assert spelling_hint({"zzzq"}, {"max_tokens", "seed"}) == ""
     assert spelling_hint({"sede", "n_item"}, {"seed", "n_items"}) == "did you mean 'n_item' -> 'n_items', 'sede' -> 'seed'? "
+
+
+@pytest.mark.notebooks
+def test_a_failure_does_not_stop_notebooks_that_do_not_need_it(capfd, tmp_runs):
+    """01 fails; 16 reads nothing of 01 and runs; the last line names the failure."""
+    code = runner.main(["run", str(DEMO), "--only", "01,16", "--run", "pytest_goes_on", "-p", "nq_path=/nonexistent/nq.json"])
+    _, err = capfd.readouterr()
+    man = json.loads((tmp_runs / "pytest_goes_on" / "manifest.json").read_text())
+    assert code == 1 and [e["status"] for e in man["notebooks"]] == ["failed", "ok"]
+    assert err.strip().splitlines()[-1].startswith("01_dataset failed: DataError: /nonexistent/nq.json")

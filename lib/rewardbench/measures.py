@@ -1,0 +1,76 @@
+"""The reward-model study's findings measures (lib.report.measures), declared once: notebook 13 writes
+them (lib.rewardbench.study.judge_findings), compare pairs the judges' accuracy across runs from
+rewardbench_raw.jsonl; the bias card reads `CARD`."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from lib.report.measures import CLUSTERED_UNIT_COLUMNS, CardRow, Measure
+
+from .categories import category_weights
+
+STUDY = "rewardbench"
+NOTEBOOK = "13_rewardbench"
+ACCURACY_ID = "judge_overall_accuracy.{method}"
+CONSISTENCY_ID = "judge_position_consistency.{method}"
+
+
+def judge_method(res: pd.DataFrame) -> str:
+    """How one judge's verdicts were decided (its results' `verdict_method`, lib.rewardbench.judge):
+    generate-and-parse, log-probability verdict, or its top-k fallback."""
+    from .judge import GENERATE_METHOD
+
+    got = res["verdict_method"].dropna() if "verdict_method" in res else pd.Series(dtype=str)
+    return str(got.iloc[0]) if len(got) else GENERATE_METHOD
+
+
+def judge_units(folder: Path, params: dict) -> pd.DataFrame:
+    """Per pair: each generative judge's accuracy over both orders (unparsed = wrong), stratum =
+    category, cluster = the pair's question (pairs built from one question are one cluster, as the
+    finding resamples them), re-read from the run's rewardbench_raw.jsonl without model calls."""
+    from lib.models.specs import parse_reward_spec
+    from lib.report.findings import slug
+
+    from . import study
+    from .accuracy_tables import question_units
+
+    path = Path(folder) / study.RAW_FILE
+    if not path.exists():
+        return pd.DataFrame(columns=CLUSTERED_UNIT_COLUMNS)
+    results = study.reparse(path)
+    rows = []
+    for _, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
+        parsed = parse_reward_spec(res["spec"].iloc[0])
+        mid = ACCURACY_ID.format(method=slug(judge_method(res)))
+        rows += [(mid, parsed.target, str(i), c, float(v), q)
+                 for i, c, v, q in zip(res["id"], res["category"], res["correct"], question_units(res))]
+    return pd.DataFrame(rows, columns=CLUSTERED_UNIT_COLUMNS)
+
+
+_ACC_AXIS = "accuracy on preference pairs (0.5: chance)"
+_CONSISTENCY_AXIS = "share of pairs with the same verdict in both orders"
+MEASURES: tuple[Measure, ...] = (
+    Measure(ACCURACY_ID.replace("{method}", "generate_and_parse"), "judge overall accuracy", STUDY, NOTEBOOK,
+            "pair", 0.5, axis=_ACC_AXIS, units=judge_units, strata_weights=category_weights),
+    Measure(ACCURACY_ID, "judge overall accuracy (beyond the paper: no generated reply)", STUDY, NOTEBOOK, "pair",
+            0.5, reading="secondary", method="likelihood", axis=_ACC_AXIS, units=judge_units,
+            strata_weights=category_weights),
+    Measure(CONSISTENCY_ID.replace("{method}", "generate_and_parse"), "judge position consistency (beyond the paper)",
+            STUDY, NOTEBOOK, "pair", None, reading="secondary", holm=False, axis=_CONSISTENCY_AXIS),
+    Measure(CONSISTENCY_ID, "judge position consistency (beyond the paper)", STUDY, NOTEBOOK, "pair", None,
+            reading="secondary", holm=False, method="likelihood", axis=_CONSISTENCY_AXIS),
+)
+
+CARD: tuple[CardRow, ...] = (
+    CardRow("judge_accuracy", "Judge accuracy on RAG preference pairs (RAG-RewardBench prompt, both orders)",
+            ("judge_overall_accuracy.log_probability_verdict", "judge_overall_accuracy.generate_and_parse"),
+            "accuracy", 0.5, (),
+            "RAG-RewardBench tests no GPT-3.5 or LLaMA-2 judge (its judges are GPT-4o-class and reward models).",
+            phrase='prefers the better (chosen) response on {value} of RAG preference pairs'),
+    CardRow("judge_consistency", "Judge order consistency: share of pairs given the same verdict in both orders",
+            ("judge_position_consistency.log_probability_verdict", "judge_position_consistency.generate_and_parse"),
+            "consistency", None, (), "No paper reports it (beyond the papers).",
+            phrase='gives the same verdict in both orders on {value} of pairs'),
+)

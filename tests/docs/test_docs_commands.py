@@ -9,6 +9,7 @@ import contextlib
 import glob
 import importlib
 import importlib.util
+import inspect
 import io
 import re
 import subprocess
@@ -33,6 +34,8 @@ SKIP = {
     "git": "changes the clone or its configuration",
     "echo": "writes the clone's git attributes",
     "pytest": "the whole test suite, what `make test` runs",
+    "python -m pytest": "the test suite or a folder of it, what `make test` runs",
+    "ray": "starts a node of a Ray cluster; tests/cluster start their own Ray",
     "python -m llama_cpp.server": "the server of requirements-test.txt; tests/integration starts it",
     "python tests/integration/serve.py": "the same server; tests/integration starts it",
     "python -m ipykernel install": "registers a Jupyter kernel; `make install` does",
@@ -53,31 +56,61 @@ def make_targets() -> set[str]:
     return set(re.findall(r"^([\w-]+):(?!=)", (ROOT / "Makefile").read_text(), re.M))
 
 
+def fake_of(real, body):
+    """A stand-in for `real` that is called as `real` is (its signature, read from it, so the two cannot
+    drift apart) and hands `body` every argument by name, defaults filled in."""
+    signature = inspect.signature(real)
+
+    def fake(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return body(**bound.arguments)
+
+    fake.__signature__ = signature
+    return fake
+
+
 @contextlib.contextmanager
 def dry_runner(monkeypatch):
     """runner.run / runner.sweep / compare replaced by their validation: the config is read, every
-    parameter checked against its declaration, every model spec parsed; no notebook starts."""
+    parameter checked against its declaration, every model spec parsed (and a Ray sweep's --resources);
+    no notebook starts, no Ray is started, compare returns empty tables."""
+    import pandas as pd
+
     import lib.compare
+    from lib.cluster.resources import parse_overrides
 
     seen = []
 
-    def run(cfg, name=None, only=None, kernel=None):
+    def run(cfg, only, **_):
         seen.append(runner.plan(cfg, runner.select_notebooks(cfg, only)))
         return {"status": "ok"}
 
-    def sweep(cfg, grid, run_name=None, only=None, kernel=None, jobs=1, params=None):
+    def sweep(cfg, grid, only, jobs, executor, resources, **_):
+        assert executor == "ray" or jobs >= 1, f"--jobs {jobs}"
+        parse_overrides(resources)
         for _, combo in runner.grid_runs(cfg, grid):
             seen.append(runner.plan(runner.sweep_config(cfg, combo), runner.select_notebooks(cfg, only)))
         return 0
 
-    def compare(runs, name):
+    def compare(runs, name, **_):
         assert runs and name, "compare needs runs and a name"
-        seen.append(("compare", runs, name))
+        seen.append(("compare", list(runs), name))
+        return {"folders": [], "long": pd.DataFrame(columns=["entry"]), "wide": pd.DataFrame(), "paired": pd.DataFrame()}
 
-    monkeypatch.setattr(runner, "run", run)
-    monkeypatch.setattr(runner, "sweep", sweep)
-    monkeypatch.setattr(lib.compare, "compare", compare)
+    monkeypatch.setattr(runner, "run", fake_of(runner.run, run))
+    monkeypatch.setattr(runner, "sweep", fake_of(runner.sweep, sweep))
+    monkeypatch.setattr(lib.compare, "compare", fake_of(lib.compare.compare, compare))
     yield seen
+
+
+def main_of(module: str):
+    """The module's main(), or for a package run through `python -m`, its __main__'s."""
+    mod = importlib.import_module(module)
+    if not hasattr(mod, "main") and hasattr(mod, "__path__") and importlib.util.find_spec(f"{module}.__main__"):
+        mod = importlib.import_module(f"{module}.__main__")
+    assert callable(getattr(mod, "main", None)), f"{module} has no main()"
+    return mod.main
 
 
 def check_python(words: list[str], monkeypatch, template: bool) -> None:
@@ -111,6 +144,25 @@ def check_python(words: list[str], monkeypatch, template: bool) -> None:
         monkeypatch.setattr(profile, "render", lambda name, model, kernel=None: ROOT / "profile.html")
         with dry_runner(monkeypatch) as seen:
             assert profile.main(rest) == 0 and seen, "the profile's config did not validate"
+    elif module == "lib.report.run_table":
+        from lib.report.run_table import run_name
+
+        with dry_runner(monkeypatch) as seen, contextlib.redirect_stdout(io.StringIO()):
+            assert main_of(module)(rest) == 0
+        assert seen == [("compare", [run_name(rest[0])], f"{run_name(rest[0])}_table")], seen
+    elif module == "lib.simulate" and rest[:1] == ["validate"]:
+        from lib.simulate import validate as simulate
+
+        def validate(truth_path, size, run_name, config, only, **_):  # the truth file is read by main
+            overrides = {"model": "openai:sim@http://127.0.0.1:1/v1", **({"n_items": size, "n_per_category": size} if size else {})}
+            with dry_runner(monkeypatch) as seen:
+                runner.run(runner.load_config(config, overrides), run_name, only)
+            assert seen, "the known-truth run's config did not validate"
+            return True, "dry run", None
+
+        monkeypatch.setattr(simulate, "validate", fake_of(simulate.validate, validate))
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main_of(module)(rest) == 0
     elif module == "lib.nbstrip":
         from lib import nbstrip
 
@@ -123,10 +175,9 @@ def check_python(words: list[str], monkeypatch, template: bool) -> None:
             out = demo_pairs.build_demo_file(path=Path(tmp) / "pairs.jsonl")
             assert out.read_bytes() == demo_pairs.DEMO_PAIRS.read_bytes(), "the demo pairs do not rebuild"
     else:
-        mod = importlib.import_module(module)
-        assert callable(getattr(mod, "main", None)), f"{module} has no main()"
+        main = main_of(module)
         with pytest.raises(SystemExit) as e, contextlib.redirect_stdout(io.StringIO()) as help_out:
-            mod.main(["--help"])
+            main(["--help"])
         assert e.value.code == 0 and all(w in help_out.getvalue() for w in rest[:1]), f"{module}: {rest[:1]}"
 
 

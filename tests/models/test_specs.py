@@ -22,7 +22,7 @@ def test_short_names():
     ("gpt-4o", "Unknown model spec 'gpt-4o'. Model specs look like 'openai:gpt-4o-mini'"),
     ("azure:gpt-4", "Unknown model spec 'azure:gpt-4'. Model specs look like 'openai:gpt-4o-mini'"),
     ("local:llama", "Unknown embedded model 'llama' in 'local:llama'; choose one of: local:smollm2"),
-    ("openai:", "Unknown model spec 'openai:'. Model specs look like 'openai:gpt-4o-mini'"),
+    ("openai:", "Model spec 'openai:' names no model. Model specs look like 'openai:gpt-4o-mini'"),
     ("openai:m@localhost:8000", "the server after '@' must start with http:// or https://"),
 ])
 def test_bad_specs_explain_the_fix(bad, says):

@@ -8,6 +8,7 @@ import openai
 import pytest
 
 from lib.models import cache
+from lib.models.backends import openai_api
 from lib.models.backends.openai_api import BackendError
 from lib.models import LikelihoodUnavailable, Request, get_model
 
@@ -140,4 +141,4 @@ def test_a_refused_parameter_is_named(chat_server):
     payload = {"model": chat_server.alias, "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2,
                "top_logprobs": "many"}
     with pytest.raises(BackendError, match="refused the parameter 'top_logprobs' \\(sent top_logprobs='many'; HTTP 500"):
-        backend._call("/chat/completions", payload)
+        backend._call(openai_api.CHAT, payload)

@@ -170,8 +170,9 @@ def _interval_of(df: pd.DataFrame, base: str) -> tuple[str, str] | None:
             return lo.format(base), hi.format(base)
     candidates = []
     m = _LAST_WORD.match(base)
-    if m:
-        candidates.append((f"{m.group(1)}{m.group(2)}ci_low", f"{m.group(1)}{m.group(2)}ci_high"))
+    if m:  # "failure rate" -> "failure ci_low" or "failure lo" (utility figures 5 and 6)
+        candidates += [(f"{m.group(1)}{m.group(2)}{lo}", f"{m.group(1)}{m.group(2)}{hi}")
+                       for lo, hi in (("ci_low", "ci_high"), ("lo", "hi"))]
     m = _FIRST_WORD.match(base)
     if m:
         candidates.append((f"ci_low_{m.group(2)}", f"ci_high_{m.group(2)}"))

@@ -124,6 +124,15 @@ def test_intervals_in_one_cell_no_helper_columns_short_percentages():
     assert content_problems("bad", "\\caption{x}\\toprule CI low & CI high \\\\ 100.000 fmt") != []
 
 
+def test_a_rate_with_lo_and_hi_columns_is_one_cell():
+    """Utility figures 5 and 6 write "failure rate", "failure lo", "failure hi": one interval cell."""
+    df = pd.DataFrame({"position": [1, 3], "n": [1, 1], "failure rate": [100.0, 50.0],
+                       "failure lo": [20.655, 10.0], "failure hi": [100.0, 90.0]})
+    tex = to_latex(df, "utility_fig5_position")
+    assert "100.0 [20.7, 100.0]" in tex and "failure lo" not in tex
+    assert content_problems("fig5", tex) == []
+
+
 def test_unescaped_table_does_not_compile(tmp_path):
     """The check can fail: pandas' own LaTeX of the same frame (no escaping) is rejected."""
     require_engine()

@@ -9,6 +9,7 @@ import re
 CAPTIONS = {
     "quickstart_answers": "Quick start: the embedded chat model's answers to the demo questions",
     "quickstart_perplexity": "Quick start: perplexity of sample passages under the embedded base model",
+    "quickstart_cache": "Quick start: one request asked twice, a cache miss then a hit, with each call's seconds",
     "length_stats": "Query and passage lengths in words per dataset (v1 Table 2)",
     "release_length_stats": "Query and passage lengths in words of the authors' release (v1 Table 2)",
     "verification": "Passage generation: outputs that passed verification at once, after a retry, or were dropped",

@@ -14,13 +14,13 @@ ALPHA = 0.05
 
 
 def family_mask(frame: pd.DataFrame, study: str) -> pd.Series:
-    """Rows in Holm's family of one study: the declared `family` column when the findings have one,
-    else the rule it declares (a tested finding, not pooled, not a smoke test)."""
+    """Rows in Holm's family of one study: the findings' `family` column, or for a frame without one
+    the rule that column comes from (`findings.in_family`)."""
     if "family" in frame.columns:
         return frame["family"].astype(object).fillna("").astype(str).eq(study)
-    kind = frame["kind"] if "kind" in frame.columns else pd.Series("finding", index=frame.index)
-    return ((frame["study"] == study) & frame["p"].notna() & ~frame["pooled"].astype(bool)
-            & ~frame["smoke"].astype(bool) & kind.eq("finding"))
+    from .findings import in_family  # findings imports this module when it writes the README
+
+    return (frame["study"] == study) & in_family(frame)
 
 
 def _value(r) -> str:

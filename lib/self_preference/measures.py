@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from lib.paper_check import published as pub
-from lib.report.measures import CLUSTERED_UNIT_COLUMNS, CardRow, Measure, Reference
+from lib.report.measures import UNIT_COLUMNS, CardRow, Measure, Reference
 
 from .tables import UNIT
 
@@ -27,7 +27,7 @@ def pointwise_units(folder: Path, params: dict) -> pd.DataFrame:
 
     path = Path(folder) / "pointwise_ratings.jsonl"
     if not path.exists():
-        return pd.DataFrame(columns=CLUSTERED_UNIT_COLUMNS)
+        return pd.DataFrame(columns=UNIT_COLUMNS)
     ratings = pd.read_json(path, lines=True, dtype={"item_id": str})
     specs = {author_name(s, params.get("author_names") or {}): s for s in params.get("evaluators") or []}
     views = [ratings] + ([ratings.assign(dataset="all")] if ratings["dataset"].nunique() > 1 else [])
@@ -45,8 +45,8 @@ def pointwise_units(folder: Path, params: dict) -> pd.DataFrame:
                     own = score[(g["author"] == evaluator) & (g["factuality"] == fact)].groupby(g["unit_id"]).mean()
                     diff = (human - own).dropna()
                     mid = HUMAN_MINUS_SELF_ID.format(dataset=dataset, setting=setting, fact=fact, method=slug(method))
-                    rows += [(mid, specs.get(evaluator, evaluator), u, "", float(v), u) for u, v in diff.items()]
-    return pd.DataFrame(rows, columns=CLUSTERED_UNIT_COLUMNS)
+                    rows += [(mid, specs.get(evaluator, evaluator), u, "", float(v)) for u, v in diff.items()]
+    return pd.DataFrame(rows, columns=UNIT_COLUMNS)
 
 
 HUMAN_MINUS_SELF_ID = "human_minus_self.{dataset}.{setting}.self_{fact}.{method}"

@@ -119,3 +119,19 @@ def test_pooled_paired_rows_are_marked_and_left_out_of_holms_family(tmp_runs):
                       "human_minus_self.marco.rag.self_true.paper_parsed_reply"]]
     assert not per_ds["pooled"].any() and (per_ds["family"] == "self-preference").all()
     assert per_ds["p_adjusted"].tolist() == pytest.approx(list(stats.holm(per_ds["p"].to_numpy(float))))
+
+
+def test_pairs_built_from_one_question_are_one_unit_of_the_paired_difference():
+    """13's demo pairs: three pairs from one question are one cluster, so n counts questions and the
+    interval is wider than if the 36 pairs were independent (the unit resampled is the question)."""
+    from lib.report import measures
+
+    accuracy = measures.find("judge_overall_accuracy.generate_and_parse")
+    rng = np.random.default_rng(0)
+    rows = [dict(measure_id="x", model="m", unit_id=f"{q}-{j}", stratum="helpful", value=v, cluster=f"q{q}")
+            for q, v in enumerate(rng.integers(0, 2, 12).astype(float)) for j in range(3)]
+    a = pd.DataFrame(rows)
+    clustered = paired.difference(a, a.assign(value=0.0), accuracy)
+    unclustered = paired.difference(a.assign(cluster=None), a.assign(value=0.0, cluster=None), accuracy)
+    assert clustered["n_items"] == 12 and clustered["n_judgments"] == 36 and unclustered["n_items"] == 36
+    assert clustered["ci_high"] - clustered["ci_low"] > unclustered["ci_high"] - unclustered["ci_low"]

@@ -12,7 +12,7 @@ from lib.report.latex_table import format_number, interval_text
 from .join import cell, entries
 
 MARKS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
-NOTE = ("estimate [95% interval]; * ** *** Holm-adjusted p < 0.05, 0.01, 0.001 (Holm within each run's study); "
+NOTE = ("estimate [95% interval]; * ** *** Holm-adjusted p < 0.05, 0.01, 0.001 (Holm over each run's declared family per study: primary, non-smoke, non-pooled findings); "
         f"n in independent units, (smoke) where n < {findings.SMOKE_N}; --- not measured")
 
 

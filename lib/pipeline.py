@@ -159,8 +159,7 @@ def capabilities(spec: str, probe: bool = True) -> frozenset:
     parsed = parse_spec(spec)
     caps = set(DECLARED.get(parsed.backend, ()))
     if probe and "echo_probe" in caps:
-        model = get_model(spec)
-        if model._checked_echo().backend.echo_verdict is not None:  # the probe said why not
+        if get_model(spec).echo_problem() is not None:  # the probe said why not
             caps -= {"loglikelihood", "echo_probe"}
     return frozenset(caps)
 

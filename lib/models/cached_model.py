@@ -265,6 +265,13 @@ class CachedModel:
                          lambda its, *a: self._method("option_topk", LikelihoodUnavailable)(its, k, *a),
                          TopKOptions.from_json, desc)
 
+    def echo_problem(self) -> str | None:
+        """Why this server's likelihoods cannot be used (its cached echo probe's verdict), or None
+        when the probe passed or the backend needs no probe."""
+        if not self.can("echo_probe"):
+            return None
+        return self._checked_echo().backend.echo_verdict
+
     def _checked_echo(self) -> "CachedModel":
         """Before a server's likelihoods: its echo probe's verdict, cached per server and model (a
         warm re-run asks nothing), handed to the backend, which refuses to score if it failed."""

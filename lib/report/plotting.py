@@ -513,7 +513,7 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
     _wrap_titles(fig, target)
     size = fig.get_size_inches().copy()
     positions = [ax.get_position() for ax in fig.axes]
-    width = _fit_width(fig, target, tries)
+    _fit_width(fig, target, tries)
     if narrowest_panel_in(fig) < MIN_PANEL_IN:
         # a legend beside the panel takes the width it needs: under the panel it takes height instead
         moved = False
@@ -528,7 +528,7 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
             for ax in fig.axes:
                 if getattr(ax.get_legend(), "below", False):
                     _anchor_below(ax)
-            width = _fit_width(fig, target, tries)
+            _fit_width(fig, target, tries)
     _reflow_legends_below(fig)
     fig.canvas.draw()
     _unoverlap_ticks(fig, fig.canvas.get_renderer())

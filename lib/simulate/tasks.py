@@ -8,12 +8,22 @@ from lib.prompts import rag_rewardbench as RB
 from lib.prompts import self_preference as SP
 
 # the fixed text around each slot, taken from the templates themselves (never retyped here)
-_RAG_HEAD, _RAG_MID = SP.B1_POINTWISE_RAG.split("{question}")[0], "\n\nPassage: "
-_JUDGE_HEAD = RB.TABLE6_JUDGE_USER.split("{prompt}")[0]
-_JUDGE_R1 = RB.TABLE6_JUDGE_USER.split("{prompt}")[1].split("{response1}")[0]
-_JUDGE_R2 = RB.TABLE6_JUDGE_USER.split("{response1}")[1].split("{response2}")[0]
+def _between(template: str, before: str | None, after: str) -> str:
+    """The fixed text of `template` between slot `before` (None: its start) and slot `after`."""
+    rest = template if before is None else template.split("{" + before + "}", 1)[1]
+    return rest.split("{" + after + "}", 1)[0]
+
+
+_RAG_HEAD, _RAG_MID = _between(SP.B1_POINTWISE_RAG, None, "question"), _between(SP.B1_POINTWISE_RAG, "question", "passage")
+_BASELINE_MID = _between(SP.POINTWISE_BASELINE_INPUT, None, "passage")
+_REWRITE_MID = _between(SP.REWRITE_INPUT, "instruction", "passage")
+_JUDGE_HEAD = _between(RB.TABLE6_JUDGE_USER, None, "prompt")
+_JUDGE_R1 = _between(RB.TABLE6_JUDGE_USER, "prompt", "response1")
+_JUDGE_R2 = _between(RB.TABLE6_JUDGE_USER, "response1", "response2")
 _JUDGE_TAIL = RB.TABLE6_JUDGE_USER.split("{response2}")[1]
-_GEN_Q, _GEN_P1, _GEN_P2 = "\n\nQuestion: ", "\n\nPassage 1: ", "\n\nPassage 2: "
+_GEN_Q = _between(SP.GENERATION_PHASE_INPUT, None, "question")
+_GEN_P1 = _between(SP.GENERATION_PHASE_INPUT, "question", "passage_1")
+_GEN_P2 = _between(SP.GENERATION_PHASE_INPUT, "passage_1", "passage_2")
 
 
 @dataclass
@@ -35,16 +45,15 @@ def recognise(messages: list[dict] | None, prompt: str | None = None) -> Task:
     if system.startswith(RB.TABLE6_JUDGE_SYSTEM) or (not messages and text.startswith(RB.TABLE6_JUDGE_SYSTEM)):
         return _judge(text)
     for kind, instruction in (("rewrite", SP.B1_GENERATE_NORMAL_PASSAGES), ("long", SP.B1_GENERATE_LONG_PASSAGES)):
-        rest = _after(text, instruction + "\n\n")
+        rest = _after(text, instruction + _REWRITE_MID)
         if rest is not None:
             return Task(kind, {"passage": rest})
     for kind, template in (("false_answer", SP.B1_GENERATE_FALSE_ANSWER), ("gen_by_qa", SP.B1_GENERATE_GEN_BY_QA_PASSAGES)):
-        head = template.split("{question}")[0]
-        rest = _after(text, head)
-        if rest is not None and "\nAnswer: " in rest:
-            question, answer = rest.rsplit("\nAnswer: ", 1)
+        rest, mid = _after(text, _between(template, None, "question")), _between(template, "question", "answer")
+        if rest is not None and mid in rest:
+            question, answer = rest.rsplit(mid, 1)
             return Task(kind, {"question": question, "answer": answer})
-    rest = _after(text, SP.B1_POINTWISE_BASELINE + "\n\nPassage: ")
+    rest = _after(text, SP.B1_POINTWISE_BASELINE + _BASELINE_MID)
     if rest is not None:
         return Task("rate", {"setting": "normal", "question": None, "passage": rest})
     rest = _after(text, _RAG_HEAD)

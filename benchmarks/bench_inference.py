@@ -72,7 +72,7 @@ def balanced_rate(rng, k, icc, mean, seed):
     if (counts == 0).any():
         return mean, np.nan, np.nan, np.nan, len(np.unique(ids))
     w = len(y) / (2 * counts[order])
-    c = stats.cluster_bootstrap(y * w, ids, null=0.5, n_boot=N_BOOT, seed=seed, rate=True)
+    c = stats.cluster_bootstrap(y, ids, null=0.5, n_boot=N_BOOT, seed=seed, rate=True, judgment_weights=w)
     return mean, c["ci_low"], c["ci_high"], c["p"], c["n_items"]
 
 

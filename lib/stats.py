@@ -85,16 +85,21 @@ def _codes(labels, n: int) -> np.ndarray:
     return pd.factorize(series.astype(str))[0]
 
 
-def _cluster_sums(values: np.ndarray, codes: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-cluster sum and count of the values selected by mask (zeros for clusters without any)."""
+def _cluster_sums(values: np.ndarray, codes: np.ndarray, mask: np.ndarray,
+                  weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster sum and count of the values selected by mask (zeros for clusters without any); with
+    `weight`, the weighted sum and the sum of weights."""
     k = int(codes.max()) + 1 if len(codes) else 0
-    sums = np.bincount(codes[mask], weights=values[mask], minlength=k)
-    counts = np.bincount(codes[mask], minlength=k).astype(float)
+    w = np.ones(len(values)) if weight is None else weight
+    sums = np.bincount(codes[mask], weights=(w * values)[mask], minlength=k)
+    counts = np.bincount(codes[mask], weights=w[mask], minlength=k)
     return sums, counts
 
 
 MIN_CI_UNITS = 10  # below this many units a resampling interval under-covers: no interval, a note instead
-EXACT_FLIP_MAX = 16  # up to this many units the sign-flip test enumerates all 2**k sign vectors
+# up to this many units the sign-flip test counts every one of the 2**k sign vectors (as two halves of at
+# most 2**16 sums each: about 30 ms at 32 units); above, a saddlepoint approximation of the same count
+EXACT_FLIP_MAX = 32
 TOO_FEW_UNITS = f"too few units (n < {MIN_CI_UNITS}): no 95% interval"
 TOO_FEW_PER_STRATUM = f"too few units per stratum (a weighted stratum has < {MIN_CI_UNITS}): no 95% interval"
 ALL_SAME_RATE = "all units equal: Wilson interval over units"
@@ -103,26 +108,81 @@ ALL_SAME_DIFF = "all units equal: no interval (nothing varies between units)"
 
 def sign_flip_p(deviations) -> float:
     """Two-sided p that the unit deviations (each unit's share of estimate - null) are symmetric
-    about 0: exact enumeration of every sign vector up to EXACT_FLIP_MAX units; above, a one-sample
-    t-test of the deviations (k - 1 df: the studentised cluster sum), never below the smallest p any
-    sign-flip test over k units can give (2 / 2**k)."""
+    about 0, i.e. the share of the 2**k sign vectors whose flipped sum is at least as far from 0:
+    counted exactly up to EXACT_FLIP_MAX units, above by a saddlepoint approximation of that count
+    (continuity-corrected); never below 2 / 2**k', the smallest p any sign-flip test can give (k' the nonzero deviations)."""
     d = np.asarray(deviations, dtype=float)
     d = d[~np.isnan(d)]
-    k = len(d)
-    if k == 0:
+    if len(d) == 0:
         return float("nan")
-    observed = abs(d.sum())
-    if k <= EXACT_FLIP_MAX:
-        # rows of all 2**k sign vectors, built bit by bit (2**16 x 16 floats: about 8 MB at most)
-        signs = 1.0 - 2.0 * ((np.arange(2 ** k)[:, None] >> np.arange(k)) & 1)
-        tol = 1e-12 * max(1.0, np.abs(d).sum())  # ties at the observed sum count as extreme
-        return float(np.mean(np.abs(signs @ d) >= observed - tol))
-    floor = 2.0 ** (1 - k)
-    sd = d.std(ddof=1)
-    if sd == 0:
-        return floor if observed > 0 else 1.0  # every unit deviates equally: only the all-same flips tie
-    t = d.mean() / (sd / np.sqrt(k))
-    return float(max(2 * sps.t.sf(abs(t), k - 1), floor))
+    # ties at the observed sum count as extreme; the tolerance absorbs rounding in the sums
+    tol = 1e-12 * max(1.0, np.abs(d).sum())
+    threshold = abs(d.sum()) - tol
+    if threshold <= 0:
+        return 1.0
+    if len(d) <= EXACT_FLIP_MAX:
+        return _exact_flip_p(d, threshold)
+    floor = 2.0 ** (1 - int(np.count_nonzero(d)))
+    if threshold >= np.abs(d).sum() - 2 * tol:
+        return floor  # every unit deviates the same way: only it and its mirror image reach the sum
+    # continuity correction: the flipped sums are discrete (many units alike when each gives one 0/1
+    # judgment), so take the tail from halfway to the next sum below; without it the p is up to 30% too
+    # small on such data
+    return float(min(1.0, max(2 * _saddlepoint_tail(d, threshold - _half_step_below(d, tol)), floor)))
+
+
+def _half_step_below(d: np.ndarray, tol: float) -> float:
+    """Half the distance from the observed sum to the nearest flipped sum below it that one flip (a
+    unit pulling the sum's way) or one swap (that unit flipped, one pulling the other way flipped too)
+    reaches: the lattice's half step when the deviations share a grid, about 0 when they are spread."""
+    toward = np.sort(np.abs(d[np.sign(d) == np.sign(d.sum())]))
+    against = np.sort(np.abs(d[(np.sign(d) != np.sign(d.sum())) & (d != 0)]))
+    step = toward[0]
+    below = np.searchsorted(against, toward - tol, side="left") - 1  # the largest against-unit below each
+    if (below >= 0).any():
+        step = min(step, float(np.min(toward[below >= 0] - against[below[below >= 0]])))
+    return step
+
+
+def _signed_sums(d: np.ndarray) -> np.ndarray:
+    """The sums of d under all 2**len(d) sign vectors, built by doubling."""
+    sums = np.zeros(1)
+    for x in d:
+        sums = np.concatenate([sums + x, sums - x])
+    return sums
+
+
+def _exact_flip_p(d: np.ndarray, threshold: float) -> float:
+    """Share of all sign vectors whose flipped sum has |sum| >= threshold, counted exactly: every sum of
+    the first half is paired with the sorted sums of the second (2 x 2**(k/2) sums, not 2**k)."""
+    first, second = _signed_sums(d[: len(d) // 2]), np.sort(_signed_sums(d[len(d) // 2:]))
+    above = len(second) - np.searchsorted(second, threshold - first, side="left")
+    below = np.searchsorted(second, -threshold - first, side="right")
+    return float((above.sum() + below.sum()) / (len(first) * len(second)))
+
+
+def _saddlepoint_tail(d: np.ndarray, s: float) -> float:
+    """P(sum of e_i d_i >= s) for independent fair signs e_i, by the saddlepoint approximation in
+    Barndorff-Nielsen's r* form (the cumulant generating function of the sum is sum log cosh(t d_i);
+    Robinson 1982 for randomization tests). Unlike a t approximation it follows the sign-flip
+    distribution itself, whose tails are lighter than normal when a few units dominate."""
+    from scipy.optimize import brentq
+
+    a = np.abs(d[d != 0])
+    if s <= 0:
+        return 0.5 if s == 0 else 1.0 - _saddlepoint_tail(d, -s)  # the sign-flip sum is symmetric about 0
+    slope = lambda t: float(np.sum(a * np.tanh(t * a))) - s  # K'(t) - s
+    high = 1.0 / a.max()
+    while slope(high) < 0:
+        high *= 2
+    t = brentq(slope, 0.0, high, xtol=1e-300, rtol=1e-13)
+    cgf = float(np.sum(np.logaddexp(t * a, -t * a) - np.log(2.0)))
+    w = np.sqrt(max(2 * (t * s - cgf), 0.0))
+    with np.errstate(over="ignore"):  # cosh overflows far out, where a unit's term is 0 anyway
+        u = t * np.sqrt(float(np.sum((a / np.cosh(t * a)) ** 2)))
+    if w < 1e-8 or u <= 0:
+        return float(sps.norm.sf(s / np.sqrt(np.sum(a ** 2))))  # at the centre: the normal tail
+    return float(sps.norm.sf(w + np.log(u / w) / w))
 
 
 def expanded_alpha(alpha: float, k: int, df: int | None = None) -> float:
@@ -165,7 +225,7 @@ def korn_graubard(estimate: float, deviations, n_judgments: int, alpha: float = 
 
 def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast=None, strata=None,
                       weights: dict | None = None, n_boot: int = 2000, seed: int = 0,
-                      alpha: float = 0.05, rate: bool | None = None) -> dict:
+                      alpha: float = 0.05, rate: bool | None = None, judgment_weights=None) -> dict:
     """Mean of judgments (or a contrast of two groups' means, or a weighted mean of strata means)
     with a cluster-bootstrap interval and a cluster sign-flip p-value against `null`.
 
@@ -173,15 +233,18 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
     (question, item or pair), resampled whole with replacement. contrast: +1 / -1 per judgment, the
     estimate is mean(+1 group) - mean(-1 group) (null 0 by default). strata + weights: the estimate
     is sum_h w_h mean_h / sum_h w_h and clusters are resampled within each stratum.
+    judgment_weights: one weight per judgment, every mean a weighted mean (sum w y / sum w), and each
+    cluster's deviation sum w (y - null), so a weighted rate's deviations stay symmetric under the null.
     Interval: percentile of the resampled estimates at the expanded level (`expanded_alpha`); none
     below MIN_CI_UNITS units (with strata: in any weighted stratum); where every unit gives the same value, the Wilson interval over units
     for a rate and none for a difference (`ci_note` says which; `rate=False` marks a difference
     whose values happen to lie in [0, 1], None infers a rate from values in [0, 1] without `contrast`). p: `sign_flip_p` of each cluster's
-    share of estimate - null (exact enumeration for few clusters, a t approximation above)."""
+    share of estimate - null (exact up to EXACT_FLIP_MAX clusters, a saddlepoint approximation above)."""
     v = np.asarray(values, dtype=float)
     ok = ~np.isnan(v)
     codes_all = _codes(clusters, len(v))
     v, codes = v[ok], codes_all[ok]
+    jw = np.ones(len(v)) if judgment_weights is None else np.asarray(judgment_weights, dtype=float)[ok]
     sign = None if contrast is None else np.asarray(contrast, dtype=float)[ok]
     strat = np.zeros(len(v), dtype=int) if strata is None else _codes(np.asarray(list(strata), dtype=object)[ok], len(v))
     stratum_names = (["all"] if strata is None else
@@ -194,8 +257,8 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
     rng = np.random.default_rng(seed)
     if null is None and contrast is not None:
         null = 0.0
-    parts = [_stratum(v[strat == h], codes[strat == h], None if sign is None else sign[strat == h], null, rng, n_boot)
-             for h in range(int(strat.max()) + 1)]
+    parts = [_stratum(v[strat == h], codes[strat == h], None if sign is None else sign[strat == h], null, rng, n_boot,
+                      jw[strat == h]) for h in range(int(strat.max()) + 1)]
     estimates, boots, devs, spreads = zip(*parts)
     w = np.ones(1) if strata is None else np.array([float((weights or {}).get(name, 1.0 if weights is None else 0.0))
                                                      for name in stratum_names])
@@ -221,7 +284,7 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
         out["ci_note"] = TOO_FEW_PER_STRATUM
     elif rate and strata is None and 0 < est < 1:
         # a plain clustered rate: Korn-Graubard, which keeps its level near 0 and 1 at few units
-        out["ci_low"], out["ci_high"] = korn_graubard(est, _centred(v, codes, est), len(v), alpha)
+        out["ci_low"], out["ci_high"] = korn_graubard(est, _centred(v, codes, est, jw), len(v), alpha)
         out["method"] = "cluster bootstrap / Korn-Graubard"
     elif len(boot):
         # within strata each weighted stratum is resampled on its own: expand by its smallest one, with
@@ -235,21 +298,19 @@ def cluster_bootstrap(values, clusters=None, null: float | None = None, contrast
     return out
 
 
-def _centred(v: np.ndarray, codes: np.ndarray, estimate: float) -> np.ndarray:
-    """Each cluster's share of (its judgments - estimate): the terms of a cluster-robust variance."""
-    local = pd.factorize(codes)[0]
-    sums = np.bincount(local, weights=v)
-    counts = np.bincount(local).astype(float)
+def _centred(v: np.ndarray, codes: np.ndarray, estimate: float, weight: np.ndarray) -> np.ndarray:
+    """Each cluster's share of (its judgments - estimate), weighted: the terms of a cluster-robust variance."""
+    sums, counts = _cluster_sums(v, pd.factorize(codes)[0], np.ones(len(v), bool), weight)
     return (sums - estimate * counts) / counts.sum()
 
 
-def _stratum(v: np.ndarray, codes: np.ndarray, sign, null, rng, n_boot: int) -> tuple:
+def _stratum(v: np.ndarray, codes: np.ndarray, sign, null, rng, n_boot: int, weight: np.ndarray) -> tuple:
     """One stratum of `cluster_bootstrap`: (estimate, bootstrap estimates, each cluster's share of
     estimate - null, spread of the units: 0 when every unit gives the same value). The estimate is
-    the mean, or with `sign` the +1 group's mean minus the -1's."""
+    the (weighted) mean, or with `sign` the +1 group's mean minus the -1's."""
     groups = [np.ones(len(v), bool)] if sign is None else [sign > 0, sign < 0]
     local = pd.factorize(codes)[0]  # this stratum's clusters as 0..k-1
-    sums = [_cluster_sums(v, local, g) for g in groups]
+    sums = [_cluster_sums(v, local, g, weight) for g in groups]
     k = int(local.max()) + 1
     draws = rng.multinomial(k, np.full(k, 1.0 / k), size=n_boot)  # how often each cluster is drawn
     means = [s.sum() / c.sum() if c.sum() else np.nan for s, c in sums]

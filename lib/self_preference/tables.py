@@ -194,9 +194,9 @@ def balanced_rate_cell(pairs: pd.DataFrame, column: str, seed: int = 0) -> dict:
     if len(g) == 0 or any(counts.get(o, 0) == 0 for o in ORDERS):
         return {"n": len(g), "n_items": int(question_ids(g).nunique()) if len(g) else 0, "rate": np.nan,
                 "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "ci_note": "one order has no parsed judgment"}
-    weight = len(g) / (len(ORDERS) * g["order"].map(counts).to_numpy(float))
-    values = g[column].astype(bool).astype(float).to_numpy() * weight  # mean of values = the balanced rate
-    c = stats.cluster_bootstrap(values, question_ids(g), null=0.5, seed=seed, rate=True)
+    weight = len(g) / (len(ORDERS) * g["order"].map(counts).to_numpy(float))  # weighted mean = the balanced rate
+    values = g[column].astype(bool).astype(float).to_numpy()
+    c = stats.cluster_bootstrap(values, question_ids(g), null=0.5, seed=seed, rate=True, judgment_weights=weight)
     return {"n": len(g), "n_items": c["n_items"], "rate": c["estimate"], "ci_low": c["ci_low"],
             "ci_high": c["ci_high"], "p": c["p"], "ci_note": c["ci_note"]}
 

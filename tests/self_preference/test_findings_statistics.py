@@ -79,3 +79,29 @@ def test_table2_daggers_use_the_raw_paired_p_and_the_docs_say_so():
     assert t["p_true"] < pt.DIFF_DAGGER_P and t["diff_true_fmt"].endswith("†")
     doc = (Path(__file__).resolve().parents[2] / "docs" / "statistics.md").read_text()
     assert "raw p < 0.05" in doc and "Holm-corrected" not in doc.split("## Daggers")[1].split("##")[0]
+
+def test_the_balanced_rates_test_flips_each_questions_weighted_deviation_from_one_half():
+    # random choices, order-dependent parse failures (5% in a_first, 40% in b_first): each judgment
+    # weighs 1 / (2 x its order's parsed count), so a question's deviation is sum w (chose_a - 0.5)
+    rng = np.random.default_rng(4)
+    p = all_combo_pairs(24, paper=lambda a_pos, true_pos, asym: int(rng.integers(1, 3)), lik=lambda *a: None)
+    lost = rng.random(len(p)) < np.where(p["order"] == "a_first", 0.05, 0.40)
+    p.loc[lost, "chose_a"] = pd.NA
+    g = p[p["chose_a"].notna()]
+    w = len(g) / (2 * g["order"].map(g["order"].value_counts()).to_numpy(float))
+    y = g["chose_a"].astype(float).to_numpy()
+    deviations = pd.Series(w * (y - 0.5)).groupby(pt.question_ids(g).to_numpy()).sum() / w.sum()
+    cell = pt.balanced_rate_cell(p, "chose_a")
+    from lib import stats
+    assert cell["rate"] == pytest.approx(pr_debiased(g))
+    assert cell["n_items"] == 24 and cell["p"] == pytest.approx(stats.sign_flip_p(deviations.to_numpy()), rel=1e-9)
+    # every parsed judgment chose A: all questions alike, the Wilson interval over 24 questions
+    p["chose_a"] = p["chose_a"].where(p["chose_a"].isna(), True)
+    alike = pt.balanced_rate_cell(p, "chose_a")
+    assert alike["ci_note"] == stats.ALL_SAME_RATE and alike["ci_low"] == pytest.approx(stats.wilson_ci(24, 24)[0])
+
+
+def pr_debiased(g):
+    """The mean of the two orders' rates of choosing A."""
+    from lib.self_preference import pairwise as pr
+    return pr.debiased_rate(g, "chose_a")

@@ -103,8 +103,8 @@ def slug(text: str) -> str:
 
 
 def _num(value) -> float:
-    """A float, with None as NaN (CSV-friendly)."""
-    return float("nan") if value is None else float(value)
+    """A float, with None and pandas' NA as NaN (CSV-friendly)."""
+    return float("nan") if value is None or value is pd.NA else float(value)
 
 
 def findings_dir(run_name: str) -> Path:

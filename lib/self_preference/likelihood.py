@@ -287,11 +287,6 @@ def choice_agreement(pairs: pd.DataFrame, by=("evaluator",), variant: str = "sum
 
 # --- headline findings (lib.report.findings rows) ----------------------------------------------------
 
-def _opt(x):
-    """None for a missing number (lib.report.findings takes None as 'no value')."""
-    return None if x is None or pd.isna(x) else float(x)
-
-
 def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_pointwise_reranking",
                        paper_values: dict | None = None) -> list[dict]:
     """Human-minus-self rating difference per dataset x evaluator x setting x factuality x method
@@ -309,8 +304,8 @@ def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_point
                 continue
             measure = f"human-minus-self rating ({r['dataset']}, {r['setting']}, self {fact}, {r['method']})"
             rows.append(declared_finding("self-preference", notebook, measure, specs.get(r["evaluator"], r["evaluator"]),
-                                r[f"n_{fact}"], r[f"diff_{fact}"], _opt(r[f"ci_low_{fact}"]),
-                                _opt(r[f"ci_high_{fact}"]), _opt(r[f"p_{fact}"]),
+                                r[f"n_{fact}"], r[f"diff_{fact}"], r[f"ci_low_{fact}"],
+                                r[f"ci_high_{fact}"], r[f"p_{fact}"],
                                 (paper_values or {}).get(measure), unit="item", pooled=r["dataset"] == "all",
                                 measure_id=f"human_minus_self.{r['dataset']}.{r['setting']}.self_{fact}.{slug(r['method'])}",
                                 scale="rating points (1-5 scale)",
@@ -383,7 +378,7 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
                 c = rate_cell(g[col], question_ids(g))
                 measure = f"{label} ({method}; {pair_types(ok)} pairs)"
                 rows.append(declared_finding("self-preference", notebook, measure, model, c["n_items"], c["rate"],
-                                    _opt(c["ci_low"]), _opt(c["ci_high"]), _opt(c["p"]),
+                                    c["ci_low"], c["ci_high"], c["p"],
                                     (paper_values or {}).get(measure), n_judgments=c["n"], unit=UNIT,
                                     measure_id=f"{slug(label)}.{slug(method)}",
                                     ci_note=c["ci_note"], n_attempted=attempted,
@@ -392,8 +387,8 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
                 if col == "chose_a":
                     b = balanced_rate_cell(g, col)
                     rows.append(declared_finding("self-preference", notebook, f"{BALANCED_LABEL} ({method}; {pair_types(ok)} pairs)",
-                                        model, b["n_items"], b["rate"], _opt(b["ci_low"]), _opt(b["ci_high"]),
-                                        _opt(b["p"]), n_judgments=max(b["n"], b["n_items"]), unit=UNIT,
+                                        model, b["n_items"], b["rate"], b["ci_low"], b["ci_high"],
+                                        b["p"], n_judgments=max(b["n"], b["n_items"]), unit=UNIT,
                                         measure_id=f"{slug(BALANCED_LABEL)}.{slug(method)}",
                                         ci_note=b["ci_note"], n_attempted=max(attempted, b["n_items"]),
                                         scale="share 0-1", direction=PREF_DIRECTIONS[col],
@@ -401,7 +396,7 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
             a = asymmetry(g)
             measure = f"{ASYMMETRY_LABEL} ({method}; TF/FT pairs)"
             rows.append(declared_finding("self-preference", notebook, measure, model, a["n_items"], a["estimate"],
-                                _opt(a["ci_low"]), _opt(a["ci_high"]), _opt(a["p"]),
+                                a["ci_low"], a["ci_high"], a["p"],
                                 (paper_values or {}).get(measure), n_judgments=a["n_judgments"], unit=UNIT,
                                 measure_id=f"tf_minus_ft_asymmetry.{slug(method)}",
                                 ci_note=a.get("ci_note", ""), n_attempted=max(attempted, a["n_items"]),

@@ -25,14 +25,9 @@ def style_findings(style_table: pd.DataFrame, specs: dict, notebook: str = "08_w
         label = STYLE_LABELS.get(r["kind"], f"{r['kind']} preference rate")
         rows.append(declared_finding("self-preference", notebook, f"{label} ({r['dataset']})",
                             specs.get(r["evaluator"], r["evaluator"]), int(r["style_n_items"]), r["style_rate"],
-                            _opt(r["style_ci_low"]), _opt(r["style_ci_high"]), _opt(r["style_p"]),
+                            r["style_ci_low"], r["style_ci_high"], r["style_p"],
                             n_judgments=max(int(r["style_n"]), int(r["style_n_items"])), unit=UNIT,
                             measure_id=f"style_preference.{r['kind']}.{r['dataset']}", scale="share 0-1",
                             direction="higher = prefers the styled passage more (0.5 = chance)",
                             no_interval="" if int(r["style_n_items"]) else "no pair gave a readable choice"))
     return rows
-
-
-def _opt(x):
-    """None for a missing number (lib.report.findings takes None as 'no value')."""
-    return None if x is None or pd.isna(x) else float(x)

@@ -28,6 +28,19 @@ def test_finding_checks_its_fields():
         findings.finding("self-preference", "06", "rate", "m", 40, 0.5, n_judgments=39)
 
 
+def test_a_missing_number_may_be_none_nan_or_pandas_na():
+    # a nullable (Float64) table column gives pd.NA, which float() refuses: the study packages pass
+    # their cells through as they are, so findings must read all three as "no value"
+    from lib.self_preference.style_findings import style_findings
+    table = pd.DataFrame({"kind": ["long"], "dataset": ["nq"], "evaluator": ["e"], "is_self": [True], "style_n_items": [40],
+                          "style_n": [80], "style_rate": [0.6]})
+    for col, value in (("style_ci_low", None), ("style_ci_high", float("nan")), ("style_p", pd.NA)):
+        table[col] = pd.array([value], dtype="Float64")
+    (row,) = style_findings(table, {"e": "local:e"})
+    assert math.isnan(row["ci_low"]) and math.isnan(row["ci_high"]) and math.isnan(row["p"])
+    assert math.isnan(findings.finding("utility", "10", "F1", "m", 40, 0.5, pd.NA, None, p=pd.NA)["p"])
+
+
 def test_record_replaces_a_notebooks_rows_and_summary_renders_them(runs):
     findings.record("r", "05", [findings.finding("self-preference", "05", "old", "m", 10, 0.1)])
     findings.record("r", "05", [findings.finding("self-preference", "05", "human minus self", "m", 120,

@@ -183,10 +183,11 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", nargs="*", type=int, default=list(SIZES), help="numbers of questions (default: all)")
     ap.add_argument("--iccs", nargs="*", type=float, default=list(ICCS), help="within-question correlations (default: all)")
     ap.add_argument("--null-only", action="store_true", help="skip the power and degenerate-data tables")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the null data sets (another seed: other data sets)")
     args = ap.parse_args(argv)
     chosen = {n: f for n, f in METHODS.items() if not args.methods or any(w in n for w in args.methods)}
     start = time.perf_counter()
-    lines = [f"Null data sets per cell: {args.sets} (true rate 0.5; differences 0); {PER_ITEM} judgments per "
+    lines = [f"Null data sets per cell: {args.sets}, seed {args.seed} (true rate 0.5; differences 0); {PER_ITEM} judgments per "
              f"question, {FAIL:.0%} unparsed; {N_BOOT} resamples per interval. Coverage and width over the rows that "
              "show an interval; blank = share of rows showing none (below 10 units, or no spread); type-I = "
              "rejections at 5%.", "",
@@ -196,7 +197,7 @@ def main(argv=None) -> int:
     for name, method in chosen.items():
         for k in args.sizes:
             for icc in args.iccs:
-                r = run_cell(method, k, icc, 0.5, args.sets)
+                r = run_cell(method, k, icc, 0.5, args.sets, seed=args.seed)
                 lines.append(f"| {name} | {k} | {icc} | {fmt(r['coverage'])} | {fmt(r['width'])} | "
                              f"{r['blank']:.2f} | {fmt(r['reject'])} | {r['zero_width']} |")
                 if k >= 10 and not np.isnan(r["coverage"]):

@@ -205,7 +205,7 @@ def main(argv=None) -> int:
                 if not np.isnan(r["reject"]):
                     worst["reject"] = max(worst["reject"], r["reject"])
                 worst["zero"] += r["zero_width"]
-            print(lines[-1], flush=True)
+                print(lines[-1], flush=True)  # each cell as it finishes: a long run shows its progress
     lines += ["", f"Worst coverage at >= 10 questions: {worst['coverage']:.3f}; worst type-I error: "
               f"{worst['reject']:.3f}; zero-width intervals shown: {worst['zero']}."]
     if args.null_only:

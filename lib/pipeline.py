@@ -62,7 +62,8 @@ STEPS: tuple[Step, ...] = (
     Step("02_passage_bank", reads=(_ITEMS,), writes=("passage_bank.jsonl",)),
     Step("03_perplexity", reads=(Input("passage_bank.jsonl", "02_passage_bank",
                                        ("bank_path", "perplexity_path", "release_dir")),),
-         needs=(Need("ppl_model", ("rolling_loglikelihood",), "perplexity"),)),
+         # a server's perplexity comes from its echoed likelihoods of the raw text (lib.models.perplexity)
+         needs=(Need("ppl_model", ("rolling_loglikelihood", "loglikelihood"), "perplexity"),)),
     Step("04_knowledge_probe", reads=(_ITEMS,), writes=("knowledge.jsonl",)),
     Step("05_pointwise_reranking", reads=(_BANK,), writes=("pointwise_ratings.jsonl",),
          needs=(Need("evaluators", _LIKELIHOOD, "likelihood ratings", chat_context=True),)),

@@ -6,6 +6,7 @@ import math
 import re
 
 from . import planted as M
+from .knowledge import knowledge_reply
 from .roles import Roles
 from .tasks import Task
 from .truth_file import Truth
@@ -75,29 +76,36 @@ class Replier:
         return text, _words(text, k)
 
     def _knowledge(self, f, key, k):
-        it = self.roles.item_of_question(f["question"]) or {}
-        text = str(it.get("answer") or "I do not know")
+        text = knowledge_reply(self.truth, self.roles.item_of_question(f["question"]), key)
         return text, _words(text, k)
 
     # ------------------------------------------------------------ judgments
-    def _rate(self, f, key, k):
+    def rating_probs(self, f):
+        """P(score = 1..5) of one rating prompt's passage (its role, the question effect)."""
         p = self.roles.passage(f["passage"])
         true = p.true if p is not None else True
         item = p.item_id if p is not None else (f["question"] or f["passage"][:80])
         u = M.question_effect(self.truth, item, self.truth.pointwise.question_sd)
-        probs = M.rating_probs(M.rating_mu(self.truth, self.roles.is_own(f["passage"]), true, u),
-                               self.truth.pointwise.spread)
+        return M.rating_probs(M.rating_mu(self.truth, self.roles.is_own(f["passage"]), true, u),
+                              self.truth.pointwise.spread)
+
+    def _rate(self, f, key, k):
+        probs = self.rating_probs(f)
         s = M.categorical(probs, M.unit_draw(self.truth.seed, "rate", *key)) + 1
         lps = {str(i + 1): math.log(max(q, 1e-300)) for i, q in enumerate(probs)}
         return f"###{s}***", [token("###", 0.0, k=k), token(str(s), lps[str(s)], lps, k), token("***", 0.0, k=k)]
 
-    def _pair(self, f, key, k):
+    def pair_choice(self, f) -> tuple:
+        """(P(passage 1 chosen), role of passage 1, role of passage 2) of one generation-phase prompt."""
         p1, p2 = self.roles.passage(f["passage_1"]), self.roles.passage(f["passage_2"])
         own = (self.roles.is_own(f["passage_1"]), self.roles.is_own(f["passage_2"]))
         true = (p1.true if p1 else True, p2.true if p2 else True)
         u = M.question_effect(self.truth, f["question"], self.truth.question_sd)
         styled = (self.roles.is_styled(f["passage_1"]), self.roles.is_styled(f["passage_2"]))
-        q1 = float(M.sigmoid(M.pair_logit(self.truth, own, true, u, styled)))
+        return float(M.sigmoid(M.pair_logit(self.truth, own, true, u, styled))), p1, p2
+
+    def _pair(self, f, key, k):
+        q1, p1, p2 = self.pair_choice(f)
         choice = 1 if M.unit_draw(self.truth.seed, "pair", *key) < q1 else 2
         chosen = p1 if choice == 1 else p2
         it = self.roles.item_of_question(f["question"]) or {}

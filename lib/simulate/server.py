@@ -10,6 +10,7 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from .echo import echo_logprobs, tokenize
 from .replies import Replier
 from .roles import Roles
 from .tasks import recognise
@@ -63,7 +64,7 @@ class SimServer:
         chat = "messages" in body
         task = recognise(body.get("messages"), body.get("prompt"))
         with self._lock:
-            self.counts[task.kind] += 1
+            self.counts["echo" if body.get("echo") else task.kind] += 1
         content = json.dumps(body.get("messages") or body.get("prompt"), sort_keys=True)
         key = (content, body.get("seed"), body.get("temperature"))
         if chat:
@@ -73,9 +74,11 @@ class SimServer:
             if body.get("logprobs"):
                 choice["logprobs"] = {"content": entries}
             return self._wrap(body, "chat.completion", choice, content, entries)
-        if body.get("echo"):
-            # the simulator plants no prompt likelihoods: say so in the way servers without them do
-            choice = {"index": 0, "text": body["prompt"], "logprobs": None, "finish_reason": "length"}
+        if body.get("echo"):  # prompt log-probabilities (echo.py), the prompt echoed before any reply
+            lp = echo_logprobs(self.replier, body["prompt"], int(body.get("logprobs") or 0),
+                               min(int(body.get("max_tokens") or 0), 1))
+            choice = {"index": 0, "text": body["prompt"] + "".join(lp["tokens"][len(tokenize(body["prompt"])):]),
+                      "logprobs": lp, "finish_reason": "length"}
             return self._wrap(body, "text_completion", choice, content, [])
         k = int(body.get("logprobs") or 0)
         text, entries = self.replier.reply(task, key, k)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import yaml
 
+from .likelihood_params import Knowledge, Perplexity, check_sections
+
 RM_CATEGORIES = ("helpful", "reason", "citation", "harmless", "abstain", "conflict")
 
 
@@ -60,6 +62,8 @@ class Truth:
     pointwise: Pointwise = field(default_factory=Pointwise)
     pairwise: Pairwise = field(default_factory=Pairwise)
     rewardbench: RewardBench = field(default_factory=RewardBench)
+    perplexity: Perplexity = field(default_factory=Perplexity)
+    knowledge: Knowledge = field(default_factory=Knowledge)
 
     @property
     def question_sd(self) -> float:
@@ -73,7 +77,8 @@ class Truth:
         return self.self_recognition == "inverted"
 
 
-_SECTIONS = {"pointwise": Pointwise, "pairwise": Pairwise, "rewardbench": RewardBench}
+_SECTIONS = {"pointwise": Pointwise, "pairwise": Pairwise, "rewardbench": RewardBench, "perplexity": Perplexity,
+             "knowledge": Knowledge}
 
 
 def _known(path, raw, cls, where: str = "") -> dict:
@@ -118,3 +123,4 @@ def check(truth: Truth, path="truth") -> None:
     for cat, p in acc.items():
         if not 0 < p < 1:
             raise TruthError(f"{path}: rewardbench.accuracy.{cat} must be in (0, 1), got {p}.")
+    check_sections(truth.perplexity, truth.knowledge, path, TruthError)

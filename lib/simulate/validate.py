@@ -21,6 +21,8 @@ import pandas as pd
 from lib import paths
 from lib.stats import wilson_ci
 
+from .knowledge_rows import knowledge_rows
+from .likelihood_truth import likelihood_truths
 from .server import SimServer
 from .truth import Design, measure_truths
 from .truth_file import Truth, load_truth
@@ -151,7 +153,7 @@ def validate(truth_path, size: int | None = None, run_name: str = "known_truth",
     os.environ["RAGBIAS_CACHE"] = str(cache)
     try:
         with SimServer(truth, run_dir) as sim:
-            overrides["model"] = f"openai:sim@{sim.url}"
+            overrides["model"] = overrides["ppl_model"] = f"openai:sim@{sim.url}"  # 03 reads its echo too
             cfg = runner.load_config(config, overrides)
             runner.run(cfg, run_name, only)
             stats = sim.stats()
@@ -162,8 +164,9 @@ def validate(truth_path, size: int | None = None, run_name: str = "known_truth",
             os.environ["RAGBIAS_CACHE"] = old_cache
         shutil.rmtree(cache, ignore_errors=True)
     findings = collect(run_dir)
-    table = pd.concat([compare(findings, measure_truths(truth, design_of(cfg))).drop(columns="has_p"),
-                       parsed_shares(run_dir, truth)], ignore_index=True)
+    truths = {**measure_truths(truth, design_of(cfg)), **likelihood_truths(truth, design_of(cfg))}
+    table = pd.concat([compare(findings, truths).drop(columns="has_p"), parsed_shares(run_dir, truth),
+                       knowledge_rows(run_dir, truth, cfg)], ignore_index=True)
     passed, line = verdict(table)
     table.to_csv(run_dir / "validation.csv", index=False)
     (run_dir / "validation_summary.txt").write_text(line + "\n")

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import yaml
 
+from .utility_model import Utility
+
 RM_CATEGORIES = ("helpful", "reason", "citation", "harmless", "abstain", "conflict")
 
 
@@ -60,6 +62,7 @@ class Truth:
     pointwise: Pointwise = field(default_factory=Pointwise)
     pairwise: Pairwise = field(default_factory=Pairwise)
     rewardbench: RewardBench = field(default_factory=RewardBench)
+    utility: Utility = field(default_factory=Utility)  # notebooks 09-12 (utility_model)
 
     @property
     def question_sd(self) -> float:
@@ -73,7 +76,7 @@ class Truth:
         return self.self_recognition == "inverted"
 
 
-_SECTIONS = {"pointwise": Pointwise, "pairwise": Pairwise, "rewardbench": RewardBench}
+_SECTIONS = {"pointwise": Pointwise, "pairwise": Pairwise, "rewardbench": RewardBench, "utility": Utility}
 
 
 def _known(path, raw, cls, where: str = "") -> dict:
@@ -111,6 +114,7 @@ def check(truth: Truth, path="truth") -> None:
         raise TruthError(f"{path}: self_recognition must be 'normal' or 'inverted', got {truth.self_recognition!r}.")
     if truth.pointwise.spread <= 0 or truth.pointwise.question_sd < 0:
         raise TruthError(f"{path}: pointwise.spread must be > 0 and question_sd >= 0.")
+    truth.utility.check(path)
     acc = truth.rewardbench.accuracy
     bad = sorted(set(acc) - set(RM_CATEGORIES))
     if bad:

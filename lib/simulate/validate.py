@@ -24,6 +24,7 @@ from lib.stats import wilson_ci
 from .server import SimServer
 from .truth import Design, measure_truths
 from .truth_file import Truth, load_truth
+from .utility_truth import design_from_gti, utility_parsed
 
 COLUMNS = ["measure_id", "notebook", "truth", "null", "estimate", "ci_low", "ci_high", "n_items", "covered",
            "p_adjusted", "detected"]
@@ -94,6 +95,7 @@ def parsed_shares(run_dir: Path, truth: Truth) -> pd.DataFrame:
         d = pd.read_json(f, lines=True)
         found["13_rewardbench"] = [parse_choice(r[0]) is not None for col in ("replies_cr", "replies_rc")
                                    if col in d for r in d[col] if isinstance(r, list) and r]
+    found.update(utility_parsed(run_dir))
     rows = []
     for nb, ok in found.items():
         n, k = len(ok), int(sum(ok))
@@ -125,12 +127,16 @@ def verdict(table: pd.DataFrame) -> tuple[bool, str]:
     return passed, line
 
 
-def design_of(cfg: dict) -> Design:
-    """The part of the run's design the truth depends on, from the runner config."""
+def design_of(cfg: dict, run_dir: Path | None = None) -> Design:
+    """The part of the run's design the truth depends on, from the runner config (and notebook 09's
+    candidate sets, the utility study's design, when the run has them)."""
     per = cfg.get("per_notebook", {})
+    nb10 = {**per.get("10_relevance_vs_utility", {}), **cfg.get("_overrides", {})}
     return Design(datasets=tuple(per.get("01_dataset", {}).get("datasets", ("nq", "marco", "triviaqa"))),
                   settings=tuple(per.get("05_pointwise_reranking", {}).get("settings", ("normal", "rag"))),
-                  combos=tuple(per.get("06_generation_phase", {}).get("combos", ("TT", "TF", "FT", "FF"))))
+                  combos=tuple(per.get("06_generation_phase", {}).get("combos", ("TT", "TF", "FT", "FF"))),
+                  utility=design_from_gti(Path(run_dir) / "utility_gti.jsonl", nb10.get("n_items", 0),
+                                          nb10.get("datasets", ())) if run_dir else None)
 
 
 def validate(truth_path, size: int | None = None, run_name: str = "known_truth", config=RUN_CONFIG,
@@ -152,6 +158,7 @@ def validate(truth_path, size: int | None = None, run_name: str = "known_truth",
     try:
         with SimServer(truth, run_dir) as sim:
             overrides["model"] = f"openai:sim@{sim.url}"
+            overrides["chat_model"] = overrides["model"]  # 09's writer too (a role `model` does not reach)
             cfg = runner.load_config(config, overrides)
             runner.run(cfg, run_name, only)
             stats = sim.stats()
@@ -162,7 +169,7 @@ def validate(truth_path, size: int | None = None, run_name: str = "known_truth",
             os.environ["RAGBIAS_CACHE"] = old_cache
         shutil.rmtree(cache, ignore_errors=True)
     findings = collect(run_dir)
-    table = pd.concat([compare(findings, measure_truths(truth, design_of(cfg))).drop(columns="has_p"),
+    table = pd.concat([compare(findings, measure_truths(truth, design_of(cfg, run_dir))).drop(columns="has_p"),
                        parsed_shares(run_dir, truth)], ignore_index=True)
     passed, line = verdict(table)
     table.to_csv(run_dir / "validation.csv", index=False)

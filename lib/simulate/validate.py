@@ -6,7 +6,7 @@ interval, (2) every planted effect of at least 0.10 on a rate or 0.3 on a rating
 (Holm-adjusted p < 0.05 from findings.csv, with the truth's sign; rows that carry no test, such as
 the judge accuracy, by an interval that excludes the null), and (3) each notebook's share of
 parsed replies covers 1 minus the planted format failure rate (Wilson interval over replies: the
-failures are drawn independently per reply)."""
+failures are drawn independently per reply; Bonferroni over the notebooks checked)."""
 from __future__ import annotations
 
 import json
@@ -99,7 +99,9 @@ def parsed_shares(run_dir: Path, truth: Truth) -> pd.DataFrame:
     rows = []
     for nb, ok in found.items():
         n, k = len(ok), int(sum(ok))
-        lo, hi = wilson_ci(k, n)
+        # one interval per notebook, all required to cover: Bonferroni over them, so a right pipeline
+        # fails this condition by chance in at most 5% of draws however many notebooks are checked
+        lo, hi = wilson_ci(k, n, ALPHA / len(found))
         goal = 1 - truth.format_failure
         rows.append({"measure_id": f"parsed_share.{nb}", "notebook": nb, "truth": goal, "null": math.nan,
                      "estimate": k / n if n else math.nan, "ci_low": lo, "ci_high": hi, "n_items": n,

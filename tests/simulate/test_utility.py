@@ -163,3 +163,20 @@ def test_truth_rows_from_the_design_and_a_bad_utility_section(tmp_path):
     with pytest.raises(TruthError, match="select_utility"):
         load_truth(bad)
     assert dataclasses.replace(Truth(), utility=UM.Utility()).utility.answer_good > 0
+
+
+@pytest.mark.parametrize("failures,covered", [(10, 1.0), (40, 0.0)])
+def test_parsed_share_of_10_counts_distinct_prompts_and_misses_a_wrong_rate(tmp_path, failures, covered):
+    """200 distinct listwise replies at a planted 5% failure rate: 10 unreadable is consistent, 40 is
+    not; a repeated prompt (same id, form, order and condition) counts once."""
+    from lib.simulate.utility_replies import OFF_FORMAT
+    from lib.simulate.validate import parsed_shares
+
+    recs = [{"id": f"q{i}", "form": "listwise-set", "judgment": "utility", "order": list(range(3)),
+             "replies": [OFF_FORMAT if i < failures else "My selection: [Passage-1]"], "factor": "judgment",
+             "level": "utility"} for i in range(200)]
+    recs += recs[:failures]  # the cache answers a repeated prompt with the same reply
+    (tmp_path / "utility_rq1_replies.jsonl").write_text("\n".join(json.dumps(r) for r in recs) + "\n")
+    row = parsed_shares(tmp_path, Truth(format_failure=0.05)).iloc[0]
+    assert row["n_items"] == 200 and row["estimate"] == pytest.approx(1 - failures / 200)
+    assert row["covered"] == covered

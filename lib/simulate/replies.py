@@ -35,9 +35,13 @@ class Replier:
 
     def __init__(self, truth: Truth, roles: Roles):
         self.truth, self.roles = truth, roles
+        from .utility_replies import UtilityReplier  # notebooks 09-12 (imports this module)
+        self.utility = UtilityReplier(truth, roles)
 
     def reply(self, task: Task, key: tuple, k: int) -> tuple[str, list[dict]]:
         """(text, log-probability entries) for one request; `key` fixes its random draws."""
+        if task.kind.startswith("utility_"):
+            return self.utility.reply(task, key, k)
         fn = getattr(self, "_" + task.kind, None)
         if fn is None:
             text = "I am not sure what is being asked here."

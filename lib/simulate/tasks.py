@@ -67,7 +67,8 @@ def recognise(messages: list[dict] | None, prompt: str | None = None) -> Task:
         return Task("pair", {"question": question, "passage_1": p1, "passage_2": p2})
     if text.endswith(SP.KNOWLEDGE_PROBE_SUFFIX):
         return Task("knowledge", {"question": text[: -len(SP.KNOWLEDGE_PROBE_SUFFIX)]})
-    return Task("unknown", {"text": text[:200]})
+    from .utility_tasks import recognise as utility_task  # notebooks 09-12 (imports this module)
+    return utility_task(messages, prompt) or Task("unknown", {"text": text[:200]})
 
 
 def _judge(text: str) -> Task:

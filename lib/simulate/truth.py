@@ -38,6 +38,7 @@ class Design:
     combos: tuple = COMBOS
     rm_categories: tuple = ("helpful", "abstain", "conflict")
     rm_retries: int = 0
+    utility: object = None  # notebook 10's candidate sets (utility_truth.UtilityDesign)
 
 
 # ---------------------------------------------------------------- 05
@@ -143,4 +144,7 @@ def measure_truths(truth: Truth, design: Design = Design()) -> dict:
     jt = judge_truths(truth, design.rm_categories, design.rm_retries)
     out[f"judge_overall_accuracy.{JUDGE}"] = ("13_rewardbench", jt["accuracy"], 0.5)
     out[f"judge_position_consistency.{JUDGE}"] = ("13_rewardbench", jt["consistency"], float("nan"))
+    if design.utility is not None:
+        from .utility_truth import utility_truths
+        out.update(utility_truths(truth, design.utility))
     return out

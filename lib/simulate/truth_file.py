@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 
 from .likelihood_params import Knowledge, Perplexity, check_sections
+from .utility_model import Utility
 
 RM_CATEGORIES = ("helpful", "reason", "citation", "harmless", "abstain", "conflict")
 
@@ -64,6 +65,7 @@ class Truth:
     rewardbench: RewardBench = field(default_factory=RewardBench)
     perplexity: Perplexity = field(default_factory=Perplexity)
     knowledge: Knowledge = field(default_factory=Knowledge)
+    utility: Utility = field(default_factory=Utility)  # notebooks 09-12 (utility_model)
 
     @property
     def question_sd(self) -> float:
@@ -78,7 +80,7 @@ class Truth:
 
 
 _SECTIONS = {"pointwise": Pointwise, "pairwise": Pairwise, "rewardbench": RewardBench, "perplexity": Perplexity,
-             "knowledge": Knowledge}
+             "knowledge": Knowledge, "utility": Utility}
 
 
 def _known(path, raw, cls, where: str = "") -> dict:
@@ -116,6 +118,7 @@ def check(truth: Truth, path="truth") -> None:
         raise TruthError(f"{path}: self_recognition must be 'normal' or 'inverted', got {truth.self_recognition!r}.")
     if truth.pointwise.spread <= 0 or truth.pointwise.question_sd < 0:
         raise TruthError(f"{path}: pointwise.spread must be > 0 and question_sd >= 0.")
+    truth.utility.check(path)
     acc = truth.rewardbench.accuracy
     bad = sorted(set(acc) - set(RM_CATEGORIES))
     if bad:

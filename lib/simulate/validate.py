@@ -6,7 +6,7 @@ interval, (2) every planted effect of at least 0.10 on a rate or 0.3 on a rating
 (Holm-adjusted p < 0.05 from findings.csv, with the truth's sign; rows that carry no test, such as
 the judge accuracy, by an interval that excludes the null), and (3) each notebook's share of
 parsed replies covers 1 minus the planted format failure rate (Wilson interval over replies: the
-failures are drawn independently per reply)."""
+failures are drawn independently per reply; Bonferroni over the notebooks checked)."""
 from __future__ import annotations
 
 import json
@@ -26,6 +26,7 @@ from .likelihood_truth import likelihood_truths
 from .server import SimServer
 from .truth import Design, measure_truths
 from .truth_file import Truth, load_truth
+from .utility_truth import design_from_gti, utility_parsed
 
 COLUMNS = ["measure_id", "notebook", "truth", "null", "estimate", "ci_low", "ci_high", "n_items", "covered",
            "p_adjusted", "detected"]
@@ -96,10 +97,13 @@ def parsed_shares(run_dir: Path, truth: Truth) -> pd.DataFrame:
         d = pd.read_json(f, lines=True)
         found["13_rewardbench"] = [parse_choice(r[0]) is not None for col in ("replies_cr", "replies_rc")
                                    if col in d for r in d[col] if isinstance(r, list) and r]
+    found.update(utility_parsed(run_dir))
     rows = []
     for nb, ok in found.items():
         n, k = len(ok), int(sum(ok))
-        lo, hi = wilson_ci(k, n)
+        # one interval per notebook, all required to cover: Bonferroni over them, so a right pipeline
+        # fails this condition by chance in at most 5% of draws however many notebooks are checked
+        lo, hi = wilson_ci(k, n, ALPHA / len(found))
         goal = 1 - truth.format_failure
         rows.append({"measure_id": f"parsed_share.{nb}", "notebook": nb, "truth": goal, "null": math.nan,
                      "estimate": k / n if n else math.nan, "ci_low": lo, "ci_high": hi, "n_items": n,
@@ -127,12 +131,16 @@ def verdict(table: pd.DataFrame) -> tuple[bool, str]:
     return passed, line
 
 
-def design_of(cfg: dict) -> Design:
-    """The part of the run's design the truth depends on, from the runner config."""
+def design_of(cfg: dict, run_dir: Path | None = None) -> Design:
+    """The part of the run's design the truth depends on, from the runner config (and notebook 09's
+    candidate sets, the utility study's design, when the run has them)."""
     per = cfg.get("per_notebook", {})
+    nb10 = {**per.get("10_relevance_vs_utility", {}), **cfg.get("_overrides", {})}
     return Design(datasets=tuple(per.get("01_dataset", {}).get("datasets", ("nq", "marco", "triviaqa"))),
                   settings=tuple(per.get("05_pointwise_reranking", {}).get("settings", ("normal", "rag"))),
-                  combos=tuple(per.get("06_generation_phase", {}).get("combos", ("TT", "TF", "FT", "FF"))))
+                  combos=tuple(per.get("06_generation_phase", {}).get("combos", ("TT", "TF", "FT", "FF"))),
+                  utility=design_from_gti(Path(run_dir) / "utility_gti.jsonl", nb10.get("n_items", 0),
+                                          nb10.get("datasets", ())) if run_dir else None)
 
 
 def validate(truth_path, size: int | None = None, run_name: str = "known_truth", config=RUN_CONFIG,
@@ -154,6 +162,7 @@ def validate(truth_path, size: int | None = None, run_name: str = "known_truth",
     try:
         with SimServer(truth, run_dir) as sim:
             overrides["model"] = overrides["ppl_model"] = f"openai:sim@{sim.url}"  # 03 reads its echo too
+            overrides["chat_model"] = overrides["model"]  # 09's writer too (a role `model` does not reach)
             cfg = runner.load_config(config, overrides)
             runner.run(cfg, run_name, only)
             stats = sim.stats()
@@ -164,7 +173,8 @@ def validate(truth_path, size: int | None = None, run_name: str = "known_truth",
             os.environ["RAGBIAS_CACHE"] = old_cache
         shutil.rmtree(cache, ignore_errors=True)
     findings = collect(run_dir)
-    truths = {**measure_truths(truth, design_of(cfg)), **likelihood_truths(truth, design_of(cfg))}
+    design = design_of(cfg, run_dir)
+    truths = {**measure_truths(truth, design), **likelihood_truths(truth, design)}
     table = pd.concat([compare(findings, truths).drop(columns="has_p"), parsed_shares(run_dir, truth),
                        knowledge_rows(run_dir, truth, cfg)], ignore_index=True)
     passed, line = verdict(table)

@@ -1,0 +1,66 @@
+"""What each passage of a utility prompt is for its question, from the run's data: the candidate sets
+notebook 09 wrote (utility_gti.jsonl: ground truth, counterfactual, noisy; utility_gtu.jsonl:
+ground truth, retrieved) and, before they exist, the items (an item's human passage and HotpotQA's
+supporting passages are its ground-truth evidence). Files are read again when they change."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .roles import Roles, norm
+
+# passages_types of lib.utility.benchmark -> the planted model's roles (every other kind: distractor)
+KIND_ROLE = {"ground_truth": "ground_truth", "counterfactual": "counterfactual"}
+FILES = ("utility_gti.jsonl", "utility_gtu.jsonl")
+
+
+class UtilityRoles:
+    """Look-ups over one run's candidate sets and items (`roles` gives the run folder and the items)."""
+
+    def __init__(self, roles: Roles):
+        self.roles = roles
+        self._stamps: dict[str, int] = {}
+        self.by_question: dict[str, dict] = {}  # question -> {passage: role}, {"gold": answer, ...}
+
+    def refresh(self) -> None:
+        """Read the candidate files again where they changed."""
+        run_dir = self.roles.run_dir
+        if run_dir is None:
+            return
+        with self.roles._lock:
+            for name in FILES:
+                path = Path(run_dir) / name
+                if not path.exists() or self._stamps.get(name) == path.stat().st_mtime_ns:
+                    continue
+                self._stamps[name] = path.stat().st_mtime_ns
+                for line in path.read_text(encoding="utf-8").splitlines():
+                    if line.strip():
+                        self._add(json.loads(line))
+
+    def _add(self, row: dict) -> None:
+        entry = self.by_question.setdefault(norm(row["question"]), {"passages": {}})
+        entry.update(answer=row.get("answer", ""), source=row.get("source", ""))
+        types = row.get("passages_types") or ["ground_truth" if y else "retrieved" for y in row["ground_truth_label"]]
+        for text, kind in zip(row["passage"], types):
+            role = KIND_ROLE.get(kind, "distractor")
+            key = norm(text)
+            if entry["passages"].get(key) != "ground_truth":  # a ground truth stays one in every file
+                entry["passages"][key] = role
+        for text in row.get("ground_truth_passages") or []:
+            entry["passages"][norm(text)] = "ground_truth"
+
+    def role(self, question: str, passage: str) -> str:
+        """ground_truth, counterfactual or distractor."""
+        self.refresh()
+        found = self.by_question.get(norm(question), {}).get("passages", {}).get(norm(passage))
+        if found:
+            return found
+        item = self.roles.item_of_question(question) or {}
+        truths = [item.get("human_passage", "")] + list(item.get("supporting_passages") or [])
+        return "ground_truth" if norm(passage) in {norm(t) for t in truths if t} else "distractor"
+
+    def answer(self, question: str) -> str:
+        """The question's gold answer (candidate file, else the item), '' when unknown."""
+        self.refresh()
+        got = self.by_question.get(norm(question), {}).get("answer")
+        return str(got or (self.roles.item_of_question(question) or {}).get("answer", ""))

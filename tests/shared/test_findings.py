@@ -119,7 +119,7 @@ def test_runner_gathers_findings_when_it_finishes_a_run(runs, capsys):
 def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
     from scipy import stats as sps
 
-    from lib.self_preference import passage_stats
+    from lib.self_preference import findings_rows, passage_stats
     rows = []
     for ds, shift in (("nq", 5.0), ("marco", 3.0)):
         for i in range(4):
@@ -128,7 +128,7 @@ def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
     df = pd.DataFrame(rows)
     tests = passage_stats.ppl_tests(df, paired=True, pooled=True)
     assert list(tests["dataset"]) == ["nq", "marco", "all"]
-    found = {r["measure"]: r for r in passage_stats.ppl_findings(tests)}
+    found = {r["measure"]: r for r in findings_rows.ppl_findings(tests)}
     pooled = found["PPL human minus model (all, paired t)"]
     human = df[df.author == "human"]["ppl"].to_numpy()
     model = df[df.author == "m"]["ppl"].to_numpy()

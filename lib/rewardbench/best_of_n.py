@@ -111,16 +111,10 @@ def pick_every(reward_models, candidates: pd.DataFrame, models: dict | None = No
     """The picks of every reward model (specs); one whose model cannot give what it needs (an implicit
     reward model on a server without prompt log-probabilities) is left out and said so, as notebook
     13's tables do. `models` maps a spec to model objects to use instead of loading them."""
-    from lib.models import LikelihoodUnavailable
+    from .model_loop import for_each_model
 
-    from .registry import get_reward_model
-
-    parts = []
-    for spec in reward_models:
-        try:
-            parts.append(pick(get_reward_model(spec, **(models or {}).get(spec, {})), candidates))
-        except LikelihoodUnavailable as e:
-            print(f"{spec}: likelihood scoring is unavailable here ({e}); it is left out of the best-of-N table.")
+    parts = for_each_model(reward_models, lambda rm, _name, _spec: pick(rm, candidates), models,
+                           left_out_of="the best-of-N table")
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[*candidates.columns, "rm"])
 
 

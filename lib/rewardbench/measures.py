@@ -1,5 +1,5 @@
 """The reward-model study's findings measures (lib.report.measures), declared once: notebook 13 writes
-them (lib.rewardbench.study.judge_findings), compare pairs the judges' accuracy across runs from
+them (lib.rewardbench.findings_rows.judge_findings), compare pairs the judges' accuracy across runs from
 rewardbench_raw.jsonl; the bias card reads `CARD`."""
 from __future__ import annotations
 
@@ -33,13 +33,13 @@ def judge_units(folder: Path, params: dict) -> pd.DataFrame:
     from lib.models.specs import parse_reward_spec
     from lib.report.findings import slug
 
-    from . import study
     from .accuracy_tables import question_units
+    from .replies import RAW_FILE, reparse
 
-    path = Path(folder) / study.RAW_FILE
+    path = Path(folder) / RAW_FILE
     if not path.exists():
         return pd.DataFrame(columns=CLUSTERED_UNIT_COLUMNS)
-    results = study.reparse(path)
+    results = reparse(path)
     rows = []
     for _, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
         parsed = parse_reward_spec(res["spec"].iloc[0])

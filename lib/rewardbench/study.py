@@ -1,17 +1,15 @@
-"""Glue the three reward-model notebooks share: which pairs to use and their per-pair results."""
+"""Glue the three reward-model notebooks share: which pairs to use, their per-pair results and notebook
+13's tables; `python -m lib.rewardbench.study reparse <run>` rebuilds those tables from the stored replies."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pandas as pd
 
-from lib.records import DataError, read_records, write_records
-from lib.rewardbench import demo_pairs, loader, accuracy_tables, registry
 from lib.models.specs import parse_dataset_spec, parse_reward_spec
+from lib.rewardbench import demo_pairs, loader, accuracy_tables, registry
 from lib.rewardbench.family_preference import rm_families, self_preference_table
-from lib.rewardbench.measures import judge_method
-
-RAW_FILE = "rewardbench_raw.jsonl"  # notebook 13's raw replies and scores, in the run folder
+from lib.rewardbench.model_loop import for_each_model
+from lib.rewardbench.replies import RAW_FILE, reparse, write_raw
 
 
 def study_pairs(pairs_path: str = "", n_per_category: int = 0, seed: int = 0,
@@ -48,35 +46,10 @@ def pair_results(reward_models, pairs: pd.DataFrame, path=None, models: dict | N
     objects to use ({'model': ..., 'ref_model': ...}) instead of loading them."""
     for spec in reward_models:
         parse_reward_spec(spec)  # a bad spec fails before any model runs
-    from lib.models import LikelihoodUnavailable
-
-    records = []
-    for spec in reward_models:
-        rm = registry.get_reward_model(spec, **(models or {}).get(spec, {}))
-        try:
-            records += registry.raw_records([rm], pairs)
-        except LikelihoodUnavailable as e:  # a server without prompt log-probabilities: say so, go on
-            print(f"{spec}: likelihood scoring is unavailable here ({e}); it is left out of the tables.")
+    parts = for_each_model(reward_models, lambda rm, _name, _spec: registry.raw_records([rm], pairs), models)
+    records = [rec for part in parts for rec in part]
     if path:
         write_raw(records, path)
-    return registry.results_from_raw(records)
-
-
-def write_raw(records: list[dict], path) -> Path:
-    """Raw per-pair records as JSON lines (one per reward model and pair)."""
-    return write_records(path, records)
-
-
-def reparse(path) -> pd.DataFrame:
-    """Per-pair results rebuilt from a raw JSON-lines file (notebook 13's `rewardbench_raw.jsonl`)
-    with today's parser: no model call."""
-    records = read_records(path)
-    if not isinstance(records, list) or not records:
-        raise DataError(f"{path}: no raw reward-model records (expected notebook 13's JSON lines).")
-    for i, rec in enumerate(records, 1):
-        missing = {"rm", "kind", "spec", "id"} - set(rec)
-        if missing:
-            raise DataError(f"{path}, line {i}: missing field(s) {sorted(missing)}.")
     return registry.results_from_raw(records)
 
 
@@ -122,58 +95,6 @@ def judge_agreement(results: pd.DataFrame) -> pd.DataFrame:
                          "agree": k / n if n else float("nan"), "ci_low": lo, "ci_high": hi})
     return pd.DataFrame(rows, columns=["generate", "logprob", "pairs", "verdicts", "parsed_verdicts",
                                        "agree", "ci_low", "ci_high"])
-
-
-def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
-                   paper_values: dict | None = None) -> list[dict]:
-    """Headline rows (lib.report.findings): each judge's overall accuracy (orders averaged, unparsed = wrong),
-    categories weighted by the paper's counts as its Overall is (`accuracy_tables.weighted_accuracy`), n =
-    units (a pair's two orders are one unit; pairs built from one question share it, so the
-    question is the unit where questions repeat), n_judgments = verdicts, 95% bootstrap interval over
-    units within categories (`lib.stats.cluster_bootstrap`: the Wilson interval over units where
-    every unit gives the same accuracy, none below 10 units). The measure says when categories are
-    missing and the weights renormalise over those present."""
-    from lib.report.findings import slug
-    from lib.report.measures import declared_finding
-
-    rows = []
-    for rm, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
-        parsed = parse_reward_spec(res["spec"].iloc[0])
-        method = judge_method(res)
-        w = accuracy_tables.weighted_accuracy(res)
-        lo, hi = w["ci_low"], w["ci_high"]
-        note = f"; {w['categories_note']}" if w["categories_note"] else ""
-        unit = "pair" if w["n_items"] == len(res) else "question"
-        rows.append(declared_finding("rewardbench", notebook,
-                            f"judge overall accuracy, paper's category weights ({method}{note})", parsed.target,
-                            w["n_items"], w["estimate"], None if pd.isna(lo) else lo, None if pd.isna(hi) else hi,
-                            None, (paper_values or {}).get(res["spec"].iloc[0]), n_judgments=2 * len(res),
-                             unit=unit, measure_id=f"judge_overall_accuracy.{slug(method)}", ci_note=w["ci_note"],
-                             scale="share 0-1",
-                             direction="higher = prefers the chosen response more (0.5 = chance; unparsed = wrong)",
-                             no_interval="" if len(res) else "no pair judged"))
-        rows.append(consistency_finding(res, parsed.target, method, notebook))
-    return rows
-
-
-def consistency_finding(res: pd.DataFrame, model: str, method: str, notebook: str = "13_rewardbench") -> dict:
-    """Position consistency of one judge (beyond the paper): the share of pairs, among those whose
-    two orders both gave a verdict, where both orders chose the same response; one 0/1 per pair, so a
-    Wilson interval over pairs. No test: a judge blind to content and position would be consistent
-    half the time, one that always names position 1 never, so no single null fits."""
-    from lib.report.findings import slug
-    from lib.report.measures import declared_finding
-    from lib.stats import wilson_ci
-
-    both = res["consistent"].dropna().astype(bool) if "consistent" in res else pd.Series(dtype=bool)
-    n, k = len(both), int(both.sum())
-    lo, hi = wilson_ci(k, n)
-    return declared_finding("rewardbench", notebook, f"judge position consistency, pairs with both orders decided ({method})",
-                   model, n, k / n if n else float("nan"), None if n == 0 else lo, None if n == 0 else hi,
-                   None, n_judgments=2 * n, unit="pair", measure_id=f"judge_position_consistency.{slug(method)}",
-                   n_attempted=max(len(res), n), scale="share 0-1",
-                   direction="higher = the same response whichever position it is in",
-                   no_interval="" if n else "no pair got a verdict in both orders")
 
 
 def main(argv=None) -> int:

@@ -29,7 +29,7 @@ from scipy import stats as sps
 from lib import stats
 from lib.prompts import self_preference as sp
 
-from .evaluators import run_evaluators
+from .model_loop import for_each_model
 from .pairwise import derive_preferences
 from .pointwise import SCORES, pointwise_prompt
 
@@ -86,7 +86,7 @@ def _for_evaluators(table: pd.DataFrame, evaluators, author_names, fn, columns):
             notes.append(f"Likelihood scoring is unavailable for {spec} ({e}); its likelihood columns stay empty.")
             return rows.assign(**{c: np.nan for c in columns})
 
-    done = run_evaluators(evaluators, author_names, one, ignore_index=False)
+    done = for_each_model(evaluators, author_names, one, ignore_index=False)
     rest = table[~table.index.isin(done.index)]
     parts = [done] if len(done) else []  # no evaluator: every row keeps empty likelihood columns
     return pd.concat(parts + [rest.assign(**{c: np.nan for c in columns})]).sort_index(), notes
@@ -285,53 +285,6 @@ def choice_agreement(pairs: pd.DataFrame, by=("evaluator",), variant: str = "sum
     return pd.DataFrame(rows)
 
 
-# --- headline findings (lib.report.findings rows) ----------------------------------------------------
-
-def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_pointwise_reranking",
-                       paper_values: dict | None = None) -> list[dict]:
-    """Human-minus-self rating difference per dataset x evaluator x setting x factuality x method
-    (rows of `human_minus_self_methods`); `specs` maps author names to evaluator specs. One
-    difference per item (paired t over items); dataset "all" rows repeat the others: pooled. The
-    paper's parsed score is the primary reading; the next-token argmax / expected-score rows read
-    the same quantity again (declared secondary in measures.py: outside Holm's family)."""
-    from lib.report.findings import slug
-    from lib.report.measures import declared_finding
-
-    rows = []
-    for r in hms.to_dict("records"):
-        for fact in ("true", "false"):
-            if not r.get(f"n_{fact}"):
-                continue
-            measure = f"human-minus-self rating ({r['dataset']}, {r['setting']}, self {fact}, {r['method']})"
-            rows.append(declared_finding("self-preference", notebook, measure, specs.get(r["evaluator"], r["evaluator"]),
-                                r[f"n_{fact}"], r[f"diff_{fact}"], r[f"ci_low_{fact}"],
-                                r[f"ci_high_{fact}"], r[f"p_{fact}"],
-                                (paper_values or {}).get(measure), unit="item", pooled=r["dataset"] == "all",
-                                measure_id=f"human_minus_self.{r['dataset']}.{r['setting']}.self_{fact}.{slug(r['method'])}",
-                                scale="rating points (1-5 scale)",
-                                direction="negative = rates its own passage above the human one (self-preference)"))
-    return rows
-
-
-PREF_LABELS = {"chose_a": "self-preference rate", "chose_first": "first-position rate",
-               "chose_true": "factual preference rate"}
-BALANCED_LABEL = "order-balanced self-preference rate"  # beyond the paper: the mean of the two orders' rates
-# what a higher share means, per preference (the findings' `direction`)
-PREF_DIRECTIONS = {"chose_a": "higher = chooses its own passage more (0.5 = chance)",
-                   "chose_first": "higher = chooses the first position more (0.5 = chance)",
-                   "chose_true": "higher = chooses the true passage more (0.5 = chance)"}
-ASYMMETRY_LABEL = "TF-minus-FT asymmetry of factual choice"
-
-
-def pair_types(pairs: pd.DataFrame) -> str:
-    """The factuality combinations a method can decide among these pairs (its 'ok' rows: what the
-    paper's method asked, what the likelihood can tell apart), e.g. 'TF/FT'."""
-    from .pairwise import COMBOS
-
-    found = set(pairs.loc[pairs["status"] == "ok", "combo"])
-    return "/".join(c for c in COMBOS if c in found) or "none"
-
-
 def asymmetry(pairs: pd.DataFrame, seed: int = 0) -> dict:
     """P(chose the true passage | TF) - P(chose it | FT) over valid pairs, questions resampled: what a
     choice between two different answers says about the own passage (= 2 x own-passage rate on
@@ -344,63 +297,3 @@ def asymmetry(pairs: pd.DataFrame, seed: int = 0) -> dict:
     if not ((tf["combo"] == "TF").any() and (tf["combo"] == "FT").any()):
         c.update(estimate=np.nan, ci_low=np.nan, ci_high=np.nan, p=np.nan)
     return c
-
-
-def preference_findings(views: dict, specs: dict, notebook: str = "06_generation_phase",
-                        paper_values: dict | None = None) -> list[dict]:
-    """Per evaluator (pooled over authors, combos and orders) under each method; `views` maps a
-    method label to pairs in `score_pairs` columns, the paper's method first. Each measure names the
-    pair types it covers. The paper's self-preference needs every combination the paper's method was
-    asked on; the likelihood decides only pairs with two answer strings (no TT), so for it the
-    self-related quantity is the TF-minus-FT asymmetry, given for every method on TF/FT pairs.
-    Beside the paper's self-preference rate (pooled over orders by parsed judgments), the
-    order-balanced one (`tables.balanced_rate_cell`), so order-dependent parse failures show. The
-    paper's method is the primary reading; the likelihood methods and the balanced rate are
-    secondary readings of the same quantities (declared in measures.py: outside Holm's family)."""
-    from lib.report.findings import slug
-    from lib.report.measures import declared_finding
-
-    from .tables import UNIT, balanced_rate_cell, question_ids, rate_cell
-
-    paper = next(iter(views.values()))
-    asked = {e: set(g.loc[g["status"] == "ok", "combo"]) for e, g in paper.groupby("evaluator", sort=False)}
-    rows = []
-    for method, pairs in views.items():
-        for evaluator, g in pairs.groupby("evaluator", sort=False):
-            model = specs.get(evaluator, evaluator)
-            attempted = len(set(question_ids(g)))  # questions asked, readable or not
-            for col, label in PREF_LABELS.items():
-                ok = g[g["status"] == "ok"]
-                if col == "chose_a" and pairs is not paper and not asked.get(evaluator, set()) <= set(ok["combo"]):
-                    continue  # the paper's self-preference is over every asked combo; this method lacks some
-                if col == "chose_true":
-                    ok = ok[ok["combo"].isin(["TF", "FT"])]
-                c = rate_cell(g[col], question_ids(g))
-                measure = f"{label} ({method}; {pair_types(ok)} pairs)"
-                rows.append(declared_finding("self-preference", notebook, measure, model, c["n_items"], c["rate"],
-                                    c["ci_low"], c["ci_high"], c["p"],
-                                    (paper_values or {}).get(measure), n_judgments=c["n"], unit=UNIT,
-                                    measure_id=f"{slug(label)}.{slug(method)}",
-                                    ci_note=c["ci_note"], n_attempted=attempted,
-                                    scale="share 0-1", direction=PREF_DIRECTIONS[col],
-                                    no_interval="" if c["n_items"] else "no pair gave a readable choice"))
-                if col == "chose_a":
-                    b = balanced_rate_cell(g, col)
-                    rows.append(declared_finding("self-preference", notebook, f"{BALANCED_LABEL} ({method}; {pair_types(ok)} pairs)",
-                                        model, b["n_items"], b["rate"], b["ci_low"], b["ci_high"],
-                                        b["p"], n_judgments=max(b["n"], b["n_items"]), unit=UNIT,
-                                        measure_id=f"{slug(BALANCED_LABEL)}.{slug(method)}",
-                                        ci_note=b["ci_note"], n_attempted=max(attempted, b["n_items"]),
-                                        scale="share 0-1", direction=PREF_DIRECTIONS[col],
-                                        no_interval="" if b["n_items"] else "no question decided in both orders"))
-            a = asymmetry(g)
-            measure = f"{ASYMMETRY_LABEL} ({method}; TF/FT pairs)"
-            rows.append(declared_finding("self-preference", notebook, measure, model, a["n_items"], a["estimate"],
-                                a["ci_low"], a["ci_high"], a["p"],
-                                (paper_values or {}).get(measure), n_judgments=a["n_judgments"], unit=UNIT,
-                                measure_id=f"tf_minus_ft_asymmetry.{slug(method)}",
-                                ci_note=a.get("ci_note", ""), n_attempted=max(attempted, a["n_items"]),
-                                scale="difference of shares (-1 to 1)",
-                                direction="positive = chooses the true passage more when it is its own (self-preference)",
-                                no_interval="" if a["n_items"] else "no TF and FT pairs both decided"))
-    return rows

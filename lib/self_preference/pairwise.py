@@ -29,7 +29,7 @@ from lib.ask_until_parsed import ask_until_parsed
 from lib.prompts import self_preference as sp
 from lib.textmatch import authors_match, whole_word_match, word_normalize
 
-from .evaluators import run_evaluators
+from .model_loop import for_each_model
 
 COMBOS = ("TT", "TF", "FT", "FF")
 ORDERS = ("a_first", "b_first")
@@ -267,7 +267,7 @@ def ask_evaluator(model, evaluator: str, pairs: pd.DataFrame, k_retries: int = 2
 def ask_evaluators(bank: pd.DataFrame, evaluators: list[str], author_names: dict | None = None,
                    combos=COMBOS, **ask_kw) -> pd.DataFrame:
     """Every evaluator's own passages against every other author's, asked and scored, in one table."""
-    return run_evaluators(evaluators, author_names,
+    return for_each_model(evaluators, author_names,
                           lambda model, name, _: ask_evaluator(model, name, build_pairs(bank, name, combos=combos), **ask_kw))
 
 
@@ -293,7 +293,7 @@ def ask_style_evaluators(bank: pd.DataFrame, evaluators: list[str], author_names
         print(f"{kind}: {len(pairs)} pairs, {(pairs['status'] == 'ok').sum()} askable")
         if not len(pairs):
             continue
-        results.append(run_evaluators(evaluators, author_names,
+        results.append(for_each_model(evaluators, author_names,
                                       lambda model, name, _: ask_evaluator(model, name, pairs, **ask_kw)).assign(kind=kind))
     return pd.concat(results, ignore_index=True) if results else pd.DataFrame()
 

@@ -67,23 +67,3 @@ def ppl_tests(df: pd.DataFrame, paired: bool = True, pooled: bool = False) -> pd
             rows.append({"dataset": dataset, "author": author, "n_human": len(a), "n_model": len(b),
                          "ppl_human": a.mean(), "ppl_model": b.mean(), **res})
     return pd.DataFrame(rows)
-
-
-def ppl_findings(tests: pd.DataFrame, notebook: str = "03_perplexity", specs: dict | None = None) -> list[dict]:
-    """Findings rows (lib.report.findings) from `ppl_tests`: human minus model perplexity, n, CI, p.
-    `specs` maps author names to their model specs, so the row names the model as every other row
-    does (a release's authors, not our models, keep their names)."""
-    from lib.report.findings import slug
-    from lib.report.measures import declared_finding
-
-    rows = []
-    for r in tests.itertuples(index=False):
-        low, high = (float(x) for x in r.CI95)
-        rows.append(declared_finding("self-preference", notebook, f"PPL human minus model ({r.dataset}, {r.test})",
-                            (specs or {}).get(r.author, r.author), min(r.n_human, r.n_model),
-                            r.ppl_human - r.ppl_model, low, high, p=r.p, unit="item",
-                            pooled=r.dataset == "all",  # "all" repeats the datasets' rows
-                            measure_id=f"ppl_human_minus_model.{r.dataset}.{slug(r.test)}",
-                            n_attempted=max(r.n_human, r.n_model), scale="perplexity points",
-                            direction="positive = the model's own passage is more predictable than the human one"))
-    return rows

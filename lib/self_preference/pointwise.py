@@ -6,7 +6,7 @@ models) first blank out every phrase of the instructions that carries a number (
 score of 3", "should be rated 1", "scale of 1 to 5"), so an echo of the prompt never counts.
 
 Raw replies are kept next to the parsed score so that a parser fix re-parses without calling any
-model (`reparse`). A reply that never parses after all retries stays in the table as unparsed.
+model (`score_ratings`, which `replies.reparse` applies to a run's stored ratings). A reply that never parses after all retries stays in the table as unparsed.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import pandas as pd
 from lib.ask_until_parsed import ask_until_parsed
 from lib.prompts import self_preference as sp
 
-from .evaluators import run_evaluators
+from .model_loop import for_each_model
 
 SETTINGS = ("normal", "rag")
 SCORES = (1, 2, 3, 4, 5)
@@ -177,10 +177,10 @@ def rate_passages(model, evaluator: str, passages: pd.DataFrame, settings=SETTIN
         row["attempts"] = res["attempts"]
         row["expected_score"], row["digit_mass"] = exp_score, mass
     out = pd.DataFrame(rows)
-    return reparse(out, strict) if len(out) else _empty_ratings(passages)
+    return score_ratings(out, strict) if len(out) else _empty_ratings(passages)
 
 
-def reparse(ratings: pd.DataFrame, strict: bool = False) -> pd.DataFrame:
+def score_ratings(ratings: pd.DataFrame, strict: bool = False) -> pd.DataFrame:
     """Recompute score / parse_how / parsed from the stored replies (no model call)."""
     ratings = ratings.copy()
     found = [_first_parse(r, strict) for r in ratings["responses"]]
@@ -207,4 +207,4 @@ def _empty_ratings(passages: pd.DataFrame) -> pd.DataFrame:
 def rate_evaluators(passages: pd.DataFrame, evaluators: list[str], author_names: dict | None = None,
                     **rate_kw) -> pd.DataFrame:
     """Every evaluator rates every passage (rate_passages), in one table."""
-    return run_evaluators(evaluators, author_names, lambda model, name, _: rate_passages(model, name, passages, **rate_kw))
+    return for_each_model(evaluators, author_names, lambda model, name, _: rate_passages(model, name, passages, **rate_kw))

@@ -30,7 +30,7 @@ def one_replication(truth: Truth, n_items: int, seed: int) -> pd.DataFrame:
     from lib.models import cache, get_model
     from lib.report.findings import adjust
     from lib.self_preference import bank as B
-    from lib.self_preference import likelihood, pairwise, pointwise
+    from lib.self_preference import findings_rows, likelihood, pairwise, pointwise
     from lib.sources import items_for_run
 
     truth = replace(truth, seed=truth.seed + 1000 * (seed + 1))
@@ -55,8 +55,8 @@ def one_replication(truth: Truth, n_items: int, seed: int) -> pd.DataFrame:
                 os.environ.pop("RAGBIAS_CACHE", None)
             else:
                 os.environ["RAGBIAS_CACHE"] = old
-    rows = likelihood.pointwise_findings(likelihood.human_minus_self_methods(ratings), {"sim": spec})
-    rows += likelihood.preference_findings({"paper (parsed reply)": pairs}, {"sim": spec})
+    rows = findings_rows.pointwise_findings(likelihood.human_minus_self_methods(ratings), {"sim": spec})
+    rows += findings_rows.preference_findings({"paper (parsed reply)": pairs}, {"sim": spec})
     found = adjust(pd.DataFrame(rows))
     table = compare(found, measure_truths(truth, Design(datasets=DATASETS, settings=SETTINGS)))
     return table.drop(columns="has_p").assign(seed=seed)

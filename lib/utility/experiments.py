@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from lib.models.specs import short_name
 from lib.utility.answering import answer_all, evidence_by_condition, evidence_from_judgment
 from lib.utility.benchmark import Candidates
 from lib.utility.calls import Ledger
@@ -15,6 +14,7 @@ from lib.utility.evaluate import HEADLINE, judgment_rows
 from lib.utility.judging import judge
 from lib.utility.replies import save_replies
 from lib.utility.k_sampling import k_sampling_runs, k_sampling_selection
+from lib.utility.model_loop import for_each_model
 
 
 @dataclass
@@ -39,11 +39,8 @@ def sweep(models, rows: list[Candidates], conditions: list[Condition], seed: int
     """Judge `rows` under every condition with every model: one row per (model, question, condition),
     with a `headline` column (F1 for sets, NDCG@1 for rankings). Pairwise uses `pair_rows` when given
     (it costs n(n-1)/2 requests per question). Raw replies go to `replies_path` (JSONL) for reparse."""
-    if get_model is None:
-        from lib.models import get_model
-    frames = []
-    for spec in models:
-        model, name = get_model(spec), short_name(spec)
+    def one(model, name, _spec):
+        frames = []
         for c in conditions:
             use = pair_rows if (c.form == "pairwise" and pair_rows is not None) else rows
             js = judge(model, use, c.form, c.judgment, seed=seed, ledger=ledger, key=(name, c.method),
@@ -52,6 +49,9 @@ def sweep(models, rows: list[Candidates], conditions: list[Condition], seed: int
             if replies_path:
                 save_replies(js, replies_path, **tags)
             frames.append(judgment_rows(use, js, **tags))
+        return frames
+
+    frames = [f for part in for_each_model(models, one, get_model) for f in part]
     if not frames:  # no condition asked for (e.g. only the default order): an empty table
         return pd.DataFrame(columns=["id", "source", "form", "judgment", "model", "factor", "level", "n_ok",
                                      "n_repaired", "n_failed", "n_asked_again", "failed", "notes", "headline"])
@@ -71,12 +71,9 @@ def answering(models, rows: list[Candidates], relevance_forms: list[str], utilit
               replies_path=None, get_model=None, k_retries: int = 0) -> tuple[pd.DataFrame, dict]:
     """Table 4: answers from every evidence condition; returns (answers, parts) where parts maps
     (model, condition) to the ledger methods its cost is made of, with a share for shared runs."""
-    if get_model is None:
-        from lib.models import get_model
     answers, parts = [], {}
-    for spec in models:
-        model, name = get_model(spec), short_name(spec)
 
+    def one(model, name, _spec):
         def run_answers(condition, evidence):
             df = answer_all(model, rows, evidence, f"{name} {condition}", ledger=ledger,
                             key=(name, f"answer {condition}"))
@@ -115,6 +112,8 @@ def answering(models, rows: list[Candidates], relevance_forms: list[str], utilit
                 run_answers(cond, [[r.passage[i] for i in sel]
                                    for r, sel in zip(rows, k_sampling_selection(runs, k))])
                 parts[(name, cond)] = {"k-sampling": k / kmax, f"answer {cond}": 1.0}
+
+    for_each_model(models, one, get_model)  # each model adds its answers and cost parts
     return pd.concat(answers, ignore_index=True), parts
 
 

@@ -1,5 +1,6 @@
-"""Raw judgment replies on disk (one JSON line per question and judgment) and `reparse`, which
-re-reads them with the current parsers without any model call (as notebooks 05 and 06 allow)."""
+"""Raw judgment replies on disk (one JSON line per question and judgment) and `reparse` (the name and
+call shape every study package gives it), which re-reads them with the current parsers without any
+model call."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,7 +19,7 @@ def save_replies(judgments: list[Judgment], path, **tags) -> Path:
                                  "replies": j.raw, **tags} for j in judgments), append=True)
 
 
-def reparse(path, rows: list[Candidates], tag_columns: list[str] | None = None) -> pd.DataFrame:
+def reparse(path, *, rows: list[Candidates], tag_columns: list[str] | None = None) -> pd.DataFrame:
     """Per-question metric rows rebuilt from stored replies with today's parsers (no model calls)."""
     by_id = {r.id: r for r in rows}
     frames = []

@@ -67,7 +67,7 @@ def test_no_shared_questions_no_paired_row(tmp_runs):
 def test_judges_paired_by_pair_from_notebook_13_records(tmp_runs, scripted_model):
     """A judge that is always right against one that always names position 1 (right in one order of
     two): +0.5 on every shared pair, read back from each run's rewardbench_raw.jsonl."""
-    from lib.rewardbench import study
+    from lib.rewardbench import replies, study
     from tests.rewardbench.test_rewardbench_models import _good_first, _pairs
 
     mid = "judge_overall_accuracy.generate_and_parse"
@@ -78,7 +78,7 @@ def test_judges_paired_by_pair_from_notebook_13_records(tmp_runs, scripted_model
         target = spec.split(":", 1)[1].split(";")[0]
         folder = write_run(tmp_runs, name, target, [_row("rewardbench", "13_rewardbench", "judge overall accuracy (x)",
                                                          target, n, 0.5, 0.4, 0.6, mid=mid, unit="pair")])
-        study.pair_results([spec], _pairs(n), folder / study.RAW_FILE, models={spec: {"model": model}})
+        study.pair_results([spec], _pairs(n), folder / replies.RAW_FILE, models={spec: {"model": model}})
     units = judge_units(tmp_runs / "a", {})
     assert len(units) == 32 and units["value"].eq(1.0).all() and set(units["model"]) == {"local:smollm2"}
     row = compare.compare_tables(["a", "b"])["paired"].iloc[0]

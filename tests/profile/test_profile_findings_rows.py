@@ -4,8 +4,8 @@ import math
 
 import pandas as pd
 
-from lib.rewardbench.study import consistency_finding
-from lib.self_preference.style_findings import style_findings
+from lib.rewardbench.findings_rows import consistency_finding
+from lib.self_preference.findings_rows import style_findings
 from lib.stats import wilson_ci
 
 

@@ -6,7 +6,7 @@ from lib.models import CachedModel
 from lib.models.backends.server_logprobs import TopKOptions
 from lib.models.specs import parse_spec
 from lib.report import measures
-from lib.rewardbench import judge, study
+from lib.rewardbench import findings_rows, judge, replies, study
 from lib.rewardbench.registry import get_reward_model
 from tests.conftest import ScriptedBackend
 from tests.rewardbench.test_rewardbench_models import _good_first, _pairs
@@ -30,15 +30,15 @@ class TopKOnly(ScriptedBackend):
 def test_logprob_judge_falls_back_to_top_k_and_says_so(tmp_path, capsys):
     spec = "judge:openai:smollm2@http://127.0.0.1:9/v1;logprob"
     model = CachedModel(parse_spec("openai:smollm2@http://127.0.0.1:9/v1"), backend=TopKOnly())
-    res = study.pair_results([spec], _pairs(6), tmp_path / study.RAW_FILE, models={spec: {"model": model}})
+    res = study.pair_results([spec], _pairs(6), tmp_path / replies.RAW_FILE, models={spec: {"model": model}})
     assert "top-k" in capsys.readouterr().out
     assert len(res) == 6 and res["correct"].eq(1.0).all() and set(res["verdict_method"]) == {judge.TOPK_METHOD}
-    rows = study.judge_findings(res)
+    rows = findings_rows.judge_findings(res)
     mid = rows[0]["measure_id"]
     assert mid == "judge_overall_accuracy.top_k_log_probability_verdict" and rows[0]["estimate"] == 1.0
     assert measures.find(mid).method == "likelihood" and not measures.find(mid).primary
     # re-read from the raw file (compare's per-unit reader): the same method, the same id
-    assert set(study.reparse(tmp_path / study.RAW_FILE)["verdict_method"]) == {judge.TOPK_METHOD}
+    assert set(replies.reparse(tmp_path / replies.RAW_FILE)["verdict_method"]) == {judge.TOPK_METHOD}
 
 
 def test_a_missing_option_ranks_below_a_present_one():

@@ -180,7 +180,7 @@ def test_best_of_n_pick_and_gain(scripted_model):
 
 
 def test_judge_finding_counts_pairs_weighs_categories_and_never_collapses():
-    from lib.rewardbench.study import judge_findings
+    from lib.rewardbench.findings_rows import judge_findings
 
     # a judge that always names position 1: every pair scores exactly 0.5
     res = pd.DataFrame({"kind": "judge", "rm": "j", "spec": "judge:local:smollm2;logprob", "correct": [0.5] * 30,
@@ -208,20 +208,20 @@ def test_figures_state_n_in_pairs_and_the_unparsed_judge_verdicts():
     import matplotlib.pyplot as plt
 
     from lib.report.plotting import states_n
-    from lib.rewardbench import plots
+    from lib.rewardbench import figures
 
     implicit = _results()
-    assert plots.results_n(implicit) == "n = 12 pairs"
+    assert figures.results_n(implicit) == "n = 12 pairs"
     judge = implicit.head(4).assign(rm="judge:x", kind="judge", unparsed=[0, 1, 2, 0])
     both = pd.concat([implicit, judge])
-    assert plots.results_n(both) == "n = 12 pairs; 3 of 8 judge verdicts unparsed (38%)"
+    assert figures.results_n(both) == "n = 12 pairs; 3 of 8 judge verdicts unparsed (38%)"
     fig, ax = plt.subplots()
-    assert not states_n(fig) and states_n(plots.with_n(fig, both))
+    assert not states_n(fig) and states_n(figures.with_n(fig, both))
     plt.close(fig)
 
 
 def test_demo_pairs_are_clustered_by_question_and_missing_categories_are_said():
-    from lib.rewardbench.study import judge_findings
+    from lib.rewardbench.findings_rows import judge_findings
 
     # 12 demo questions x 3 scenarios (ids '<item>:<scenario>'), 3 of the 6 categories
     rows = []

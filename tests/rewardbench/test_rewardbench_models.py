@@ -115,19 +115,19 @@ def test_judge_names_differ_by_options():
 
 def test_raw_records_reparse_with_a_fixed_parser(scripted_model, tmp_path, monkeypatch):
     from lib.rewardbench import judge as J
-    from lib.rewardbench import study
+    from lib.rewardbench import replies, study
 
     # the judge answers in a form today's parser misses ('Verdict: 1'), the chosen one first
     model = scripted_model(lambda text, r: "Verdict: 1" if _good_first(text) else "Verdict: 2")
     spec = "judge:local:smollm2;retries:0"
-    path = tmp_path / study.RAW_FILE
+    path = tmp_path / replies.RAW_FILE
     res = study.pair_results([spec], _pairs(3), path, models={spec: {"model": model}})
     assert res["unparsed"].eq(2).all() and res["correct"].eq(0.0).all()
     lines = path.read_text().splitlines()
     assert len(lines) == 3 and '"replies_cr": ["Verdict: 1"]' in lines[0]
     calls = model.backend.calls
     monkeypatch.setattr(J, "parse_choice", lambda text: int(text[-1]) if text.startswith("Verdict") else None)
-    fixed = study.reparse(path)
+    fixed = replies.reparse(path)
     assert model.backend.calls == calls, "re-parsing makes no model call"
     assert fixed["correct"].eq(1.0).all() and fixed["unparsed"].eq(0).all()
     assert fixed.drop(columns=["correct", "p_rejected", "unparsed", "consistent", "n_first", "choice_cr",

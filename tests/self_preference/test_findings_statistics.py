@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lib.self_preference import findings_rows as fr
 from lib.self_preference import likelihood as lk
 from lib.self_preference import tables as pt
 from tests.sp_pairs import all_combo_pairs
@@ -17,7 +18,7 @@ def test_order_balanced_self_rate_reaches_findings_and_resists_order_dependent_p
     p.loc[drop, "choice"] = pd.NA
     from lib.self_preference import pairwise as pr
     p = pr.derive_preferences(p)
-    rows = {r["measure"]: r for r in lk.preference_findings({"paper (parsed reply)": p}, {"smollm2": "local:smollm2"})}
+    rows = {r["measure"]: r for r in fr.preference_findings({"paper (parsed reply)": p}, {"smollm2": "local:smollm2"})}
     pooled = rows["self-preference rate (paper (parsed reply); TT/TF/FT/FF pairs)"]
     balanced = rows["order-balanced self-preference rate (paper (parsed reply); TT/TF/FT/FF pairs)"]
     assert pooled["estimate"] == pytest.approx(0.8)  # 4 a_first (all A) vs 1 b_first (B) per question
@@ -33,7 +34,7 @@ def test_likelihood_methods_are_secondary_readings():
     p = all_combo_pairs(12, paper=lambda a_pos, true_pos, asym: true_pos if asym else 1,
                         lik=lambda a_pos, true_pos, asym: a_pos)
     views = {"paper (parsed reply)": p, "likelihood sum": lk.likelihood_view(p)}
-    rows = lk.preference_findings(views, {"smollm2": "local:smollm2"})
+    rows = fr.preference_findings(views, {"smollm2": "local:smollm2"})
     for r in rows:
         assert r["primary"] == ("paper (parsed reply)" in r["measure"] and "order-balanced" not in r["measure"]), r["measure"]
 
@@ -49,7 +50,7 @@ def test_pointwise_argmax_and_expected_score_rows_are_secondary_and_pooled_rows_
     hms = lk.human_minus_self_methods(pd.DataFrame(rows))
     paper = hms[hms["method"] == lk.PRIMARY_RATING].set_index("dataset")
     assert paper.loc["all", "n_true"] == 24  # 24 questions, not 12 merged ids
-    found = lk.pointwise_findings(hms, {"e": "local:e"})
+    found = fr.pointwise_findings(hms, {"e": "local:e"})
     primary = [f for f in found if f["primary"]]
     assert {f["measure"].rsplit(", ", 1)[1] for f in primary} == {"paper (parsed reply))"}
     assert len(found) == 9 and len(primary) == 3  # 3 datasets (nq, marco, all) x 3 readings

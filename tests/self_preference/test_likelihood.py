@@ -12,6 +12,7 @@ from lib.models import CachedModel, LikelihoodUnavailable
 from lib.rewardbench import study
 from lib.rewardbench.judge import GenerativeJudge
 from lib.models.specs import parse_reward_spec
+from lib.self_preference import findings_rows as fr
 from lib.self_preference import likelihood as lk
 from lib.self_preference import pairwise as pr
 from lib.self_preference import tables as pt
@@ -110,7 +111,7 @@ def test_human_minus_self_under_both_methods_and_findings_rows():
     assert paper["ci_low_true"] < 1.25 < paper["ci_high_true"] and 0 < paper["p_true"] < 1
     expected = hms[hms["method"] == "next-token expected score after ###"].iloc[0]
     assert expected["diff_true"] == pytest.approx(np.mean([4.2, 4.8, 4.1, 3.5]) - np.mean([3.1, 3.3, 2.0, 2.9]))
-    found = lk.pointwise_findings(hms, {"e": "local:e"})
+    found = fr.pointwise_findings(hms, {"e": "local:e"})
     assert len(found) == 3  # no self-false passages: those cells have n = 0 and give no row
     assert {f["model"] for f in found} == {"local:e"} and all(f["n"] == 4 for f in found)
 
@@ -174,7 +175,7 @@ def _synthetic_pairs(n_items=6):
 def test_preference_findings_name_pair_types_and_give_the_likelihood_an_asymmetry_not_self_preference():
     p = _synthetic_pairs()
     views = {"paper (parsed reply)": p, "likelihood sum": lk.likelihood_view(p)}
-    rows = {r["measure"]: r for r in lk.preference_findings(views, {"smollm2": "local:smollm2"})}
+    rows = {r["measure"]: r for r in fr.preference_findings(views, {"smollm2": "local:smollm2"})}
     paper_self = rows["self-preference rate (paper (parsed reply); TT/TF/FT/FF pairs)"]
     assert (paper_self["n"], paper_self["n_judgments"], paper_self["unit"]) == (6, 48, "question")
     assert not any(m.startswith("self-preference rate (likelihood") for m in rows)  # no TT pairs decided

@@ -10,6 +10,7 @@ from lib.prompts import self_preference as sp
 from lib.self_preference import pointwise as pw
 from lib.self_preference import tables as pt
 from lib.self_preference.bank import load_bank
+from lib.self_preference.replies import reparse
 
 FIX = Path(__file__).parents[1] / "fixtures" / "sp2"
 
@@ -132,11 +133,17 @@ def test_rate_passages_tables_keep_unparsed_rows(scripted_model):
     assert (wide["gemma3"] == "-").all()
 
 
-def test_reparse_uses_stored_replies_only():
-    df = pd.DataFrame({"responses": [["junk", "###5***"], ["junk"]]})
-    out = pw.reparse(df)
+def test_reparse_uses_stored_replies_only(tmp_path):
+    df = pd.DataFrame({"item_id": ["q1", "q2"], "responses": [["junk", "###5***"], ["junk"]]})
+    out = reparse(df)
     assert out["score"].iloc[0] == 5.0 and np.isnan(out["score"].iloc[1])
     assert out["parsed"].tolist() == [True, False]
+    # the same from the run's stored file, as notebook 05 writes it
+    path = tmp_path / "pointwise_ratings.jsonl"
+    df.to_json(path, orient="records", lines=True)
+    again = reparse(path)
+    assert again["score"].iloc[0] == 5.0 and again["parsed"].tolist() == [True, False]
+    assert again["item_id"].tolist() == ["q1", "q2"]
 
 
 def test_human_vs_self_marks_significant_paired_differences():

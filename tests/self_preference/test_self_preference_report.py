@@ -1,4 +1,5 @@
-"""Notebook 05 / 06 views and figures (lib.self_preference.report and the helpers the notebooks call)."""
+"""Notebook 05 / 06 views and figures (lib.self_preference.report, lib.self_preference.figures and the helpers
+the notebooks call)."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -8,7 +9,7 @@ import pytest  # noqa: E402
 
 from lib.self_preference import likelihood as lk  # noqa: E402
 from lib.self_preference import pairwise as pr  # noqa: E402
-from lib.self_preference import report  # noqa: E402
+from lib.self_preference import figures, report  # noqa: E402
 from lib.self_preference import tables as pt  # noqa: E402
 from tests.sp_pairs import all_combo_pairs  # noqa: E402
 
@@ -59,12 +60,12 @@ def test_preference_table_offers_the_gee_beside_the_bootstrap():
 
 def test_figure3_uses_the_tables_clustered_intervals():
     by_combo = pt.preference_table(_pairs(), ["dataset", "evaluator", "combo"], prefs=("self",))
-    fig = report.self_by_combo_figure(by_combo, pr.COMBOS)
+    fig = figures.self_by_combo_figure(by_combo, pr.COMBOS)
     ax = fig.axes[0]
     heights = [round(b.get_height(), 3) for b in ax.patches]
     assert heights == by_combo.set_index("combo").loc[list(pr.COMBOS), "self_rate"].round(3).tolist()
     # planted: a table without intervals still draws, with no error bars beyond the bars
-    fig2 = report.self_by_combo_figure(by_combo.assign(self_ci_low=np.nan, self_ci_high=np.nan), pr.COMBOS)
+    fig2 = figures.self_by_combo_figure(by_combo.assign(self_ci_low=np.nan, self_ci_high=np.nan), pr.COMBOS)
     assert len(fig2.axes[0].patches) == 4
 
 
@@ -90,10 +91,10 @@ def test_pointwise_helpers_name_the_two_expected_scores_apart():
     assert "next-token expected score after ###: mean" in lik["05_likelihood_vs_paper"]
     assert lk.method_tables(r.assign(lik_argmax=np.nan)) == {}
     assert lk.EXPECTED_SCORE_NAMES["expected_score"] != lk.EXPECTED_SCORE_NAMES["lik_expected"]
-    fig = report.pointwise_scores_figure(r)
+    fig = figures.pointwise_scores_figure(r)
     titles = " ".join(" ".join(a.get_title().split()) for a in fig.axes)  # titles wrap
     assert "reply-token expected score" in titles and "parsed score" in titles
-    assert report.parsed_vs_next_token_figure(r).axes[0].get_ylabel() == "next-token expected score after ###"
+    assert figures.parsed_vs_next_token_figure(r).axes[0].get_ylabel() == "next-token expected score after ###"
     assert report.coverage_line(r).startswith("parse failures after retries: 0.0%")
 
 
@@ -102,15 +103,15 @@ def test_figures_state_n_and_the_unparsed_replies():
 
     r = _ratings()
     r.loc[r.index[:2], ["score", "parsed"]] = [np.nan, False]
-    fig = report.pointwise_scores_figure(r)
+    fig = figures.pointwise_scores_figure(r)
     assert fig._suptitle.get_text() == "n = 4 items; 2 of 16 ratings unparsed (12%)"
-    assert report.parsed_vs_next_token_figure(r)._suptitle.get_text().startswith("n = 14 parsed ratings; 2 of 16")
+    assert figures.parsed_vs_next_token_figure(r)._suptitle.get_text().startswith("n = 14 parsed ratings; 2 of 16")
     by_combo = pt.preference_table(_pairs(), ["dataset", "evaluator", "combo"], prefs=("self",))
-    fig = report.self_by_combo_figure(by_combo, pr.COMBOS)
+    fig = figures.self_by_combo_figure(by_combo, pr.COMBOS)
     assert states_n(fig) and fig._suptitle.get_text().startswith(f"n = {int(by_combo['n_valid'].sum())} valid pairs")
     views, _ = lk.method_views(_pairs())
     both = pt.preference_table_by_method(views, ["dataset", "evaluator"])
-    text = report.preferences_by_method_figure(both)._suptitle.get_text()
+    text = figures.preferences_by_method_figure(both)._suptitle.get_text()
     assert text.splitlines()[0].startswith("paper (parsed reply): n = ") and len(text.splitlines()) == 3
 
 
@@ -120,7 +121,7 @@ def test_figure3_puts_the_likelihood_beside_a_paper_panel_without_replies():
     unparsed = all_combo_pairs(5, paper=lambda a_pos, true_pos, asym: None, lik=lambda a_pos, true_pos, asym: true_pos)
     views, _ = lk.method_views(unparsed)
     by_combo = pt.preference_table_by_method(views, ["dataset", "evaluator", "combo"], prefs=("self",))
-    fig = report.self_by_combo_figure(by_combo, pr.COMBOS)
+    fig = figures.self_by_combo_figure(by_combo, pr.COMBOS)
     paper, lik = fig.axes  # the per-word variant is left out: two panels
     assert [paper.get_title(), lik.get_title()] == ["paper (parsed reply)", "likelihood sum"]
     assert is_empty(paper) and "see the likelihood panel" in " ".join(paper.texts[0].get_text().split())
@@ -140,7 +141,7 @@ def test_figure3_never_averages_interval_bounds_across_datasets():
         for combo in pr.COMBOS:
             rows.append({"dataset": ds, "evaluator": "e", "combo": combo, "n_valid": 40, "n_pairs": 40,
                          "n_unparsed": 0, "self_rate": rate, "self_ci_low": lo, "self_ci_high": hi})
-    fig = report.self_by_combo_figure(pd.DataFrame(rows), pr.COMBOS)
+    fig = figures.self_by_combo_figure(pd.DataFrame(rows), pr.COMBOS)
     ax = fig.axes[0]
     tops = sorted({round(float(b.get_height()), 6) for b in ax.patches})
     assert tops == [0.4, 0.6]  # one bar per dataset, not one at their mean 0.5

@@ -31,7 +31,7 @@ def test_finding_checks_its_fields():
 def test_a_missing_number_may_be_none_nan_or_pandas_na():
     # a nullable (Float64) table column gives pd.NA, which float() refuses: the study packages pass
     # their cells through as they are, so findings must read all three as "no value"
-    from lib.self_preference.style_findings import style_findings
+    from lib.self_preference.findings_rows import style_findings
     table = pd.DataFrame({"kind": ["long"], "dataset": ["nq"], "evaluator": ["e"], "is_self": [True], "style_n_items": [40],
                           "style_n": [80], "style_rate": [0.6]})
     for col, value in (("style_ci_low", None), ("style_ci_high", float("nan")), ("style_p", pd.NA)):
@@ -132,7 +132,7 @@ def test_runner_gathers_findings_when_it_finishes_a_run(runs, capsys):
 def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
     from scipy import stats as sps
 
-    from lib.self_preference import passage_stats
+    from lib.self_preference import findings_rows, passage_stats
     rows = []
     for ds, shift in (("nq", 5.0), ("marco", 3.0)):
         for i in range(4):
@@ -141,7 +141,7 @@ def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
     df = pd.DataFrame(rows)
     tests = passage_stats.ppl_tests(df, paired=True, pooled=True)
     assert list(tests["dataset"]) == ["nq", "marco", "all"]
-    found = {r["measure"]: r for r in passage_stats.ppl_findings(tests)}
+    found = {r["measure"]: r for r in findings_rows.ppl_findings(tests)}
     pooled = found["PPL human minus model (all, paired t)"]
     human = df[df.author == "human"]["ppl"].to_numpy()
     model = df[df.author == "m"]["ppl"].to_numpy()

@@ -104,7 +104,7 @@ def test_reparse_rebuilds_rows_without_a_model(tmp_path, reader):
     rows = [row(1), row(4)]
     js = judge(reader(), rows, "listwise-set")
     path = save_replies(js, tmp_path / "r.jsonl", model="m", factor="f", level=1)
-    again = reparse(path, rows)
+    again = reparse(path, rows=rows)
     first = judgment_rows(rows, js, model="m", factor="f", level=1)
     assert again["P"].tolist() == first["P"].tolist() and again["model"].tolist() == ["m", "m"]
     j = from_replies("x", "listwise-rank", "utility", [2, 0, 1], ["My rank: [1]>[0]>[2]"])

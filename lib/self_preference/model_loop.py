@@ -1,4 +1,5 @@
-"""For every evaluator, run and concatenate: the one loop over evaluator specs of the study."""
+"""The study's per-model loop (`for_each_model`, the name every study package gives it): for every
+evaluator spec, run and concatenate."""
 from __future__ import annotations
 
 from typing import Callable
@@ -6,7 +7,7 @@ from typing import Callable
 import pandas as pd
 
 
-def run_evaluators(evaluators: list[str], author_names: dict | None,
+def for_each_model(evaluators: list[str], author_names: dict | None,
                    run: Callable[[object, str, str], pd.DataFrame], ignore_index: bool = True) -> pd.DataFrame:
     """run(model, author name, spec) for every evaluator spec in order, the results in one table
     (an empty table for none); `ignore_index=False` keeps the rows' labels."""

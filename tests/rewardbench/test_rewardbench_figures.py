@@ -9,7 +9,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from lib.report.plotting import COLUMN_WIDTH, house_style, overlapping_texts, tidy  # noqa: E402
-from lib.rewardbench import plots  # noqa: E402
+from lib.rewardbench import figures  # noqa: E402
 
 RMS = ["implicit-mean:smollm2", "implicit:smollm2", "judge-logprob:smollm2", "judge:smollm2;max_tokens:8;retries:0"]
 
@@ -40,7 +40,7 @@ def _readable(fig):
 
 
 def test_difficulty_panels_are_stacked_with_one_legend_below():
-    fig = plots.difficulty_figure(_bins(0.1), _bins(), RESULTS)
+    fig = figures.difficulty_figure(_bins(0.1), _bins(), RESULTS)
     top, bottom = fig.axes
     assert top.get_position().y0 > bottom.get_position().y1  # one over the other, not side by side
     assert top.get_legend() is None and bottom.get_legend().below
@@ -51,11 +51,11 @@ def test_difficulty_panels_are_stacked_with_one_legend_below():
 
 
 def test_difficulty_leaves_out_the_empty_score_gap_panel_and_says_why():
-    fig = plots.difficulty_figure(_bins().iloc[:0], _bins(), RESULTS)
+    fig = figures.difficulty_figure(_bins().iloc[:0], _bins(), RESULTS)
     assert len(fig.axes) == 1
     title = " ".join(fig.axes[0].get_title().split())
     assert title == "Accuracy by length gap (extra)"  # a caption, not a log message
-    assert plots.NO_SCORES in fig._suptitle.get_text()  # what is left out: said with the n
+    assert figures.NO_SCORES in fig._suptitle.get_text()  # what is left out: said with the n
     _readable(fig)
 
 
@@ -63,7 +63,7 @@ def test_best_of_n_names_models_in_a_legend_not_beside_close_points():
     # two models at nearly the same point: labels beside them would be drawn over each other
     bon = pd.DataFrame({"rm": RMS[:3], "items": 3, "accuracy": [0.2, 0.5, 0.52], "gain": [0.11, 0.11, 0.12],
                         "gain_ci_low": 0.0, "gain_ci_high": 0.33})
-    fig = plots.best_of_n_figure(bon, "overall (these pairs have no reason subset)", 3)
+    fig = figures.best_of_n_figure(bon, "overall (these pairs have no reason subset)", 3)
     ax = fig.axes[0]
     assert len(ax.texts) == 0  # no label beside a point
     leg = ax.get_legend()
@@ -79,7 +79,7 @@ def test_a_reward_model_at_zero_everywhere_is_named_so_and_marked():
     shows where its bars stand."""
     df = pd.DataFrame([{"name": c, "rm": rm, "accuracy": a, "ci_low": a, "ci_high": a}
                        for c in ("cat a", "cat b") for rm, a in (("judge", 0.0), ("implicit", 0.5))])
-    ax = plots.grouped_bars(df, x="name", hue="rm")
+    ax = figures.grouped_bars(df, x="name", hue="rm")
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["judge (0 in every group)", "implicit"]
     assert any(line.get_marker() == "_" and list(line.get_ydata()) == [0, 0] for line in ax.lines)

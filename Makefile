@@ -93,8 +93,9 @@ clean-runs:
 .PHONY: validate
 TRUTH ?= configs/known_truth.yaml
 SIZE ?=
+CONCURRENCY ?=
 validate: install
-	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE))
+	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
 
 # replications of the known-truth check: coverage per measure family, false detection of planted nulls
 .PHONY: benchmark-known-truth

@@ -133,9 +133,26 @@ def design_of(cfg: dict) -> Design:
                   combos=tuple(per.get("06_generation_phase", {}).get("combos", ("TT", "TF", "FT", "FF"))))
 
 
-def validate(truth_path, size: int | None = None, run_name: str = "known_truth", config=RUN_CONFIG,
-             only: list[str] | None = None) -> tuple[bool, str, pd.DataFrame]:
-    """Run the notebooks against a fresh simulator and write validation.csv; (passed, summary, table)."""
+PAPER_CONFIG = paths.CONFIGS / "paper.yaml"
+PAPER_COUNTS = ("n_items", "n_per_category", "style_items")  # item counts only: retries and token limits stay the run's
+
+
+def paper_sizes(notebooks, paper=PAPER_CONFIG) -> dict:
+    """{notebook: item counts} of configs/paper.yaml for the run's notebooks; 01 draws with replacement
+    (the demo data holds about 45 items per dataset; copies are separate questions to the simulator)."""
+    import yaml
+
+    per = (yaml.safe_load(Path(paper).read_text()) or {}).get("per_notebook") or {}
+    out = {nb: {k: v for k, v in (per.get(nb) or {}).items() if k in PAPER_COUNTS} for nb in notebooks}
+    if "01_dataset" in out:
+        out["01_dataset"]["with_replacement"] = True
+    return out
+
+
+def validate(truth_path, size: int | str | None = None, run_name: str = "known_truth", config=RUN_CONFIG,
+             only: list[str] | None = None, concurrency: int | None = None) -> tuple[bool, str, pd.DataFrame]:
+    """Run the notebooks against a fresh simulator and write validation.csv; (passed, summary, table).
+    `size` is items per dataset, or "paper" for the papers' counts (`paper_sizes`)."""
     from lib import runner
     from lib.report.findings import collect
 
@@ -144,8 +161,10 @@ def validate(truth_path, size: int | None = None, run_name: str = "known_truth",
     shutil.rmtree(run_dir, ignore_errors=True)  # a fresh run: no findings or own texts of an earlier one
     run_dir.mkdir(parents=True)
     overrides = {}
-    if size:
-        overrides.update(n_items=size, n_per_category=size)
+    if size and size != "paper":
+        overrides.update(n_items=int(size), n_per_category=int(size))
+    if concurrency:
+        overrides["concurrency"] = concurrency
     cache = run_dir / "results_cache"  # replies depend on the truth file: never share a cache with other runs
     old_cache = os.environ.get("RAGBIAS_CACHE")
     os.environ["RAGBIAS_CACHE"] = str(cache)
@@ -153,6 +172,9 @@ def validate(truth_path, size: int | None = None, run_name: str = "known_truth",
         with SimServer(truth, run_dir) as sim:
             overrides["model"] = f"openai:sim@{sim.url}"
             cfg = runner.load_config(config, overrides)
+            if size == "paper":
+                for nb, counts in paper_sizes(list(cfg["per_notebook"])).items():
+                    cfg["per_notebook"][nb].update(counts)
             runner.run(cfg, run_name, only)
             stats = sim.stats()
     finally:

@@ -97,6 +97,11 @@ CONCURRENCY ?=
 validate: install
 	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
 
+# questions for 80% power of the headline effects at 3 planted sizes (docs/power.md): data/runs/power/
+.PHONY: power
+power: install
+	$(PY) -m lib.simulate.power --truth $(TRUTH)
+
 # replications of the known-truth check: coverage per measure family, false detection of planted nulls
 .PHONY: benchmark-known-truth
 benchmark-known-truth: install

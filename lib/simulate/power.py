@@ -152,7 +152,9 @@ def rm_draw(truth: Truth, shift: float, n: int, rng: np.random.Generator) -> Dra
     values, clusters, contrast = [], [], []
     for sign, t in ((1.0, b), (-1.0, truth)):
         for first in (True, False):
-            p = np.array([float(M.sigmoid(M.judge_logit(t, c, first, ui))) for c, ui in zip(cats, u)])
+            p = np.empty(n)
+            for c in RM_CATEGORIES:
+                p[cats == c] = M.sigmoid(M.judge_logit(t, c, first, u[cats == c]))
             right = (rng.random(n) < p) & (rng.random(n) >= truth.format_failure)  # unparsed counts as wrong
             values.append(right.astype(float))
             clusters.append(np.arange(n))

@@ -270,8 +270,17 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=200, help="replications per (effect, size, n)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(paths.runs_root() / "power"))
+    ap.add_argument("--family", action="append", default=[], metavar="STUDY=M",
+                    help="tested rows in a study's Holm family, e.g. self-preference=24 (default: FAMILY)")
     args = ap.parse_args(argv)
-    table, points = power_table(load_truth(args.truth), args.reps, args.seed)
+    try:
+        family = {k: int(v) for k, v in (f.split("=", 1) for f in args.family)}
+    except ValueError:
+        ap.error(f"--family takes STUDY=M with M a whole number, e.g. self-preference=24; got {args.family}")
+    unknown = set(family) - set(FAMILY)
+    if unknown:
+        ap.error(f"--family: unknown study {sorted(unknown)}; choose from {sorted(FAMILY)}")
+    table, points = power_table(load_truth(args.truth), args.reps, args.seed, family)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "power_table.csv", index=False)

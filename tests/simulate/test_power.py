@@ -55,3 +55,10 @@ def test_each_effects_draw_estimates_its_implied_value(index):
     est, p = P.p_value(e.draw(truth, size, 4000, np.random.default_rng(4)), e.null)
     implied = e.implied(truth, size)
     assert abs(implied - e.null) > 0.02 and abs(est - implied) < 0.015 and p < 1e-6
+
+
+@pytest.mark.parametrize("arg", ["self-preference=many", "selfpreference=24"])
+def test_a_wrong_family_stops_with_one_message(arg, capsys):
+    with pytest.raises(SystemExit) as e:
+        P.main(["--family", arg, "--reps", "1"])
+    assert e.value.code == 2 and "--family" in capsys.readouterr().err

@@ -26,10 +26,10 @@ from .truth_file import Truth, load_truth
 ALPHA = 0.05
 TARGET = 0.80
 GRID = (10, 20, 30, 45, 60, 80, 100, 130, 170, 220, 300, 400, 550, 700, 1000, 1400, 2000, 3000)
-# Tested rows in Holm's family of each study, counted in the papers'-size validate run's findings.csv
-# (self-preference: 05's per-dataset rows, 06's four rates, 08's style rows); the utility and RM
-# families are the same order of size (their second-model rows are not on this branch yet).
-FAMILY = {"self-preference": 16, "utility": 16, "rewardbench": 8}
+# Tested rows in Holm's family of each study. Self-preference: counted in the papers'-size validate run's
+# findings.csv (05's per-dataset rows, 06's rates, 08's style rows: 22). Utility and RM: assumed, not
+# counted (their simulated notebooks and the two-judge rows are not on this branch): pass --family.
+FAMILY = {"self-preference": 22, "utility": 16, "rewardbench": 8}
 N_CANDIDATES = 10  # utility: candidate passages per question, one of them the ground-truth evidence
 RM_CATEGORIES = ("helpful", "abstain", "conflict")
 

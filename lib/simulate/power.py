@@ -20,7 +20,7 @@ import pandas as pd
 from lib import paths, stats
 
 from . import planted as M
-from .truth import COMBOS, expect, pairwise_truths
+from .truth import COMBOS, expect, pair_cells, pairwise_truths
 from .truth_file import Truth, load_truth
 
 ALPHA = 0.05
@@ -66,15 +66,12 @@ def pair_judgments(truth: Truth, n: int, rng: np.random.Generator, combos=COMBOS
     """06's design for n questions: every combo in both orders, own vs human passage, one choice each."""
     u = rng.normal(0.0, truth.question_sd, n)
     rows = []
-    for combo in combos:
-        a_true, b_true = combo[0] == "T", combo[1] == "T"
-        for own_first in (True, False):
-            own = (True, False) if own_first else (False, True)
-            true = (a_true, b_true) if own_first else (b_true, a_true)
-            first = rng.random(n) < M.sigmoid(M.pair_logit(truth, own, true, u))
-            failed = rng.random(n) < truth.format_failure
-            rows.append(pd.DataFrame({"q": np.arange(n), "combo": combo, "first": first, "own_first": own_first,
-                                      "true_first": true[0], "failed": failed}))
+    for cell in pair_cells(truth, combos):  # the cells the truth averages over, so both see one design
+        own = (cell["own_first"], not cell["own_first"])
+        first = rng.random(n) < M.sigmoid(M.pair_logit(truth, own, cell["true"], u))
+        failed = rng.random(n) < truth.format_failure
+        rows.append(pd.DataFrame({"q": np.arange(n), "combo": cell["combo"], "first": first,
+                                  "own_first": cell["own_first"], "true_first": cell["true"][0], "failed": failed}))
     return pd.concat(rows, ignore_index=True)
 
 

@@ -269,7 +269,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(paths.runs_root() / "power"))
     ap.add_argument("--family", action="append", default=[], metavar="STUDY=M",
                     help="tested rows in a study's Holm family, e.g. self-preference=24 (default: FAMILY)")
+    ap.add_argument("--effect", action="append", default=[], metavar="TEXT",
+                    help="only the effects whose name contains TEXT (repeatable; default: all)")
     args = ap.parse_args(argv)
+    chosen = [e for e in effects() if not args.effect or any(t in e.name for t in args.effect)]
+    if not chosen:
+        ap.error(f"--effect {args.effect}: no effect matches; effects: {[e.name for e in effects()]}")
     try:
         family = {k: int(v) for k, v in (f.split("=", 1) for f in args.family)}
     except ValueError:
@@ -277,7 +282,7 @@ def main(argv=None) -> int:
     unknown = set(family) - set(FAMILY)
     if unknown:
         ap.error(f"--family: unknown study {sorted(unknown)}; choose from {sorted(FAMILY)}")
-    table, points = power_table(load_truth(args.truth), args.reps, args.seed, family)
+    table, points = power_table(load_truth(args.truth), args.reps, args.seed, family, chosen)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "power_table.csv", index=False)

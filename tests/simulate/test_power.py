@@ -62,3 +62,9 @@ def test_a_wrong_family_stops_with_one_message(arg, capsys):
     with pytest.raises(SystemExit) as e:
         P.main(["--family", arg, "--reps", "1"])
     assert e.value.code == 2 and "--family" in capsys.readouterr().err
+
+
+def test_an_effect_that_matches_none_stops_with_one_message(capsys):
+    with pytest.raises(SystemExit) as e:
+        P.main(["--effect", "no such effect", "--reps", "1"])
+    assert e.value.code == 2 and "no effect matches" in capsys.readouterr().err

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -249,7 +250,8 @@ def figure(points: pd.DataFrame, path: Path) -> Path:
         for (size, implied), g in points[points["effect"] == name].groupby(["planted", "implied"]):
             ax.plot(g["n"], g["power"], marker="o", ms=3, label=f"{implied:.3f}")
         ax.axhline(TARGET, color="grey", lw=0.8, ls="--")
-        ax.set(xscale="log", xlabel="questions (units)", title=name.split(" (")[0][:38])
+        ax.set(xscale="log", xlabel="questions (units)")
+        ax.set_title(textwrap.fill(name.split(" (")[0], 26), fontsize="medium")
         ax.legend(title="implied value", fontsize=7, title_fontsize=7)
     np.atleast_1d(axes)[0].set_ylabel("power (Holm's first step)")
     path.parent.mkdir(parents=True, exist_ok=True)

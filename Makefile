@@ -93,8 +93,16 @@ clean-runs:
 .PHONY: validate
 TRUTH ?= configs/known_truth.yaml
 SIZE ?=
+CONCURRENCY ?=
 validate: install
-	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE))
+	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
+
+# questions for 80% power of the headline effects at 3 planted sizes (docs/power.md): data/runs/power/
+# e.g. make power POWER_ARGS="--family self-preference=24 --reps 400"
+.PHONY: power
+POWER_ARGS ?=
+power: install
+	$(PY) -m lib.simulate.power --truth $(TRUTH) $(POWER_ARGS)
 
 # replications of the known-truth check: coverage per measure family, false detection of planted nulls
 .PHONY: benchmark-known-truth

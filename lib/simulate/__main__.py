@@ -18,7 +18,9 @@ def main(argv=None) -> int:
     s.add_argument("--run", help="run name whose data (items, passage bank) the simulator reads")
     v = sub.add_parser("validate", help="run the notebooks against the simulator and check the truth")
     v.add_argument("--truth", default=str(paths.CONFIGS / "known_truth.yaml"))
-    v.add_argument("--size", type=int, help="items per dataset and RM pairs per category (default: the config's)")
+    v.add_argument("--size", help="items per dataset and RM pairs per category (default: the config's), or "
+                   "'paper' for the papers' counts of configs/paper.yaml (01 draws with replacement)")
+    v.add_argument("--concurrency", type=int, help="requests in flight per model (the runner's concurrency)")
     v.add_argument("--run", default="known_truth", help="run name (data/runs/<run>/)")
     v.add_argument("--only", help="comma-separated notebook numbers, e.g. 01,02,05")
     args = ap.parse_args(argv)
@@ -42,7 +44,10 @@ def main(argv=None) -> int:
     from .validate import validate
 
     only = args.only.split(",") if args.only else None
-    passed, line, _ = validate(args.truth, args.size, args.run, only=only)
+    if args.size not in (None, "paper") and not args.size.isdigit():
+        print(f"--size {args.size!r}: give a number of items or 'paper'.", file=sys.stderr)
+        return 2
+    passed, line, _ = validate(args.truth, args.size, args.run, only=only, concurrency=args.concurrency)
     print(line)
     return 0 if passed else 1
 

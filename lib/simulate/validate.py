@@ -143,9 +143,45 @@ def design_of(cfg: dict, run_dir: Path | None = None) -> Design:
                                           nb10.get("datasets", ())) if run_dir else None)
 
 
-def validate(truth_path, size: int | None = None, run_name: str = "known_truth", config=RUN_CONFIG,
-             only: list[str] | None = None) -> tuple[bool, str, pd.DataFrame]:
-    """Run the notebooks against a fresh simulator and write validation.csv; (passed, summary, table)."""
+PAPER_CONFIG = paths.CONFIGS / "paper.yaml"
+PAPER_COUNTS = ("n_items", "n_per_category", "style_items")  # item counts only: retries and token limits stay the run's
+
+
+def paper_sizes(notebooks, paper=PAPER_CONFIG) -> dict:
+    """{notebook: item counts} of configs/paper.yaml for the run's notebooks; 01 draws with replacement
+    (the demo data holds about 45 items per dataset; copies are separate questions to the simulator)."""
+    import yaml
+
+    per = (yaml.safe_load(Path(paper).read_text()) or {}).get("per_notebook") or {}
+    out = {nb: {k: v for k, v in (per.get(nb) or {}).items() if k in PAPER_COUNTS} for nb in notebooks}
+    if "01_dataset" in out:
+        out["01_dataset"]["with_replacement"] = True
+    return out
+
+
+def run_config(config, url: str, size: int | str | None = None, concurrency: int | None = None) -> dict:
+    """The runner config of a validate run: every model role on the simulator at `url`, the sizes
+    (items per dataset, or "paper" for the papers' counts) and the in-flight limit."""
+    from lib import runner
+
+    overrides = {}
+    if size and size != "paper":
+        overrides.update(n_items=int(size), n_per_category=int(size))
+    if concurrency:
+        overrides["concurrency"] = concurrency
+    overrides["model"] = overrides["ppl_model"] = f"openai:sim@{url}"  # 03 reads its echo too
+    overrides["chat_model"] = overrides["model"]  # 09's writer too (a role `model` does not reach)
+    cfg = runner.load_config(config, overrides)
+    if size == "paper":
+        for nb, counts in paper_sizes(list(cfg["per_notebook"])).items():
+            cfg["per_notebook"][nb].update(counts)
+    return cfg
+
+
+def validate(truth_path, size: int | str | None = None, run_name: str = "known_truth", config=RUN_CONFIG,
+             only: list[str] | None = None, concurrency: int | None = None) -> tuple[bool, str, pd.DataFrame]:
+    """Run the notebooks against a fresh simulator and write validation.csv; (passed, summary, table).
+    `size` is items per dataset, or "paper" for the papers' counts (`paper_sizes`)."""
     from lib import runner
     from lib.report.findings import collect
 
@@ -153,17 +189,12 @@ def validate(truth_path, size: int | None = None, run_name: str = "known_truth",
     run_dir = paths.runs_root() / run_name
     shutil.rmtree(run_dir, ignore_errors=True)  # a fresh run: no findings or own texts of an earlier one
     run_dir.mkdir(parents=True)
-    overrides = {}
-    if size:
-        overrides.update(n_items=size, n_per_category=size)
     cache = run_dir / "results_cache"  # replies depend on the truth file: never share a cache with other runs
     old_cache = os.environ.get("RAGBIAS_CACHE")
     os.environ["RAGBIAS_CACHE"] = str(cache)
     try:
         with SimServer(truth, run_dir) as sim:
-            overrides["model"] = overrides["ppl_model"] = f"openai:sim@{sim.url}"  # 03 reads its echo too
-            overrides["chat_model"] = overrides["model"]  # 09's writer too (a role `model` does not reach)
-            cfg = runner.load_config(config, overrides)
+            cfg = run_config(config, sim.url, size, concurrency)
             runner.run(cfg, run_name, only)
             stats = sim.stats()
     finally:

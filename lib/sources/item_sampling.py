@@ -25,18 +25,20 @@ def answer_in_passage(passage: str, answer: str, aliases) -> str | None:
     return first_match(passage, [c for c in [answer, *as_list(aliases)] if str(c).strip()], rule=PASSAGE_RULE)
 
 
-def sample_items(items: pd.DataFrame, n: int | None = None, seed: int = 0
+def sample_items(items: pd.DataFrame, n: int | None = None, seed: int = 0, replace: bool = False
                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Seeded sample of up to n usable items, plus the dropped items with their reason.
+    """Seeded sample of up to n usable items (exactly n drawn with replacement when `replace`), plus
+    the dropped items with their reason.
 
     Items are shuffled with the seed and taken in order; an item is dropped when its passage is
     empty, it has no answer, or no answer string occurs in the passage (the bank needs it to make
     false passages). When an alias occurs but the main answer does not, the alias becomes the
-    answer. Only items examined before n were found count as dropped."""
+    answer. Only items examined before n were found count as dropped (with `replace`, every item
+    is examined)."""
     order = np.random.default_rng(seed).permutation(len(items))
     kept, dropped = [], []
     for pos in order:
-        if n is not None and len(kept) >= n:
+        if n is not None and len(kept) >= n and not replace:
             break
         row = items.iloc[int(pos)].to_dict()
         if not str(row["human_passage"]).strip():
@@ -54,8 +56,43 @@ def sample_items(items: pd.DataFrame, n: int | None = None, seed: int = 0
             row["aliases"] = [row["answer"]] + [a for a in row["aliases"] if a != found]
             row["answer"] = found
         kept.append(row)
+    if replace and n is not None:
+        kept = draw_copies(kept, n, seed)
     return (items_frame(kept).reset_index(drop=True),
             pd.DataFrame(dropped, columns=["id", "source", "reason"]))
+
+
+def copy_tag(k: int) -> str:
+    """Letters that name copy k (2 -> 'b', 27 -> 'aa'): no digits, so a numeric answer never matches it."""
+    letters = ""
+    while k > 0:
+        k, r = divmod(k - 1, 26)
+        letters = chr(ord("a") + r) + letters
+    return letters
+
+
+def draw_copies(usable: list[dict], n: int, seed: int) -> list[dict]:
+    """n items drawn with replacement from `usable` (seeded); the k-th draw of one item (k >= 2) is a
+    copy with its own id (`<id>~<tag>`) and a tag at the end of its question and passage.
+
+    The tag makes each copy's prompts differ: the results cache and any seeded model would otherwise
+    return the first copy's reply for every copy. Copies of one question are not independent
+    evidence about a real model; only a simulator that draws each copy's question effect anew
+    treats them as separate questions (used by the papers'-size known-truth run, never by default)."""
+    if not usable:
+        raise DataError("Drawing with replacement needs at least one usable item; none was found.")
+    picks = np.random.default_rng([seed, 1]).integers(0, len(usable), size=n)
+    seen: dict[int, int] = {}
+    out = []
+    for i in picks:
+        seen[int(i)] = seen.get(int(i), 0) + 1
+        row = dict(usable[int(i)])
+        if seen[int(i)] > 1:
+            tag = copy_tag(seen[int(i)])
+            row.update(id=f"{row['id']}~{tag}", question=f"{row['question']} [copy {tag}]",
+                       human_passage=f"{row['human_passage']} [copy {tag}]")
+        out.append(row)
+    return out
 
 
 def load_demo(source: str, n: int | None = None, seed: int = 0) -> pd.DataFrame:
@@ -82,15 +119,16 @@ def as_sources(datasets) -> list[str]:
 
 
 def prepare_items(datasets=SOURCES, n_items: int | None = 40, seed: int = 0, paths: dict | None = None,
-                  query_types=MARCO_V1_QUERY_TYPES) -> tuple[pd.DataFrame, pd.DataFrame]:
+                  query_types=MARCO_V1_QUERY_TYPES, replace: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Seeded sample of n usable items per source (demo data unless `paths[source]` is set), and a
-    table of what was dropped and why."""
+    table of what was dropped and why; `replace` draws exactly n with replacement (copies get their
+    own ids: see `draw_copies`)."""
     kept, dropped = [], []
     for source in as_sources(datasets):
         items = load_source(source, (paths or {}).get(source, ""), query_types=query_types)
         if source == "marco" and query_types:
             items = items[items["query_type"].str.upper().isin({t.upper() for t in query_types})]
-        k, d = sample_items(items, n_items, seed)
+        k, d = sample_items(items, n_items, seed, replace=replace)
         kept.append(k)
         dropped.append(d)
     return (pd.concat(kept, ignore_index=True),

@@ -153,10 +153,9 @@ def check_python(words: list[str], monkeypatch, template: bool) -> None:
     elif module == "lib.simulate" and rest[:1] == ["validate"]:
         from lib.simulate import validate as simulate
 
-        def validate(truth_path, size, run_name, config, only, **_):  # the truth file is read by main
-            overrides = {"model": "openai:sim@http://127.0.0.1:1/v1", **({"n_items": size, "n_per_category": size} if size else {})}
+        def validate(truth_path, size, run_name, config, only, concurrency=None, **_):  # main reads the truth file
             with dry_runner(monkeypatch) as seen:
-                runner.run(runner.load_config(config, overrides), run_name, only)
+                runner.run(simulate.run_config(config, "http://127.0.0.1:1/v1", size, concurrency), run_name, only)
             assert seen, "the known-truth run's config did not validate"
             return True, "dry run", None
 
@@ -187,7 +186,7 @@ def check_command(cmd: dc.Command, monkeypatch) -> None:
     template = any(TEMPLATE.search(w) for w in cmd.text.split())
     for word in words:  # files a command reads must exist, run or not
         if FILE_WORD.match(word) and not word.startswith(".git") and not TEMPLATE.search(word) and "*" not in word:
-            assert (ROOT / word).exists() or word in ("model.gguf", "my_profile.yaml"), f"{word} does not exist"
+            assert (ROOT / word).exists() or word in ("model.gguf", "my_profile.yaml", "my_effects.yaml"), f"{word} does not exist"
     if _skip_reason(words):
         return
     if words[0] == "make":

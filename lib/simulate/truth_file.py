@@ -8,6 +8,8 @@ from pathlib import Path
 
 import yaml
 
+from .rm_params import Answers, check_answers, check_models
+
 RM_CATEGORIES = ("helpful", "reason", "citation", "harmless", "abstain", "conflict")
 
 
@@ -60,6 +62,8 @@ class Truth:
     pointwise: Pointwise = field(default_factory=Pointwise)
     pairwise: Pairwise = field(default_factory=Pairwise)
     rewardbench: RewardBench = field(default_factory=RewardBench)
+    answers: Answers = field(default_factory=Answers)  # notebook 15 (rm_params.py)
+    models: dict = field(default_factory=dict)  # a second served model's sections (rm_params.py)
 
     @property
     def question_sd(self) -> float:
@@ -73,7 +77,7 @@ class Truth:
         return self.self_recognition == "inverted"
 
 
-_SECTIONS = {"pointwise": Pointwise, "pairwise": Pairwise, "rewardbench": RewardBench}
+_SECTIONS = {"pointwise": Pointwise, "pairwise": Pairwise, "rewardbench": RewardBench, "answers": Answers}
 
 
 def _known(path, raw, cls, where: str = "") -> dict:
@@ -118,3 +122,5 @@ def check(truth: Truth, path="truth") -> None:
     for cat, p in acc.items():
         if not 0 < p < 1:
             raise TruthError(f"{path}: rewardbench.accuracy.{cat} must be in (0, 1), got {p}.")
+    check_answers(truth.answers, RM_CATEGORIES, path)
+    check_models(truth, path)

@@ -21,6 +21,7 @@ import pandas as pd
 from lib import paths
 from lib.stats import wilson_ci
 
+from .rm_validate import at_address, compare_by_model, model_truths, paired_rows
 from .server import SimServer
 from .truth import Design, measure_truths
 from .truth_file import Truth, load_truth
@@ -151,8 +152,7 @@ def validate(truth_path, size: int | None = None, run_name: str = "known_truth",
     os.environ["RAGBIAS_CACHE"] = str(cache)
     try:
         with SimServer(truth, run_dir) as sim:
-            overrides["model"] = f"openai:sim@{sim.url}"
-            cfg = runner.load_config(config, overrides)
+            cfg = at_address(runner.load_config(config, overrides), sim.url)  # every model at this server
             runner.run(cfg, run_name, only)
             stats = sim.stats()
     finally:
@@ -162,8 +162,9 @@ def validate(truth_path, size: int | None = None, run_name: str = "known_truth",
             os.environ["RAGBIAS_CACHE"] = old_cache
         shutil.rmtree(cache, ignore_errors=True)
     findings = collect(run_dir)
-    table = pd.concat([compare(findings, measure_truths(truth, design_of(cfg))).drop(columns="has_p"),
-                       parsed_shares(run_dir, truth)], ignore_index=True)
+    truths_of = model_truths(truth, cfg, run_dir, measure_truths, design_of(cfg))  # per served model (rm_validate.py)
+    table = pd.concat([compare_by_model(findings, truths_of, compare).drop(columns="has_p"),
+                       paired_rows([run_dir], truths_of, COLUMNS), parsed_shares(run_dir, truth)], ignore_index=True)
     passed, line = verdict(table)
     table.to_csv(run_dir / "validation.csv", index=False)
     (run_dir / "validation_summary.txt").write_text(line + "\n")

@@ -45,8 +45,9 @@ def rm_design(cfg: dict, run_dir: Path) -> RMDesign:
 
 
 def compare_by_model(findings: pd.DataFrame, truths_of: dict, compare) -> pd.DataFrame:
-    """validate's `compare` per served model: each row against its own model's truths."""
-    parts = [compare(part, truths_of.get(name, truths_of["sim"]))
+    """validate's `compare` per served model: each row against its own model's truths (a `model`
+    column, beyond the issue's columns, says which served model a row measured)."""
+    parts = [compare(part, truths_of.get(name, truths_of["sim"])).assign(model=name)
              for name, part in findings.groupby(findings["model"].map(served_name), sort=False)]
     return pd.concat(parts, ignore_index=True) if parts else compare(findings, {})
 
@@ -54,9 +55,12 @@ def compare_by_model(findings: pd.DataFrame, truths_of: dict, compare) -> pd.Dat
 def paired_rows(run_dirs, truths_of: dict, columns) -> pd.DataFrame:
     """Compare's paired differences between the served models (lib.compare), each against the
     difference of the two models' truths: the first entry's minus the second's."""
-    from lib.compare import compare_tables
+    from lib.compare import CompareError, compare_tables
 
-    tables = compare_tables([str(d) for d in run_dirs])
+    try:
+        tables = compare_tables([str(d) for d in run_dirs])
+    except CompareError:  # a run without findings rows: nothing paired to check
+        return pd.DataFrame(columns=[*columns, "model"])
     model_of = dict(zip(tables["long"]["entry"], tables["long"]["model"].map(served_name)))
     rows = []
     for r in tables["paired"].to_dict("records"):
@@ -73,8 +77,8 @@ def paired_rows(run_dirs, truths_of: dict, columns) -> pd.DataFrame:
                "covered": float(r["ci_low"] - 1e-9 <= truth <= r["ci_high"] + 1e-9) if ok else math.nan}
         side = math.copysign(1, r["estimate"]) == math.copysign(1, truth)
         row["detected"] = float(r["p_adjusted"] < 0.05 and side) if not pd.isna(r["p_adjusted"]) else math.nan
-        rows.append(row)
-    return pd.DataFrame(rows, columns=columns)
+        rows.append({**row, "model": f"{a} - {b}"})
+    return pd.DataFrame(rows, columns=[*columns, "model"])
 
 
 def model_truths(truth, cfg: dict, run_dir: Path, measure_truths, design) -> dict:

@@ -53,7 +53,7 @@ def detected(row: dict) -> float:
         return math.nan  # tested but outside the Holm family (pooled rows): not judged here
     if pd.isna(row["ci_low"]) or pd.isna(row["ci_high"]):
         return math.nan
-    return float(not (row["ci_low"] <= row["null"] <= row["ci_high"]))
+    return float(not (row["ci_low"] <= row["null"] <= row["ci_high"]) and side == np.sign(row["truth"] - row["null"]))
 
 
 def compare(findings: pd.DataFrame, truths: dict) -> pd.DataFrame:

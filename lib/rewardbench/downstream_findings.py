@@ -16,8 +16,8 @@ def reward_method(spec: str) -> str:
     from .judge import GENERATE_METHOD, LOGPROB_METHOD
 
     parsed = parse_reward_spec(spec)
-    if parsed.kind != "judge":
-        return slug(f"{parsed.kind} reward")
+    if parsed.kind != "judge":  # 'implicit_reward', 'implicit_mean_reward', 'rm_reward'
+        return slug(f"{parsed.name.split(':', 1)[0]} reward")
     return slug(LOGPROB_METHOD if parsed.options.get("decide") == "logprob" else GENERATE_METHOD)
 
 
@@ -28,16 +28,22 @@ def length_findings(results: pd.DataFrame, notebook: str = "14_rm_difficulty") -
     from lib.report.measures import declared_finding
     from lib.stats import clustered_mean
 
+    from lib.report.findings import slug
+
+    from .measures import judge_method
+
     rows = []
     for rm, res in results.groupby("rm", sort=False):
         spec = res["spec"].iloc[0]
+        # a judge's verdict method as its results say (a log-probability judge may fall back to top-k), as 13's rows
+        method = slug(judge_method(res)) if res["kind"].iloc[0] == "judge" else reward_method(spec)
         longer = picked_longer(res)
         keep = longer.notna()
         c = clustered_mean(longer[keep].to_numpy(float), question_units(res)[keep], method="bootstrap", rate=False)
         rows.append(declared_finding(
-            "rewardbench", notebook, f"preference for the longer response ({reward_method(spec)})",
+            "rewardbench", notebook, f"preference for the longer response ({method})",
             parse_reward_spec(spec).target, c["n_items"], c["estimate"], c["ci_low"], c["ci_high"], None,
-            n_judgments=2 * int(keep.sum()), unit="question", measure_id=f"rm_prefers_longer.{reward_method(spec)}",
+            n_judgments=2 * int(keep.sum()), unit="question", measure_id=f"rm_prefers_longer.{method}",
             ci_note=c.get("ci_note", ""), scale="share 0-1",
             direction="higher = picks the longer response more (0.5 = no length preference)",
             no_interval="" if keep.any() else "no pair of unequal length"))

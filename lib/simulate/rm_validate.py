@@ -13,6 +13,14 @@ from .rm_truth import RMDesign, per_model, served_name
 PLACEHOLDER = "http://127.0.0.1:8765/v1"  # the address the run configs name; the running server's replaces it
 
 
+def lifted(cfg: dict, url: str) -> dict:
+    """The config's run-wide parameters other than `model` that name the placeholder address (13-15's
+    two judges), at the running server's address, for the command-line level: there, beside the
+    run-level `model` that validate sets, the more specific parameter wins."""
+    return {k: at_address(v, url) for k, v in (cfg.get("parameters") or {}).items()
+            if k != "model" and PLACEHOLDER in str(v)}
+
+
 def at_address(value, url: str):
     """A loaded config with the placeholder address replaced by the running simulator's, everywhere."""
     if isinstance(value, str):

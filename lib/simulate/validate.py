@@ -21,7 +21,7 @@ import pandas as pd
 from lib import paths
 from lib.stats import wilson_ci
 
-from .rm_validate import at_address, compare_by_model, model_truths, paired_rows
+from .rm_validate import compare_by_model, lifted, model_truths, paired_rows
 from .server import SimServer
 from .truth import Design, measure_truths
 from .truth_file import Truth, load_truth
@@ -152,7 +152,9 @@ def validate(truth_path, size: int | None = None, run_name: str = "known_truth",
     os.environ["RAGBIAS_CACHE"] = str(cache)
     try:
         with SimServer(truth, run_dir) as sim:
-            cfg = at_address(runner.load_config(config, overrides), sim.url)  # every model at this server
+            overrides["model"] = f"openai:sim@{sim.url}"
+            cfg = runner.load_config(config, overrides)
+            cfg["_overrides"].update(lifted(cfg, sim.url))  # 13-15's two judges (rm_validate.py)
             runner.run(cfg, run_name, only)
             stats = sim.stats()
     finally:

@@ -10,7 +10,7 @@ SPEC = "judge:openai:sim@http://127.0.0.1:1/v1;retries:0"
 
 def test_length_preference_counts_questions_and_skips_equal_lengths():
     # two questions (q1 with two pairs, q2 with one), one pair of equal length left out
-    res = pd.DataFrame({"rm": "j", "spec": SPEC, "id": ["q1:a", "q1:b", "q2:a", "q3:a"],
+    res = pd.DataFrame({"rm": "j", "kind": "judge", "spec": SPEC, "id": ["q1:a", "q1:b", "q2:a", "q3:a"],
                         "len_diff": [4, -2, 3, 0], "correct": [1.0, 1.0, 0.5, 1.0], "p_rejected": [0.0, 0.0, 0.5, 0.0]})
     row = length_findings(res)[0]
     # picked longer: q1:a chosen longer and picked (1), q1:b rejected longer, never picked (0), q2:a 0.5
@@ -29,3 +29,4 @@ def test_best_of_n_gain_is_pick_minus_mean_recall_per_question():
 def test_reward_method_names_the_verdict_method_or_the_kind():
     assert reward_method(SPEC + ";logprob") == "log_probability_verdict"
     assert reward_method("implicit:local:smollm2") == "implicit_reward"
+    assert reward_method("implicit:local:smollm2;mean") == "implicit_mean_reward"

@@ -73,10 +73,12 @@ def paired_rows(run_dirs, truths_of: dict, columns) -> pd.DataFrame:
     rows = []
     for r in tables["paired"].to_dict("records"):
         a, b = model_of.get(r["first"]), model_of.get(r["second"])
-        if a == b or a not in truths_of or b not in truths_of or r["measure_id"] not in truths_of[a]:
+        # a name the truth file does not describe is served with the file's own sections ('sim')
+        of_a, of_b = truths_of.get(a, truths_of["sim"]), truths_of.get(b, truths_of["sim"])
+        if a == b or r["measure_id"] not in of_a or r["measure_id"] not in of_b:
             continue
-        nb, ta, _ = truths_of[a][r["measure_id"]]
-        tb = truths_of[b][r["measure_id"]][1]
+        nb, ta, _ = of_a[r["measure_id"]]
+        tb = of_b[r["measure_id"]][1]
         truth = ta - tb
         ok = not (pd.isna(r["ci_low"]) or pd.isna(r["ci_high"]))
         row = {"measure_id": f"paired_difference.{r['measure_id']}.{a}_minus_{b}", "notebook": "17_compare_models",

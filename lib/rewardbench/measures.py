@@ -61,6 +61,12 @@ MEASURES: tuple[Measure, ...] = (
             STUDY, NOTEBOOK, "pair", None, reading="secondary", holm=False, axis=_CONSISTENCY_AXIS),
     Measure(CONSISTENCY_ID, "judge position consistency (beyond the paper)", STUDY, NOTEBOOK, "pair", None,
             reading="secondary", holm=False, method="likelihood", axis=_CONSISTENCY_AXIS),
+    # notebooks 14 and 15 (lib.rewardbench.findings_rows): no test, an interval over questions
+    Measure("rm_prefers_longer.{method}", "preference for the longer response (beyond the paper)", STUDY,
+            "14_rm_difficulty", "question", 0.5, reading="secondary", holm=False,
+            axis="share of verdicts picking the longer response (0.5: none)"),
+    Measure("best_of_n_gain.{method}", "best-of-N gain in answer recall", STUDY, "15_best_of_n", "question", 0.0,
+            holm=False, axis="recall of the pick minus the mean recall of the N samples"),
 )
 
 CARD: tuple[CardRow, ...] = (

@@ -7,6 +7,7 @@ import re
 
 from . import planted as M
 from .knowledge import knowledge_reply
+from .rm_replies import generate_answer, own_answer_verdict
 from .roles import Roles
 from .tasks import Task
 from .truth_file import Truth
@@ -119,8 +120,13 @@ class Replier:
         entries = _words(f"Answer: {answer};\n\nAnswer retrieved from which passage:", k)
         return text, entries + [token(f" {choice}", lp[f" {choice}"], lp, k)]
 
+    def _answer(self, f, key, k):  # notebook 15 (rm_replies.py)
+        return generate_answer(self, f, key, k)
+
     def _judge(self, f, key, k):
         found = self.roles.rm_pair(f["response1"], f["response2"])
+        if found is None and (own := own_answer_verdict(self, f, key, k)) is not None:
+            return own  # notebook 15's knockout between two of its own answers (rm_replies.py)
         if found is None:  # a pair the run's data does not hold: no planted preference, a fair coin
             category, pair_id, chosen_first, q_chosen = "", f["prompt"][:80], True, 0.5
         else:

@@ -14,16 +14,19 @@ from .echo import echo_logprobs, tokenize
 from .replies import Replier
 from .roles import Roles
 from .tasks import recognise
+from .rm_params import BASE_MODEL, for_model, model_names
 from .truth_file import Truth
 
 
 class SimServer:
-    """One simulated model (any model name it is asked for) over one run's data."""
+    """The simulated models of one truth file (its `models` section: one per name; any other name gets
+    the file's own sections) over one run's data."""
 
     def __init__(self, truth: Truth, run_dir: Path | None = None, port: int = 0):
         self.truth = truth
         self.roles = Roles(run_dir, truth)
         self.replier = Replier(truth, self.roles)
+        self.repliers = {name: Replier(for_model(truth, name), self.roles) for name in model_names(truth)}
         self.counts: Counter = Counter()  # requests per task kind
         self.started = time.time()
         self._lock = threading.Lock()
@@ -44,8 +47,9 @@ class SimServer:
             def do_GET(self):
                 if self.path.rstrip("/").endswith("/stats"):
                     return self._send(200, server.stats())
-                self._send(200, {"object": "list", "data": [{"id": "sim", "object": "model", "created": 0,
-                                                             "owned_by": "rag-bias-lab simulator"}]})
+                self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "created": 0,
+                                                             "owned_by": "rag-bias-lab simulator"}
+                                                            for m in server.repliers]})
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -67,9 +71,11 @@ class SimServer:
             self.counts["echo" if body.get("echo") else task.kind] += 1
         content = json.dumps(body.get("messages") or body.get("prompt"), sort_keys=True)
         key = (content, body.get("seed"), body.get("temperature"))
+        if str(body.get("model", BASE_MODEL)) != BASE_MODEL:  # a second model draws its own replies
+            key += (str(body["model"]),)
         if chat:
             k = int(body.get("top_logprobs") or 0)
-            text, entries = self.replier.reply(task, key, k)
+            text, entries = self._replier(body).reply(task, key, k)
             choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
             if body.get("logprobs"):
                 choice["logprobs"] = {"content": entries}
@@ -81,12 +87,16 @@ class SimServer:
                       "logprobs": lp, "finish_reason": "length"}
             return self._wrap(body, "text_completion", choice, content, [])
         k = int(body.get("logprobs") or 0)
-        text, entries = self.replier.reply(task, key, k)
+        text, entries = self._replier(body).reply(task, key, k)
         lp = ({"tokens": [e["token"] for e in entries], "token_logprobs": [e["logprob"] for e in entries],
                "text_offset": [], "top_logprobs": [{t["token"]: t["logprob"] for t in e["top_logprobs"]}
                                                    for e in entries]} if k else None)
         return self._wrap(body, "text_completion", {"index": 0, "text": text, "logprobs": lp,
                                                     "finish_reason": "stop"}, content, entries)
+
+    def _replier(self, body: dict) -> Replier:
+        """The replier of the model the request names (its truth-file section); any other name: 'sim'."""
+        return self.repliers.get(str(body.get("model", "")), self.replier)
 
     @staticmethod
     def _wrap(body, obj, choice, content, entries) -> dict:

@@ -44,6 +44,11 @@ def recognise(messages: list[dict] | None, prompt: str | None = None) -> Task:
     text = (messages[-1]["content"] if messages else prompt) or ""
     if system.startswith(RB.TABLE6_JUDGE_SYSTEM) or (not messages and text.startswith(RB.TABLE6_JUDGE_SYSTEM)):
         return _judge(text)
+    from .rm_tasks import recognise_answer  # notebook 15's answers with evidence
+
+    answer = recognise_answer(messages, text)
+    if answer is not None:
+        return answer
     for kind, instruction in (("rewrite", SP.B1_GENERATE_NORMAL_PASSAGES), ("long", SP.B1_GENERATE_LONG_PASSAGES)):
         rest = _after(text, instruction + _REWRITE_MID)
         if rest is not None:

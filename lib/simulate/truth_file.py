@@ -10,6 +10,7 @@ import yaml
 
 from .likelihood_params import Knowledge, Perplexity, check_sections
 from .utility_model import Utility
+from .rm_params import Answers, check_answers, check_models
 
 RM_CATEGORIES = ("helpful", "reason", "citation", "harmless", "abstain", "conflict")
 
@@ -66,6 +67,8 @@ class Truth:
     perplexity: Perplexity = field(default_factory=Perplexity)
     knowledge: Knowledge = field(default_factory=Knowledge)
     utility: Utility = field(default_factory=Utility)  # notebooks 09-12 (utility_model)
+    answers: Answers = field(default_factory=Answers)  # notebook 15 (rm_params.py)
+    models: dict = field(default_factory=dict)  # a second served model's sections (rm_params.py)
 
     @property
     def question_sd(self) -> float:
@@ -80,7 +83,7 @@ class Truth:
 
 
 _SECTIONS = {"pointwise": Pointwise, "pairwise": Pairwise, "rewardbench": RewardBench, "perplexity": Perplexity,
-             "knowledge": Knowledge, "utility": Utility}
+             "knowledge": Knowledge, "utility": Utility, "answers": Answers}
 
 
 def _known(path, raw, cls, where: str = "") -> dict:
@@ -127,3 +130,5 @@ def check(truth: Truth, path="truth") -> None:
         if not 0 < p < 1:
             raise TruthError(f"{path}: rewardbench.accuracy.{cat} must be in (0, 1), got {p}.")
     check_sections(truth.perplexity, truth.knowledge, path, TruthError)
+    check_answers(truth.answers, RM_CATEGORIES, path)
+    check_models(truth, path)

@@ -23,6 +23,7 @@ from lib.stats import wilson_ci
 
 from .knowledge_rows import knowledge_rows
 from .likelihood_truth import likelihood_truths
+from .rm_validate import compare_by_model, lifted, model_truths, paired_rows
 from .server import SimServer
 from .truth import Design, measure_truths
 from .truth_file import Truth, load_truth
@@ -55,7 +56,7 @@ def detected(row: dict) -> float:
         return math.nan  # tested but outside the Holm family (pooled rows): not judged here
     if pd.isna(row["ci_low"]) or pd.isna(row["ci_high"]):
         return math.nan
-    return float(not (row["ci_low"] <= row["null"] <= row["ci_high"]))
+    return float(not (row["ci_low"] <= row["null"] <= row["ci_high"]) and side == np.sign(row["truth"] - row["null"]))
 
 
 def compare(findings: pd.DataFrame, truths: dict) -> pd.DataFrame:
@@ -195,6 +196,7 @@ def validate(truth_path, size: int | str | None = None, run_name: str = "known_t
     try:
         with SimServer(truth, run_dir) as sim:
             cfg = run_config(config, sim.url, size, concurrency)
+            cfg["_overrides"].update(lifted(cfg, sim.url))  # 13-15's judges (rm_validate.py)
             runner.run(cfg, run_name, only)
             stats = sim.stats()
     finally:
@@ -205,8 +207,10 @@ def validate(truth_path, size: int | str | None = None, run_name: str = "known_t
         shutil.rmtree(cache, ignore_errors=True)
     findings = collect(run_dir)
     design = design_of(cfg, run_dir)
-    truths = {**measure_truths(truth, design), **likelihood_truths(truth, design)}
-    table = pd.concat([compare(findings, truths).drop(columns="has_p"), parsed_shares(run_dir, truth),
+    truths_of = model_truths(truth, cfg, run_dir,  # per served model (rm_validate.py)
+                             lambda t, d: {**measure_truths(t, d), **likelihood_truths(t, d)}, design)
+    table = pd.concat([compare_by_model(findings, truths_of, compare).drop(columns="has_p"),
+                       paired_rows([run_dir], truths_of, COLUMNS), parsed_shares(run_dir, truth),
                        knowledge_rows(run_dir, truth, cfg)], ignore_index=True)
     passed, line = verdict(table)
     table.to_csv(run_dir / "validation.csv", index=False)

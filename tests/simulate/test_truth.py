@@ -149,3 +149,12 @@ def test_style_truth_matches_a_monte_carlo_of_the_planted_model():
     assert exact["gen_by_qa"] == pytest.approx(styled_rate(1), abs=0.01)
     assert exact["long"] == pytest.approx(styled_rate(0), abs=0.01)
     assert exact["long"] > 0.6  # the planted style preference moves it
+
+
+def test_an_untested_row_whose_interval_excludes_the_null_on_the_wrong_side_is_not_detected():
+    truths = {"a.rate": ("13", 0.70, 0.5)}  # a row without a test (p blank): detection by its interval
+    wrong_side = pd.DataFrame([_finding("a.rate", 0.30, 0.25, 0.35, None, None)])
+    row = compare(wrong_side, truths).iloc[0]
+    assert row["detected"] == 0.0
+    right_side = pd.DataFrame([_finding("a.rate", 0.69, 0.64, 0.74, None, None)])
+    assert compare(right_side, truths).iloc[0]["detected"] == 1.0

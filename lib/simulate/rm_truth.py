@@ -18,7 +18,7 @@ import numpy as np
 from . import planted as M
 from .rm_params import for_model, model_names
 from .rm_replies import answer_probability, choose_probability
-from .truth import JUDGE, expect, judge_truths
+from .truth import JUDGE, expect
 from .truth_file import Truth
 
 

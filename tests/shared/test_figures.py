@@ -395,3 +395,28 @@ def test_a_legend_beside_a_panel_that_leaves_it_too_narrow_moves_under_it(out):
         warnings.simplefilter("error", FigureWarning)
         out.figure(fig, "verification")
     assert narrowest_panel_in(fig) >= MIN_PANEL_IN and ax.get_legend().below
+
+
+def test_wide_category_labels_and_a_best_placed_legend_fit_a_column(out):
+    """02_verification as the demo run drew it: long (author, kind) labels push the panel right of the
+    figure's centre, pandas puts its legend at 'best'. The title is centred on the figure (not on the
+    panel's left edge, where half of it stuck out and the fit shrank the panel to 0.1 in), the legend
+    that lands on the bars at the column's width moves under the panel with its relabelled entries,
+    and the count axis gets fewer ticks rather than a rotated heap of numbers."""
+    from lib.report.plotting import MIN_PANEL_IN, narrowest_panel_in, overlapping_texts, saved_width
+
+    kinds = ["rewrite", "false answer", "false answer (ours, fallback)", "long", "qa"]
+    report = pd.DataFrame({"author": "local:smollm2", "kind": kinds, "ok_first_try": [28, 3, 31, 2, 3],
+                           "ok_after_retry": [5, 8, 0, 1, 0], "dropped": [9, 31, 0, 0, 0]})
+    fig, ax = plt.subplots()
+    report.set_index(["author", "kind"]).plot.barh(stacked=True, ax=ax)
+    ax.set(xlabel="items", title="Verification of generated text (n = 121 texts)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        out.figure(fig, "verification_column")
+    assert saved_width(fig) + 0.2 == pytest.approx(3.3, abs=0.05)
+    assert narrowest_panel_in(fig) >= MIN_PANEL_IN
+    leg = ax.get_legend()
+    assert leg.below and [t.get_text() for t in leg.get_texts()] == ["ok first try", "ok after a retry", "dropped"]
+    assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())
+    assert overlapping_texts(fig) == []

@@ -11,8 +11,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.patches import Patch
 
-from lib.report.plotting import legend_below, n_label, state_n
+from lib.report.plotting import label, legend_below, n_label, state_n
 
 from .figures import LIKELIHOOD, PAPER, method_panels
 from .likelihood import EXPECTED_SCORE_NAMES
@@ -51,15 +52,28 @@ def pointwise_scores_figure(ratings: pd.DataFrame):
     names = {"score": "parsed score", "expected_score": "reply-token expected score"}
     long = ratings.melt(id_vars=["evaluator", "setting", "factuality", "author", "item_id"],
                         value_vars=list(names), var_name="measure", value_name="value").replace({"measure": names})
-    # units: the 95% bootstrap resamples items (an item gives one rating per evaluator and bar)
-    g = sns.catplot(data=long, x="author", y="value", hue="factuality", row="setting", col="measure",
-                    kind="bar", errorbar=("ci", 95), units="item_id", seed=0, height=2.4, aspect=1.0)
+    long["setting"] = long["setting"].map(label)  # "rag" -> "RAG prompt": the panel titles are phrases
+    hues = [f for f in ("true", "false") if f in set(long["factuality"])] + sorted(
+        set(long["factuality"].astype(str)) - {"true", "false"})
+    colours = dict(zip(hues, sns.color_palette(n_colors=len(hues))))
+    # units: the 95% bootstrap resamples items (an item gives one rating per evaluator and bar).
+    # One measure to a row, named on its y axis, and one setting to a column, named above the top row:
+    # "setting: measure" titles over two panels to a column's width wrapped onto three lines.
+    g = sns.catplot(data=long, x="author", y="value", hue="factuality", hue_order=hues, palette=colours,
+                    row="measure", col="setting", kind="bar", errorbar=("ci", 95), units="item_id", seed=0,
+                    height=1.6, aspect=1.8, legend=False)
     g.set(ylim=(0, 5.2))
-    g.set_axis_labels("author", "score (1-5)")
-    g.set_titles("{row_name}: {col_name}")
-    for ax in g.axes.flat:  # two panels to a column's width: their titles wrap
-        ax.set_title(textwrap.fill(ax.get_title(), 22), fontsize="medium")
-    return state_n(g.figure, _ratings_n(ratings))
+    for (row, col), ax in np.ndenumerate(g.axes):
+        ax.set_title(g.col_names[col] if row == 0 else "", fontsize="medium")
+        ax.set_xlabel("author" if row == len(g.row_names) - 1 else "")
+        ax.set_ylabel(textwrap.fill(f"{g.row_names[row]} (1-5)", 16) if col == 0 else "")
+    # under the panels: beside them the legend would take a column's width from them
+    # proxies in the colours drawn (seaborn desaturates a palette's bars): one container per hue level
+    full = next(ax for ax in g.axes.flat if len(ax.containers) == len(hues))
+    handles = [Patch(facecolor=c.patches[0].get_facecolor(), label=h) for h, c in zip(hues, full.containers)]
+    legend_below(g.axes[-1, 0], handles=handles, fontsize="small", title="factuality")
+    return state_n(g.figure, "Mean rating per author and factuality (bars: 95% CI, bootstrap over items)\n"
+                   + _ratings_n(ratings))
 
 
 def _ratings_n(ratings: pd.DataFrame) -> str:

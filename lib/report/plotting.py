@@ -584,6 +584,8 @@ def _wrap_titles(fig, width_in: float) -> None:
         if not text.strip() or t.get_window_extent(renderer).width / fig.dpi <= room:
             continue
         chars = max(int(room * 72 / (0.5 * t.get_fontsize())), 12)  # a character is about 0.5 em wide
+        # "n = 2" stays on one line: textwrap does not break at a no-break space
+        text = _N_STATED_SPACES.sub("n\u00a0=\u00a0", text)
         while True:  # narrower lines until the drawn text fits its room (or lines are short already)
             t.set_text("\n".join(textwrap.fill(line, chars, break_long_words=False) for line in text.split("\n")))
             if chars <= 12 or t.get_window_extent(renderer).width / fig.dpi <= room:
@@ -591,6 +593,7 @@ def _wrap_titles(fig, width_in: float) -> None:
             chars -= 3
 
 
+_N_STATED_SPACES = re.compile(r"\bn = (?=\d)")
 MIN_PANEL_IN = 0.8  # inches: a panel narrower than this at its span's width shows little but its labels
 
 
@@ -600,11 +603,18 @@ def narrowest_panel_in(fig) -> float:
                default=float("inf"))
 
 
+# a line that only counts ("n = 119 items", "method: n = 3 pairs; 1 of 4 unparsed (25%)") says what was
+# counted, not what the figure shows
+_COUNT_LINE = re.compile(r"^\s*([^:]*:\s*)?n\s?=\s?\d[^\n]*$", re.IGNORECASE)
+
+
 def title_text(fig) -> str:
-    """The figure's caption-like title: its suptitle, else the first panel's title ('' when none)."""
+    """The figure's caption-like title: its suptitle, else the first panel's title, where it says more
+    than a count ('' when none); count lines are left out."""
     texts = [fig._suptitle.get_text() if fig._suptitle is not None else ""]
     texts += [t.get_text() for ax in fig.axes for t in (ax.title, ax._left_title)]
-    return next((t for t in texts if t.strip()), "")
+    said = ["\n".join(line for line in t.splitlines() if not _COUNT_LINE.match(line)) for t in texts]
+    return next((t for t in said if t.strip()), "")
 
 
 _ERRORS_NAMED = re.compile(r"\b(CI|interval|error bars?|bars?:|whiskers?|band|s\.?d\.|s\.?e\.|IQR|quartiles?)\b", re.I)

@@ -52,10 +52,11 @@ def _with_n(values: list, counts: pd.Series) -> list[str]:
 
 def preference_bars(frames: dict, x: str, value: str, ylabel: str, xlabel: str = "", hue: str = "evaluator",
                     order: list | None = None, judged: dict | None = None, what: dict | None = None,
-                    notes: dict | None = None):
+                    notes: dict | None = None, title: str = ""):
     """Mean of a 0/1 column per x and hue with bootstrap 95% intervals over rows (pairs), one panel per
     method ({method: rows}), each x group's n under its name. The figure states n (pairs plotted) per
-    method and, given `judged` ({method: pairs judged}), how many of them gave no usable choice."""
+    method and, given `judged` ({method: pairs judged}), how many of them gave no usable choice, under
+    its caption-like `title`."""
     judged, what = judged or {}, what or {}
 
     def draw(ax, method):
@@ -74,7 +75,7 @@ def preference_bars(frames: dict, x: str, value: str, ylabel: str, xlabel: str =
         text = n_label(len(rows), "pairs", failed=None if of is None else of - len(rows), of=of,
                        what=what.get(method, "without a valid reply"))
         lines.append(f"{method}: {text}" if len(frames) > 1 else text)
-    return state_n(fig, "\n".join(lines))
+    return state_n(fig, "\n".join([title] * bool(title) + lines))
 
 
 def _methods(scored: pd.DataFrame) -> dict:
@@ -97,7 +98,8 @@ def fact_by_knowledge(scored: pd.DataFrame, knowledge: pd.DataFrame):
     levels = set().union(*(set(f["level"]) for f in frames.values()))
     order = [level for level in KNOWLEDGE_ORDER if level in levels]
     return preference_bars(frames, "level", "fact_pref", "factual preference", "prior knowledge", order=order,
-                           judged=judged, what={PAPER: "without a valid reply", LIKELIHOOD: "undecided"})
+                           judged=judged, what={PAPER: "without a valid reply", LIKELIHOOD: "undecided"},
+                           title="Factual preference by prior knowledge (bars: 95% bootstrap CI over pairs)")
 
 
 # Both passages of a style pair carry the same answer, so the likelihood of the answer cannot tell them apart.
@@ -111,4 +113,5 @@ def style_preference(scored: pd.DataFrame):
     rows = scored[scored["valid"]].assign(style_pref=lambda d: d["chose_a"].astype(float)) if len(scored) else scored
     return preference_bars({PAPER: rows}, "kind", "style_pref", "preference for the styled passage",
                            judged={PAPER: len(scored)}, what={PAPER: "pairs without a valid reply"},
-                           notes={PAPER: STYLE_NO_REPLY})
+                           notes={PAPER: STYLE_NO_REPLY},
+                           title="Preference for the styled passage (bars: 95% bootstrap CI over pairs)")

@@ -93,7 +93,8 @@ def parsed_vs_next_token_figure(ratings: pd.DataFrame):
     fig, ax = plt.subplots(figsize=(4.5, 3.5))
     sns.stripplot(data=ratings.dropna(subset=["score"]), x="score", y="lik_expected", hue="setting",
                   dodge=True, ax=ax)
-    ax.set(xlabel="parsed score (paper method)", ylabel=EXPECTED_SCORE_NAMES["lik_expected"], ylim=(1, 5))
+    ax.set(xlabel="parsed score (paper method)", ylabel=EXPECTED_SCORE_NAMES["lik_expected"], ylim=(1, 5),
+           title="Parsed score vs the likelihood's expected score")
     parsed = int(ratings["score"].notna().sum())
     return state_n(fig, n_label(parsed, "parsed ratings", failed=len(ratings) - parsed, of=len(ratings),
                                 what="ratings unparsed"))

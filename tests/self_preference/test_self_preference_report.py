@@ -104,7 +104,8 @@ def test_figures_state_n_and_the_unparsed_replies():
     r.loc[r.index[:2], ["score", "parsed"]] = [np.nan, False]
     fig = report.pointwise_scores_figure(r)
     assert fig._suptitle.get_text().endswith("(bars: 95% CI, bootstrap over items)\nn = 4 items; 2 of 16 ratings unparsed (12%)")
-    assert report.parsed_vs_next_token_figure(r)._suptitle.get_text().startswith("n = 14 parsed ratings; 2 of 16")
+    fig = report.parsed_vs_next_token_figure(r)
+    assert fig._suptitle.get_text().startswith("n = 14 parsed ratings; 2 of 16") and fig.axes[0].get_title()
     by_combo = pt.preference_table(_pairs(), ["dataset", "evaluator", "combo"], prefs=("self",))
     fig = report.self_by_combo_figure(by_combo, pr.COMBOS)
     assert states_n(fig) and fig._suptitle.get_text().startswith(f"n = {int(by_combo['n_valid'].sum())} valid pairs")

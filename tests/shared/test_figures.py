@@ -221,7 +221,7 @@ def test_figures_are_saved_at_their_declared_width_and_warn_when_unreadable_ther
         fig, axes = plt.subplots(1, 4, figsize=(9.5, 3))  # four panels in a row: about 9.5 in as drawn
         for ax in axes:
             ax.plot([0, 1], [0, 1])
-        axes[0].set_title("Growth per model, n = 2")
+        fig.suptitle("Growth per model, n = 2")
         return fig
 
     with pytest.warns(FigureWarning, match="narrowest panel is .* in wide"):
@@ -420,3 +420,33 @@ def test_wide_category_labels_and_a_best_placed_legend_fit_a_column(out):
     assert leg.below and [t.get_text() for t in leg.get_texts()] == ["ok first try", "ok after a retry", "dropped"]
     assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())
     assert overlapping_texts(fig) == []
+
+
+def test_a_count_alone_is_no_title(out):
+    """A figure headed only by 'n = 119 items' names what was counted, not what it shows."""
+    from lib.report.plotting import n_label, state_n, title_text
+
+    def panel():
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [3, 5])
+        return fig
+
+    fig = state_n(panel(), n_label(119, "items"))
+    assert title_text(fig) == ""
+    with pytest.warns(FigureWarning, match="has no title"):
+        out.figure(fig, "count_only")
+    fig = state_n(panel(), "Query and passage length per dataset\n" + n_label(119, "items"))
+    assert title_text(fig) == "Query and passage length per dataset"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        out.figure(fig, "count_and_caption")
+
+
+def test_a_wrapped_title_keeps_its_count_on_one_line(out):
+    """quickstart_perplexity's title wrapped as '... (n =' / '2 texts)'."""
+    fig, ax = plt.subplots()
+    ax.bar(["fluent", "shuffled"], [16, 2210])
+    ax.set_title("Fluent vs shuffled text: perplexity under Gemma-3 (n = 2 texts)")
+    out.figure(fig, "wrapped")
+    lines = ax.get_title().splitlines()
+    assert len(lines) > 1 and any("n\u00a0=\u00a02" in line for line in lines)

@@ -102,7 +102,8 @@ class RunOutputs:
             warnings.warn(f"figure {name!r} states no n: put 'n = ...' in its title or caption",
                           FigureWarning, stacklevel=2)
         if not plotting.title_text(fig) and not caption:
-            warnings.warn(f"figure {name!r} has no title: give it a caption-like one (what it shows, of what)",
+            warnings.warn(f"figure {name!r} has no title (a count alone is none): give it a caption-like one "
+                          "(what it shows, of what)",
                           FigureWarning, stacklevel=2)
         if plotting.has_error_bars(fig) and not plotting.names_error_bars(fig, caption):
             warnings.warn(f"figure {name!r} has error bars that nothing names: say what they are "

@@ -210,8 +210,12 @@ def _legends_outside(fig, renderer) -> None:
 
 def legend_below(ax, ncols: int | None = None, handles: list | None = None, **kw) -> None:
     """Put the axes' legend in a row under it, clear of its x label: it adds height, not width, so the
-    figure stays narrow enough for a column. `handles`: proxy artists (their labels) instead of the axes' own."""
-    if handles is None:
+    figure stays narrow enough for a column. `handles`: proxy artists (their labels) instead of the axes' own;
+    without them, the entries of the axes' legend as shown (relabelled, empty series dropped), else its artists'."""
+    if handles is None and ax.get_legend() is not None:
+        # the legend's own entries: the finishing pass may already have relabelled or dropped some
+        handles, labels = list(ax.get_legend().legend_handles), [t.get_text() for t in ax.get_legend().get_texts()]
+    elif handles is None:
         handles, labels = ax.get_legend_handles_labels()
     else:
         labels = [h.get_label() for h in handles]
@@ -243,18 +247,31 @@ def _anchor_below(ax) -> None:
     box = ax.get_tightbbox(renderer).transformed(ax.transAxes.inverted())
     pos = ax.get_position()
     # under a panel alone in its row the legend is centred on the figure, where a row as wide as it fits
-    x = min(max((0.5 - pos.x0) / pos.width, 0.0), 1.0) if _alone_in_row(fig, ax) and pos.width else 0.5
+    x = (0.5 - pos.x0) / pos.width if _alone_in_row(fig, ax) and pos.width else 0.5
     leg.set_bbox_to_anchor((x, box.y0), transform=ax.transAxes)
     leg.set_visible(True)
 
 
+def _x_ticks_overlap(ax, renderer) -> bool:
+    """True when two neighbouring x tick labels in view are drawn over each other."""
+    ticks = ax.xaxis._update_ticks()  # the ticks in view (get_ticklabels also returns those beyond the limits)
+    boxes = [t.label1.get_window_extent(renderer) for t in ticks if t.label1.get_visible() and t.label1.get_text()]
+    return any(a.overlaps(b) for a, b in zip(boxes, boxes[1:]))
+
+
 def _unoverlap_ticks(fig, renderer) -> None:
-    """Rotate x tick labels that overlap their neighbours."""
+    """x tick labels that overlap their neighbours: a numeric axis gets fewer ticks (rotated numbers are
+    hard to read), then, still overlapping, or categorical, the labels rotate."""
     for ax in fig.axes:
-        labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
-        boxes = [t.get_window_extent(renderer) for t in labels]
-        if any(a.overlaps(b) for a, b in zip(boxes, boxes[1:])):
-            for t in labels:
+        locator = ax.xaxis.get_major_locator()
+        if isinstance(locator, MaxNLocator):  # AutoLocator is one: numeric ticks, not categories
+            for nbins in (5, 4, 3, 2):
+                if not _x_ticks_overlap(ax, renderer):
+                    break
+                locator.set_params(nbins=nbins)
+                fig.canvas.draw()
+        if _x_ticks_overlap(ax, renderer):
+            for t in ax.get_xticklabels():
                 t.set_rotation(30), t.set_ha("right"), t.set_rotation_mode("anchor")
 
 
@@ -463,7 +480,7 @@ def _center_titles(fig) -> None:
     for ax in fig.axes:
         if is_panel(ax) and _alone_in_row(fig, ax) and ax.title.get_text().strip():
             box = ax.get_position()
-            ax.title.set_x(min(max((0.5 - box.x0) / box.width, 0.0), 1.0) if box.width else 0.5)
+            ax.title.set_x((0.5 - box.x0) / box.width if box.width else 0.5)
 
 
 def _reflow_legends_below(fig) -> None:
@@ -514,7 +531,11 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
     size = fig.get_size_inches().copy()
     positions = [ax.get_position() for ax in fig.axes]
     _fit_width(fig, target, tries)
-    if narrowest_panel_in(fig) < MIN_PANEL_IN:
+    renderer = fig.canvas.get_renderer()
+    # a legend placed at 'best' for the drawn width may lie over the data at the span's width
+    covering = any(_legend_over_data(ax, ax.get_legend(), renderer) for ax in fig.axes
+                   if ax.get_legend() is not None and not getattr(ax.get_legend(), "below", False))
+    if narrowest_panel_in(fig) < MIN_PANEL_IN or covering:
         # a legend beside the panel takes the width it needs: under the panel it takes height instead
         moved = False
         for ax in fig.axes:
@@ -563,6 +584,8 @@ def _wrap_titles(fig, width_in: float) -> None:
         if not text.strip() or t.get_window_extent(renderer).width / fig.dpi <= room:
             continue
         chars = max(int(room * 72 / (0.5 * t.get_fontsize())), 12)  # a character is about 0.5 em wide
+        # "n = 2" stays on one line: textwrap does not break at a no-break space
+        text = _N_STATED_SPACES.sub("n\u00a0=\u00a0", text)
         while True:  # narrower lines until the drawn text fits its room (or lines are short already)
             t.set_text("\n".join(textwrap.fill(line, chars, break_long_words=False) for line in text.split("\n")))
             if chars <= 12 or t.get_window_extent(renderer).width / fig.dpi <= room:
@@ -570,6 +593,7 @@ def _wrap_titles(fig, width_in: float) -> None:
             chars -= 3
 
 
+_N_STATED_SPACES = re.compile(r"\bn = (?=\d)")
 MIN_PANEL_IN = 0.8  # inches: a panel narrower than this at its span's width shows little but its labels
 
 
@@ -579,11 +603,18 @@ def narrowest_panel_in(fig) -> float:
                default=float("inf"))
 
 
+# a line that only counts ("n = 119 items", "method: n = 3 pairs; 1 of 4 unparsed (25%)") says what was
+# counted, not what the figure shows
+_COUNT_LINE = re.compile(r"^\s*([^:]*:\s*)?n\s?=\s?\d[^\n]*$", re.IGNORECASE)
+
+
 def title_text(fig) -> str:
-    """The figure's caption-like title: its suptitle, else the first panel's title ('' when none)."""
+    """The figure's caption-like title: its suptitle, else the first panel's title, where it says more
+    than a count ('' when none); count lines are left out."""
     texts = [fig._suptitle.get_text() if fig._suptitle is not None else ""]
     texts += [t.get_text() for ax in fig.axes for t in (ax.title, ax._left_title)]
-    return next((t for t in texts if t.strip()), "")
+    said = ["\n".join(line for line in t.splitlines() if not _COUNT_LINE.match(line)) for t in texts]
+    return next((t for t in said if t.strip()), "")
 
 
 _ERRORS_NAMED = re.compile(r"\b(CI|interval|error bars?|bars?:|whiskers?|band|s\.?d\.|s\.?e\.|IQR|quartiles?)\b", re.I)

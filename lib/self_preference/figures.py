@@ -10,8 +10,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.patches import Patch
 
-from lib.report.plotting import legend_below, n_label, note_empty, state_n
+from lib.report.plotting import label, legend_below, n_label, note_empty, state_n
 
 from .likelihood import EXPECTED_SCORE_NAMES, likelihood_view
 from .tables import attach_knowledge
@@ -57,10 +58,11 @@ def _with_n(values: list, counts: pd.Series) -> list[str]:
 
 def preference_bars(frames: dict, x: str, value: str, ylabel: str, xlabel: str = "", hue: str = "evaluator",
                     order: list | None = None, judged: dict | None = None, what: dict | None = None,
-                    notes: dict | None = None):
+                    notes: dict | None = None, title: str = ""):
     """Mean of a 0/1 column per x and hue with bootstrap 95% intervals over rows (pairs), one panel per
     method ({method: rows}), each x group's n under its name. The figure states n (pairs plotted) per
-    method and, given `judged` ({method: pairs judged}), how many of them gave no usable choice."""
+    method and, given `judged` ({method: pairs judged}), how many of them gave no usable choice, under
+    its caption-like `title`."""
     judged, what = judged or {}, what or {}
 
     def draw(ax, method):
@@ -79,7 +81,7 @@ def preference_bars(frames: dict, x: str, value: str, ylabel: str, xlabel: str =
         text = n_label(len(rows), "pairs", failed=None if of is None else of - len(rows), of=of,
                        what=what.get(method, "without a valid reply"))
         lines.append(f"{method}: {text}" if len(frames) > 1 else text)
-    return state_n(fig, "\n".join(lines))
+    return state_n(fig, "\n".join([title] * bool(title) + lines))
 
 
 def _methods(scored: pd.DataFrame) -> dict:
@@ -102,7 +104,8 @@ def fact_by_knowledge(scored: pd.DataFrame, knowledge: pd.DataFrame):
     levels = set().union(*(set(f["level"]) for f in frames.values()))
     order = [level for level in KNOWLEDGE_ORDER if level in levels]
     return preference_bars(frames, "level", "fact_pref", "factual preference", "prior knowledge", order=order,
-                           judged=judged, what={PAPER: "without a valid reply", LIKELIHOOD: "undecided"})
+                           judged=judged, what={PAPER: "without a valid reply", LIKELIHOOD: "undecided"},
+                           title="Factual preference by prior knowledge (bars: 95% bootstrap CI over pairs)")
 
 
 # Both passages of a style pair carry the same answer, so the likelihood of the answer cannot tell them apart.
@@ -116,7 +119,8 @@ def style_preference(scored: pd.DataFrame):
     rows = scored[scored["valid"]].assign(style_pref=lambda d: d["chose_a"].astype(float)) if len(scored) else scored
     return preference_bars({PAPER: rows}, "kind", "style_pref", "preference for the styled passage",
                            judged={PAPER: len(scored)}, what={PAPER: "pairs without a valid reply"},
-                           notes={PAPER: STYLE_NO_REPLY})
+                           notes={PAPER: STYLE_NO_REPLY},
+                           title="Preference for the styled passage (bars: 95% bootstrap CI over pairs)")
 
 
 def _errorbars(ax, frame: pd.DataFrame, x: str, hue: str, y: str, low: str, high: str, order, hues,
@@ -141,18 +145,31 @@ def pointwise_scores_figure(ratings: pd.DataFrame):
     names = {"score": "parsed score", "expected_score": "reply-token expected score"}
     long = ratings.melt(id_vars=["evaluator", "setting", "factuality", "author", "item_id"],
                         value_vars=list(names), var_name="measure", value_name="value").replace({"measure": names})
+    long["setting"] = long["setting"].map(label)  # "rag" -> "RAG prompt": the panel titles are phrases
     # one value per item and bar (its mean over evaluators), so the 95% bootstrap resamples items, the unit,
     # without seaborn's `units=` loop in Python over every unit and resample (minutes at 2,100 items)
     long = long.groupby(["setting", "measure", "author", "factuality", "item_id"], as_index=False,
                         sort=False)["value"].mean()
-    g = sns.catplot(data=long, x="author", y="value", hue="factuality", row="setting", col="measure",
-                    kind="bar", errorbar=("ci", 95), seed=0, height=2.4, aspect=1.0)
+    hues = [f for f in ("true", "false") if f in set(long["factuality"])] + sorted(
+        set(long["factuality"].astype(str)) - {"true", "false"})
+    colours = dict(zip(hues, sns.color_palette(n_colors=len(hues))))
+    # One measure to a row, named on its y axis, and one setting to a column, named above the top row:
+    # "setting: measure" titles over two panels to a column's width wrapped onto three lines.
+    g = sns.catplot(data=long, x="author", y="value", hue="factuality", hue_order=hues, palette=colours,
+                    row="measure", col="setting", kind="bar", errorbar=("ci", 95), seed=0,
+                    height=1.6, aspect=1.8, legend=False)
     g.set(ylim=(0, 5.2))
-    g.set_axis_labels("author", "score (1-5)")
-    g.set_titles("{row_name}: {col_name}")
-    for ax in g.axes.flat:  # two panels to a column's width: their titles wrap
-        ax.set_title(textwrap.fill(ax.get_title(), 22), fontsize="medium")
-    return state_n(g.figure, _ratings_n(ratings))
+    for (row, col), ax in np.ndenumerate(g.axes):
+        ax.set_title(g.col_names[col] if row == 0 else "", fontsize="medium")
+        ax.set_xlabel("author" if row == len(g.row_names) - 1 else "")
+        ax.set_ylabel(textwrap.fill(f"{g.row_names[row]} (1-5)", 16) if col == 0 else "")
+    # under the panels: beside them the legend would take a column's width from them
+    # proxies in the colours drawn (seaborn desaturates a palette's bars): one container per hue level
+    full = next(ax for ax in g.axes.flat if len(ax.containers) == len(hues))
+    handles = [Patch(facecolor=c.patches[0].get_facecolor(), label=h) for h, c in zip(hues, full.containers)]
+    legend_below(g.axes[-1, 0], handles=handles, fontsize="small", title="factuality")
+    return state_n(g.figure, "Mean rating per author and factuality (bars: 95% CI, bootstrap over items)\n"
+                   + _ratings_n(ratings))
 
 
 def _ratings_n(ratings: pd.DataFrame) -> str:
@@ -166,7 +183,8 @@ def parsed_vs_next_token_figure(ratings: pd.DataFrame):
     fig, ax = plt.subplots(figsize=(4.5, 3.5))
     sns.stripplot(data=ratings.dropna(subset=["score"]), x="score", y="lik_expected", hue="setting",
                   dodge=True, ax=ax)
-    ax.set(xlabel="parsed score (paper method)", ylabel=EXPECTED_SCORE_NAMES["lik_expected"], ylim=(1, 5))
+    ax.set(xlabel="parsed score (paper method)", ylabel=EXPECTED_SCORE_NAMES["lik_expected"], ylim=(1, 5),
+           title="Parsed score vs the likelihood's expected score")
     parsed = int(ratings["score"].notna().sum())
     return state_n(fig, n_label(parsed, "parsed ratings", failed=len(ratings) - parsed, of=len(ratings),
                                 what="ratings unparsed"))

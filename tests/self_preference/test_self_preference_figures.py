@@ -41,7 +41,10 @@ def test_style_preference_uses_valid_pairs_only_and_says_when_there_are_none():
 
 
 def _suptitle(fig):
-    return fig._suptitle.get_text() if fig._suptitle is not None else ""
+    """The figure's count lines, under its caption-like first line (which must name the bars' interval)."""
+    title, *counts = fig._suptitle.get_text().splitlines() if fig._suptitle is not None else [""]
+    assert "bars: 95% bootstrap CI over pairs" in title
+    return "\n".join(counts)
 
 
 def test_preference_figures_state_n_in_pairs_and_the_pairs_without_a_reply():
@@ -82,7 +85,7 @@ def test_fact_by_knowledge_shows_the_likelihood_beside_an_empty_paper_panel():
     # passage 1 is the true one in the a_first order only: half the pairs chose the true passage
     assert sorted(round(b.get_height(), 6) for c in lik.containers for b in c) == [0.5, 0.5]
     assert paper.get_legend() is None and lik.get_legend() is not None
-    lines = fig._suptitle.get_text().splitlines()
+    lines = _suptitle(fig).splitlines()
     assert lines[0].startswith("paper (parsed reply): n = 0 pairs; 4 of 4") and lines[1].startswith("likelihood sum: n = 4")
     plt.close(fig)
     both = figures.fact_by_knowledge(_fact_pairs(parsed=True), knowledge)

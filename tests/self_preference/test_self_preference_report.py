@@ -92,8 +92,8 @@ def test_pointwise_helpers_name_the_two_expected_scores_apart():
     assert lk.method_tables(r.assign(lik_argmax=np.nan)) == {}
     assert lk.EXPECTED_SCORE_NAMES["expected_score"] != lk.EXPECTED_SCORE_NAMES["lik_expected"]
     fig = figures.pointwise_scores_figure(r)
-    titles = " ".join(" ".join(a.get_title().split()) for a in fig.axes)  # titles wrap
-    assert "reply-token expected score" in titles and "parsed score" in titles
+    rows = " ".join(" ".join(a.get_ylabel().split()) for a in fig.axes)  # each measure names its row; labels wrap
+    assert "reply-token expected score" in rows and "parsed score" in rows
     assert figures.parsed_vs_next_token_figure(r).axes[0].get_ylabel() == "next-token expected score after ###"
     assert report.coverage_line(r).startswith("parse failures after retries: 0.0%")
 
@@ -104,8 +104,9 @@ def test_figures_state_n_and_the_unparsed_replies():
     r = _ratings()
     r.loc[r.index[:2], ["score", "parsed"]] = [np.nan, False]
     fig = figures.pointwise_scores_figure(r)
-    assert fig._suptitle.get_text() == "n = 4 items; 2 of 16 ratings unparsed (12%)"
-    assert figures.parsed_vs_next_token_figure(r)._suptitle.get_text().startswith("n = 14 parsed ratings; 2 of 16")
+    assert fig._suptitle.get_text().endswith("(bars: 95% CI, bootstrap over items)\nn = 4 items; 2 of 16 ratings unparsed (12%)")
+    fig = figures.parsed_vs_next_token_figure(r)
+    assert fig._suptitle.get_text().startswith("n = 14 parsed ratings; 2 of 16") and fig.axes[0].get_title()
     by_combo = pt.preference_table(_pairs(), ["dataset", "evaluator", "combo"], prefs=("self",))
     fig = figures.self_by_combo_figure(by_combo, pr.COMBOS)
     assert states_n(fig) and fig._suptitle.get_text().startswith(f"n = {int(by_combo['n_valid'].sum())} valid pairs")
@@ -150,3 +151,29 @@ def test_figure3_never_averages_interval_bounds_across_datasets():
     # the error bars reach each dataset's own bounds (0.1 .. 0.7), not their averages (0.3 .. 0.6)
     ys = np.concatenate([seg[:, 1] for coll in ax.collections for seg in coll.get_segments()])
     assert ys.min() == pytest.approx(0.1) and ys.max() == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize("settings, span", [(["rag"], "column"), (["normal", "rag"], "page")])
+def test_pointwise_scores_figure_fits_its_span_without_a_warning(settings, span):
+    """05_pointwise_scores: the demo run's one setting at a column's width, the paper's two settings over the
+    page (as notebook 05 declares them); measures one to a row left no panel under 0.8 in, the legend
+    is under the panels in the bars' own colours, and no text is drawn over another."""
+    import warnings
+
+    import matplotlib.pyplot as plt
+
+    from lib.report.outputs import FigureWarning, RunOutputs
+    from lib.report.plotting import house_style, overlapping_texts
+
+    house_style()
+    r = _ratings()
+    r = pd.concat([r, r.assign(factuality="false", score=r["score"] - 1)], ignore_index=True)
+    fig = report.pointwise_scores_figure(r[r["setting"].isin(settings)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        assert RunOutputs("t", "05").figure(fig, "05_pointwise_scores", span=span)
+    legend = [leg for ax in fig.axes for leg in [ax.get_legend()] if leg is not None]
+    assert len(legend) == 1 and [t.get_text() for t in legend[0].get_texts()] == ["true", "false"]
+    assert [a.get_title() for a in fig.axes if a.get_title()] == ["normal prompt", "RAG prompt"][-len(settings):]
+    assert overlapping_texts(fig) == []
+    plt.close(fig)

@@ -221,7 +221,7 @@ def test_figures_are_saved_at_their_declared_width_and_warn_when_unreadable_ther
         fig, axes = plt.subplots(1, 4, figsize=(9.5, 3))  # four panels in a row: about 9.5 in as drawn
         for ax in axes:
             ax.plot([0, 1], [0, 1])
-        axes[0].set_title("Growth per model, n = 2")
+        fig.suptitle("Growth per model, n = 2")
         return fig
 
     with pytest.warns(FigureWarning, match="narrowest panel is .* in wide"):
@@ -395,3 +395,58 @@ def test_a_legend_beside_a_panel_that_leaves_it_too_narrow_moves_under_it(out):
         warnings.simplefilter("error", FigureWarning)
         out.figure(fig, "verification")
     assert narrowest_panel_in(fig) >= MIN_PANEL_IN and ax.get_legend().below
+
+
+def test_wide_category_labels_and_a_best_placed_legend_fit_a_column(out):
+    """02_verification as the demo run drew it: long (author, kind) labels push the panel right of the
+    figure's centre, pandas puts its legend at 'best'. The title is centred on the figure (not on the
+    panel's left edge, where half of it stuck out and the fit shrank the panel to 0.1 in), the legend
+    that lands on the bars at the column's width moves under the panel with its relabelled entries,
+    and the count axis gets fewer ticks rather than a rotated heap of numbers."""
+    from lib.report.plotting import MIN_PANEL_IN, narrowest_panel_in, overlapping_texts, saved_width
+
+    kinds = ["rewrite", "false answer", "false answer (ours, fallback)", "long", "qa"]
+    report = pd.DataFrame({"author": "local:smollm2", "kind": kinds, "ok_first_try": [28, 3, 31, 2, 3],
+                           "ok_after_retry": [5, 8, 0, 1, 0], "dropped": [9, 31, 0, 0, 0]})
+    fig, ax = plt.subplots()
+    report.set_index(["author", "kind"]).plot.barh(stacked=True, ax=ax)
+    ax.set(xlabel="items", title="Verification of generated text (n = 121 texts)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        out.figure(fig, "verification_column")
+    assert saved_width(fig) + 0.2 == pytest.approx(3.3, abs=0.05)
+    assert narrowest_panel_in(fig) >= MIN_PANEL_IN
+    leg = ax.get_legend()
+    assert leg.below and [t.get_text() for t in leg.get_texts()] == ["ok first try", "ok after a retry", "dropped"]
+    assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())
+    assert overlapping_texts(fig) == []
+
+
+def test_a_count_alone_is_no_title(out):
+    """A figure headed only by 'n = 119 items' names what was counted, not what it shows."""
+    from lib.report.plotting import n_label, state_n, title_text
+
+    def panel():
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [3, 5])
+        return fig
+
+    fig = state_n(panel(), n_label(119, "items"))
+    assert title_text(fig) == ""
+    with pytest.warns(FigureWarning, match="has no title"):
+        out.figure(fig, "count_only")
+    fig = state_n(panel(), "Query and passage length per dataset\n" + n_label(119, "items"))
+    assert title_text(fig) == "Query and passage length per dataset"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        out.figure(fig, "count_and_caption")
+
+
+def test_a_wrapped_title_keeps_its_count_on_one_line(out):
+    """quickstart_perplexity's title wrapped as '... (n =' / '2 texts)'."""
+    fig, ax = plt.subplots()
+    ax.bar(["fluent", "shuffled"], [16, 2210])
+    ax.set_title("Fluent vs shuffled text: perplexity under Gemma-3 (n = 2 texts)")
+    out.figure(fig, "wrapped")
+    lines = ax.get_title().splitlines()
+    assert len(lines) > 1 and any("n\u00a0=\u00a02" in line for line in lines)

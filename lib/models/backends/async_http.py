@@ -20,6 +20,8 @@ import os
 import random
 import threading
 import time
+import urllib.parse
+import urllib.request
 
 import aiohttp
 
@@ -56,6 +58,14 @@ class APITimeoutError(RequestFailed):
 
 class APIConnectionError(RequestFailed):
     """The server could not be reached, or dropped the connection."""
+
+
+def env_proxy(url: str) -> str | None:
+    """The proxy the environment names for this URL (HTTP(S)_PROXY, NO_PROXY), or None."""
+    parts = urllib.parse.urlparse(url)
+    if not parts.hostname or urllib.request.proxy_bypass(parts.hostname):
+        return None
+    return urllib.request.getproxies().get(parts.scheme)
 
 
 def retry_after(headers) -> float | None:
@@ -121,6 +131,7 @@ class ServerSession:
         self._session: aiohttp.ClientSession | None = None
         self._room: asyncio.Condition | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._proxy: str | None = None
 
     def run(self, coro):
         """Run a coroutine of this session on the event loop and wait for its result."""
@@ -134,7 +145,10 @@ class ServerSession:
         if self._session is None or self._loop is not loop:
             # one kept-alive connection per request in flight, and a few spare for connections closing
             conn = aiohttp.TCPConnector(limit=self.limit.ceiling + 16, limit_per_host=0)
-            self._session = aiohttp.ClientSession(connector=conn, headers=self.headers, trust_env=True)
+            # proxies from the environment once per session, as the openai client honoured them; aiohttp's
+            # trust_env would look them (and ~/.netrc) up in a worker thread for every request
+            self._proxy = env_proxy(self.base_url)
+            self._session = aiohttp.ClientSession(connector=conn, headers=self.headers)
             self._room, self._loop = asyncio.Condition(), loop
             atexit.register(_close_at_exit, self)
         return self._session
@@ -164,8 +178,9 @@ class ServerSession:
             # retries too wait for room under the new limit (each retry then belongs to the new round)
             entered = await self._enter()
             try:
-                async with session.request(method, self.base_url + path, data=data, timeout=limits) as resp:
-                    text = await resp.text()
+                async with session.request(method, self.base_url + path, data=data, timeout=limits,
+                                           proxy=self._proxy) as resp:
+                    text = (await resp.read()).decode("utf-8", "replace")
                     before = int(self.limit.limit)
                     self.limit.observe(resp.status, entered)
                     if int(self.limit.limit) > before:  # AIMD grew by a request: let one more in

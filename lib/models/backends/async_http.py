@@ -137,6 +137,7 @@ class ServerSession:
         """Run a coroutine of this session on the event loop and wait for its result."""
         loop = _Loop.get()
         if threading.current_thread() is _Loop.thread:
+            coro.close()
             raise RuntimeError("a blocking server call from the event loop's own thread would wait forever")
         return asyncio.run_coroutine_threadsafe(coro, loop).result()
 

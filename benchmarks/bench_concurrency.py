@@ -1,7 +1,10 @@
 """Requests in flight against an OpenAI-compatible server (issue 30): the fake server of
 tests/fake_openai.py in its own process, answering every request after `--delay` seconds; our client
-(CachedModel over OpenAIBackend, a fresh temporary cache) sends `--rounds` x N requests with the spec
-option `;concurrency:N`. Ideal is N / delay requests/s; the server reports how many it saw at once.
+(CachedModel over OpenAIBackend: coroutines on one event loop thread, lib/models/backends/async_http.py;
+a fresh temporary cache) sends `--rounds` x N requests with the spec option `;concurrency:N`. Ideal is
+N / delay requests/s; the server reports how many it saw at once. Client CPU per request is this
+process's CPU time over the batch (the server's is not in it), the figure that does not depend on the
+machine's load; the load average is printed with the table, as the ratio does depend on it.
 
     .venv/bin/python benchmarks/bench_concurrency.py [--delay 0.5] [--levels 8,64,256] [--rounds 8]
 """
@@ -63,6 +66,8 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+    print(f"load average (1 / 5 / 15 min) at the end: {' / '.join(f'{x:.1f}' for x in os.getloadavg())} "
+          f"on {os.cpu_count()} cores")
     print("| in flight | requests | seconds | requests/s | ideal | ratio | server saw at once | client CPU ms / request |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:

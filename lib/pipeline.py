@@ -2,7 +2,8 @@
 
 The runner orders a run by these declarations, refuses a notebook whose required input neither an
 earlier notebook of the run, the run folder nor a parameter gives (one line naming both), checks the
-run's models against what the notebooks need before any work, and goes on past a failure that no
+run's models against what the notebooks need before any work (a part its models cannot serve is left
+out; a missing core need refuses the notebook), and goes on past a failure that no
 later notebook depends on. A notebook missing from here reads and writes nothing the runner knows of.
 """
 from __future__ import annotations
@@ -31,6 +32,12 @@ class Need:
     part: str
     kinds: tuple[str, ...] = ()  # reward-model kinds the need is for (judge, judge:logprob, implicit, rm); () = every model
     chat_context: bool = False  # the part asks with chat messages (likelihoods over an API need raw text)
+    # core: without it the notebook has nothing to do, so the runner refuses the run instead of leaving a
+    # part out; `instead` is a spec that has it, named in that refusal; any of `unless` set (files that
+    # give the values) means no model is asked
+    core: bool = False
+    instead: str = ""
+    unless: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -63,7 +70,8 @@ STEPS: tuple[Step, ...] = (
     Step("03_perplexity", reads=(Input("passage_bank.jsonl", "02_passage_bank",
                                        ("bank_path", "perplexity_path", "release_dir")),),
          # a server's perplexity comes from its echoed likelihoods of the raw text (lib.models.perplexity)
-         needs=(Need("ppl_model", ("rolling_loglikelihood", "loglikelihood"), "perplexity"),)),
+         needs=(Need("ppl_model", ("rolling_loglikelihood", "loglikelihood"), "perplexity", core=True,
+                     instead="local:gemma3", unless=("perplexity_path", "release_dir")),)),
     Step("04_knowledge_probe", reads=(_ITEMS,), writes=("knowledge.jsonl",)),
     Step("05_pointwise_reranking", reads=(_BANK,), writes=("pointwise_ratings.jsonl",),
          needs=(Need("evaluators", _LIKELIHOOD, "likelihood ratings", chat_context=True),)),
@@ -163,6 +171,27 @@ def capabilities(spec: str, probe: bool = True) -> frozenset:
         if get_model(spec).echo_problem() is not None:  # the probe said why not
             caps -= {"loglikelihood", "echo_probe"}
     return frozenset(caps)
+
+
+def core_missing(stem: str, params: dict) -> str | None:
+    """One line when a model of `stem` lacks a capability the notebook cannot do without (a core need),
+    naming the notebook, the model and what to pass instead; None when every core need is met."""
+    for need in step(stem).needs:
+        if not need.core or any(params.get(p) not in (None, "", [], {}) for p in need.unless):
+            continue
+        for spec in _targets(need, params.get(need.parameter)):
+            caps = capabilities(spec, probe=False)
+            if set(need.any_of) & caps == {"loglikelihood"} and "echo_probe" in caps:
+                try:  # only the server's echo can serve it: its probe decides
+                    caps = capabilities(spec)
+                except Exception:  # noqa: BLE001 - no key or no server: nothing can give it here
+                    caps = caps - {"loglikelihood"}
+            if not set(need.any_of) & caps:
+                files = "".join(f" or -p {p}=<file>" for p in need.unless[:1])
+                return (f"{stem} cannot run: its {need.parameter} `{spec}` gives no {need.part} (needs "
+                        f"{' or '.join(need.any_of)}, which it does not give); pass a model that "
+                        f"does, e.g. -p {need.parameter}={need.instead or '<model>'}{files}.")
+    return None
 
 
 def left_out(stem: str, params: dict, known: dict | None = None) -> list[dict]:

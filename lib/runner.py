@@ -13,7 +13,8 @@ effective parameters, where each one came from, and which model role got which s
 
 What each notebook reads, writes and needs of its models is declared in lib.pipeline: a run is
 ordered by it, refused before any work when a notebook's input comes from nowhere, and its models are
-checked against the needs (parts left out are named in the manifest and the run README). A failed
+checked against the needs (parts left out are named in the manifest and the run README; a notebook
+whose core need its model lacks is refused before any work). A failed
 notebook does not stop the run; those that need its output are skipped, and every failure is named.
 """
 from __future__ import annotations
@@ -293,6 +294,7 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
     steps = [(nb, {k: v for k, (v, src) in eff.items() if src != "notebook"}) for nb, eff in effective]
     specs = check_specs(model_specs(effective))
     check_inputs(effective, name)
+    check_core(effective)
     known: dict = {}
     left = [part for nb, eff in effective
             for part in pipeline.left_out(nb.stem, {k: v for k, (v, _) in eff.items()}, known)]
@@ -360,6 +362,15 @@ def check_inputs(effective, name: str) -> None:
         if problem:
             raise ConfigError(problem)
         earlier.append(nb.stem)
+
+
+def check_core(effective) -> None:
+    """Refuse a run, before any work, in which a selected notebook's model lacks what the notebook cannot
+    do without (a core need in lib.pipeline): one line naming the notebook, the model and the fix."""
+    for nb, eff in effective:
+        problem = pipeline.core_missing(nb.stem, {k: v for k, (v, _) in eff.items()})
+        if problem:
+            raise ConfigError(problem)
 
 
 def _blocked_by(stem: str, done: list[dict], params: dict, out_dir: Path) -> str:

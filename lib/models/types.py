@@ -1,7 +1,7 @@
 """The request and response records that every backend speaks."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,9 @@ class Request:
 
     def as_dict(self) -> dict:
         """Plain-JSON form (used for the cache key and for payloads)."""
-        d = asdict(self)
+        # the fields one by one, not dataclasses.asdict: its deep copy cost 0.1 ms per request at
+        # hundreds of requests per second; the two containers are copied below all the same
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
         d["messages"] = [dict(m) for m in self.messages] if self.messages is not None else None
         d["stop"] = list(self.stop) if self.stop else None
         return d
@@ -47,10 +49,8 @@ class Response:
     extra: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        """What the cache stores (everything but the `cached` flag)."""
-        d = asdict(self)
-        d.pop("cached")
-        return d
+        """What the cache stores (everything but the `cached` flag); the cache pickles it, so no deep copy."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "cached"}
 
 
 @dataclass
@@ -81,10 +81,8 @@ class OptionScores:
     cached: bool = False
 
     def to_json(self) -> dict:
-        """What the cache stores (everything but the `cached` flag)."""
-        d = asdict(self)
-        d.pop("cached")
-        return d
+        """What the cache stores (everything but the `cached` flag); the cache pickles it, so no deep copy."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "cached"}
 
 
 @dataclass

@@ -168,7 +168,7 @@ def test_pointwise_scores_figure_fits_its_span_without_a_warning(settings, span)
     house_style()
     r = _ratings()
     r = pd.concat([r, r.assign(factuality="false", score=r["score"] - 1)], ignore_index=True)
-    fig = report.pointwise_scores_figure(r[r["setting"].isin(settings)])
+    fig = figures.pointwise_scores_figure(r[r["setting"].isin(settings)])
     with warnings.catch_warnings():
         warnings.simplefilter("error", FigureWarning)
         assert RunOutputs("t", "05").figure(fig, "05_pointwise_scores", span=span)

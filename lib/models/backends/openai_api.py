@@ -1,20 +1,19 @@
-"""OpenAI-compatible backend through the `openai` package: bounded concurrency (inflight.py: a ceiling
-from the spec, the run or the server; AIMD on the OpenAI API) over the client's own retries
-(exponential backoff with jitter on 408 / 409 / 429 / 5xx, connection errors and timeouts,
-`Retry-After` honoured) and its own timeout."""
+"""OpenAI-compatible backend: payloads and replies of the chat and completions APIs, sent through
+async_http.py (one event loop thread, an aiohttp session per backend, the openai client's retry policy:
+exponential backoff with jitter on 408 / 409 / 429 / 5xx, connection errors and timeouts, `Retry-After`
+honoured) with bounded concurrency (inflight.py: a ceiling from the spec, the run or the server; AIMD
+on the OpenAI API)."""
 from __future__ import annotations
 
 import re
 import threading
 import warnings
-from concurrent.futures import ThreadPoolExecutor, as_completed
-
-import openai
 
 from ..types import LogLik, Request, Response
 from ..specs import ModelSpec, api_key_for, require_api_key
 from . import OPENAI
-from .inflight import InFlightLimit, default_concurrency
+from .async_http import HTTPStatusError, RequestFailed, ServerSession
+from .inflight import SLOW_START, InFlightLimit, default_concurrency
 from .server_logprobs import (PROBE_TEXT, echo_problem, echoed_span, options_from_top, split_common_prefix,
                               top_after_prefix)
 
@@ -45,68 +44,64 @@ class OpenAIBackend:
         self.base_url = spec.base_url or OPENAI_URL
         self.workers = spec.concurrency or workers or default_concurrency(spec.base_url, is_openai(spec))
         # the OpenAI API rate-limits per key: halve the in-flight limit on a 429, grow it back (AIMD)
-        self.limit = InFlightLimit(self.workers, adaptive=is_openai(spec) if adaptive is None else adaptive)
+        self.limit = InFlightLimit(self.workers, adaptive=is_openai(spec) if adaptive is None else adaptive,
+                                   start=SLOW_START)
         self.max_retries = max_retries
         self.timeout = timeout
         # OpenAI's chat API rejects max_tokens for newer models; other servers may not know the new name
         self.token_param = "max_completion_tokens" if is_openai(spec) else "max_tokens"
-        self._client = None
+        self._session = None
         self._lock = threading.Lock()
         self._warned_logprobs = False
         self.gives_logprobs = None  # unknown until a reply says
         self.echo_verdict = _UNKNOWN  # the likelihood probe's verdict: None = trusted, text = why not
 
     @property
-    def client(self) -> openai.OpenAI:
-        """The openai client; the key is chosen per server (an OpenAI key is never sent elsewhere)."""
+    def session(self) -> ServerSession:
+        """The server's HTTP session; the key is chosen per server (an OpenAI key is never sent elsewhere)."""
         with self._lock:
-            if self._client is None:
-                # api_key is always passed, so the client never falls back to OPENAI_API_KEY itself
-                # one kept-alive connection per request in flight (the default keeps 100: past that
-                # every request opens a new connection); the hook shows the limiter every status,
-                # the client's own retries included
-                limits = type(openai.DEFAULT_CONNECTION_LIMITS)  # the Limits class of the client's own httpx
-                http = openai.DefaultHttpxClient(
-                    limits=limits(max_connections=self.workers + 16, max_keepalive_connections=self.workers),
-                    event_hooks={"response": [lambda r: self.limit.observe(r.status_code)]})
-                self._client = openai.OpenAI(base_url=self.base_url, api_key=api_key_for(self.spec) or NO_KEY,
-                                             max_retries=self.max_retries, timeout=self.timeout, http_client=http)
-            return self._client
+            if self._session is None:
+                self._session = ServerSession(self.base_url, api_key_for(self.spec) or NO_KEY, self.limit,
+                                              self.max_retries, self.timeout)
+            return self._session
 
     def check(self) -> None:
         """Fail early, with the fix, on a missing key or a server that does not answer."""
         require_api_key(self.spec)
         try:
-            self.client.with_options(max_retries=0, timeout=10.0).models.list()
-        except openai.APIConnectionError as e:
+            self.session.get("/models", max_retries=0, timeout=10.0)
+        except RequestFailed as e:
             raise BackendError(f"{self.spec.key}: the server at {self.base_url} is unreachable "
                                f"({e.__class__.__name__}). Start it, or fix the URL after '@' in the spec "
                                "(it usually ends in /v1).") from e
-        except openai.APIStatusError:
+        except HTTPStatusError:
             pass  # some servers have no /models; a real request will tell
 
     def _call(self, path: str, payload: dict) -> dict:
-        """One request through the client (which retries); errors name what the server refused. The
-        reply stays plain JSON: the client's typed create() checks and converts every field both ways,
-        which cost a third of the client's CPU per request (docs/benchmarks.md, concurrency)."""
+        """One request (retried), waited for; errors name what the server refused."""
+        return self.session.run(self._acall(path, payload))
+
+    async def _acall(self, path: str, payload: dict) -> dict:
+        """One request on the event loop: the reply as plain JSON (no typed objects: converting every
+        field cost a third of the client's CPU per request, docs/benchmarks.md)."""
         try:
-            return self.client.post(path, body=payload, cast_to=object)
-        except (openai.BadRequestError, openai.UnprocessableEntityError) as e:
-            # 400 from OpenAI-style servers; 422 from FastAPI-based ones (llama-cpp-python), which name
-            # the field in the body's `detail[].loc` instead of `param`
-            param = getattr(e, "param", None) or _validation_param(e.body, payload) or _refused_param(e.message, payload)
-            if param == "max_tokens" and "max_tokens" in payload and "messages" in payload:
-                # a server that wants the newer name: switch for this backend and send again
-                self.token_param = "max_completion_tokens"
-                payload = {("max_completion_tokens" if k == "max_tokens" else k): v for k, v in payload.items()}
-                return self._call(path, payload)
-            sent = repr(payload.get(param))
-            sent = sent if len(sent) <= 80 else sent[:60] + f"... ({len(sent)} characters)"
-            where = f"refused the parameter {param!r} (sent {param}={sent})" if param else "refused"
-            raise BackendError(f"{self.spec.key}: the server {where}: {e.message[:300]}. Change or drop that "
-                               "parameter for this model (reasoning models accept only their default "
-                               "sampling settings).") from e
-        except openai.APIStatusError as e:
+            return await self.session.request("POST", path, payload)
+        except HTTPStatusError as e:
+            if e.status_code in (400, 422):
+                # 400 from OpenAI-style servers; 422 from FastAPI-based ones (llama-cpp-python), which name
+                # the field in the body's `detail[].loc` instead of `param`
+                param = e.param or _validation_param(e.body, payload) or _refused_param(e.message, payload)
+                if param == "max_tokens" and "max_tokens" in payload and "messages" in payload:
+                    # a server that wants the newer name: switch for this backend and send again
+                    self.token_param = "max_completion_tokens"
+                    payload = {("max_completion_tokens" if k == "max_tokens" else k): v for k, v in payload.items()}
+                    return await self._acall(path, payload)
+                sent = repr(payload.get(param))
+                sent = sent if len(sent) <= 80 else sent[:60] + f"... ({len(sent)} characters)"
+                where = f"refused the parameter {param!r} (sent {param}={sent})" if param else "refused"
+                raise BackendError(f"{self.spec.key}: the server {where}: {e.message[:300]}. Change or drop that "
+                                   "parameter for this model (reasoning models accept only their default "
+                                   "sampling settings).") from e
             # llama-cpp-python answers a request-schema error with HTTP 500 (retried, as any 5xx is)
             # whose text carries pydantic's "'loc': ('body', '<field>')": name the field all the same
             found = _LOC.search(e.message or "")
@@ -117,7 +112,7 @@ class OpenAIBackend:
                                    f"{e.message[:200]}") from e
             raise BackendError(f"{self.spec.key}: HTTP {e.status_code} after {self.max_retries} retries: "
                                f"{e.message[:300]}") from e
-        except (openai.APITimeoutError, openai.APIConnectionError) as e:
+        except RequestFailed as e:
             raise BackendError(f"{self.spec.key}: still failing after {self.max_retries} retries "
                                f"({e.__class__.__name__}).") from e
 
@@ -152,32 +147,31 @@ class OpenAIBackend:
         return Response(text=text or "", top_logprobs=top, tokens_in=usage.get("prompt_tokens") or 0,
                         tokens_out=usage.get("completion_tokens") or 0, finish_reason=choice.get("finish_reason"))
 
+    async def _aone(self, req: Request) -> Response:
+        path = CHAT if req.messages is not None else COMPLETIONS
+        return self._parse(req, await self._acall(path, self._payload(req)))
+
     def _one(self, req: Request) -> Response:
-        payload = self._payload(req)
-        if req.messages is not None:
-            return self._parse(req, self._call(CHAT, payload))
-        return self._parse(req, self._call(COMPLETIONS, payload))
+        """One request, waited for (the cache is not asked)."""
+        return self.session.run(self._aone(req))
 
     def generate(self, requests: list[Request], on_result, progress=None) -> None:
         """Send all requests with bounded concurrency; on_result(i, Response) as each one arrives."""
-        self._map(self._one, requests, on_result, progress)
+        self._map(self._aone, requests, on_result, progress)
 
-    def _gated(self, fn, item):
-        with self.limit:
-            return fn(item)
-
-    def _map(self, fn, items, on_result, progress) -> None:
+    def _map(self, job, items, on_result, progress) -> None:
+        """`await job(item)` for every item on the event loop; on_result on this thread as each is done.
+        A failed request is counted and named once all others are done (they are cached)."""
         errors = []
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            futures = {pool.submit(self._gated, fn, item): i for i, item in enumerate(items)}
-            for fut in as_completed(futures):
-                i = futures[fut]
-                try:
-                    on_result(i, fut.result())
-                except BackendError as e:
-                    errors.append((i, str(e)))
-                if progress is not None:
-                    progress.update(1)
+        for i, got in self.session.map(job, items):
+            if isinstance(got, BackendError):
+                errors.append((i, str(got)))
+            elif isinstance(got, Exception):
+                raise got
+            else:
+                on_result(i, got)
+            if progress is not None:
+                progress.update(1)
         if errors:
             raise BackendError(f"{len(errors)} of {len(items)} requests failed (the others are cached; "
                                f"re-running resumes). First error: {errors[0][1]}")
@@ -211,11 +205,11 @@ class OpenAIBackend:
         if problem:
             raise LikelihoodUnavailable(f"{self.spec.key}: likelihood scoring is unavailable: {problem}.")
 
-        def one(pair):
+        async def one(pair):
             ctx, cont = pair
             # max_tokens=1, not 0: llama-cpp-python reads 0 as "up to the context length"; the one
             # generated token lies past the prompt and is not counted
-            data = self._call(COMPLETIONS,
+            data = await self._acall(COMPLETIONS,
                               {"model": self.spec.model, "prompt": ctx + cont, "echo": True, "max_tokens": 1,
                                "logprobs": 0, "temperature": 0})
             lp = data["choices"][0].get("logprobs")
@@ -233,17 +227,17 @@ class OpenAIBackend:
         the prefix (the same distribution as forcing the prefix, when the model writes it itself);
         a reply that does not begin with the prefix leaves every option unavailable, with the reason.
         """
-        def one(item):
+        async def one(item):
             ctx, prefix, options = item
             prefix, options = split_common_prefix(prefix, options)
             if isinstance(ctx, str):
-                data = self._call(COMPLETIONS,
+                data = await self._acall(COMPLETIONS,
                                   {"model": self.spec.model, "prompt": ctx + prefix, "max_tokens": 1,
                                    "logprobs": k, "temperature": 0})
                 tops = top_logprobs(data["choices"][0].get("logprobs")) or [None]
                 top, reason = tops[0], ("" if tops[0] else "the server returned no top log-probabilities")
             else:
-                data = self._call(CHAT,
+                data = await self._acall(CHAT,
                                   {"model": self.spec.model, "messages": [dict(m) for m in ctx],
                                    self.token_param: len(prefix) + 1, "temperature": 0, "logprobs": True,
                                    "top_logprobs": k})

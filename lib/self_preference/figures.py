@@ -165,11 +165,19 @@ def pointwise_scores_figure(ratings: pd.DataFrame):
         ax.set_ylabel(textwrap.fill(f"{g.row_names[row]} (1-5)", 16) if col == 0 else "")
     # under the panels: beside them the legend would take a column's width from them
     # proxies in the colours drawn (seaborn desaturates a palette's bars): one container per hue level
-    full = next(ax for ax in g.axes.flat if len(ax.containers) == len(hues))
-    handles = [Patch(facecolor=c.patches[0].get_facecolor(), label=h) for h, c in zip(hues, full.containers)]
+    handles = [Patch(facecolor=_drawn_colour(g.axes.flat, len(hues), i, colours[h]), label=h) for i, h in enumerate(hues)]
     legend_below(g.axes[-1, 0], handles=handles, fontsize="small", title="factuality")
     return state_n(g.figure, "Mean rating per author and factuality (bars: 95% CI, bootstrap over items)\n"
                    + _ratings_n(ratings))
+
+
+def _drawn_colour(axes, n_hues: int, i: int, fallback):
+    """The colour the i-th hue's bars were drawn in (the first panel that drew any), else `fallback`: a
+    panel whose values are all missing (e.g. no expected score) draws empty containers."""
+    for ax in axes:
+        if len(ax.containers) == n_hues and len(ax.containers[i].patches):
+            return ax.containers[i].patches[0].get_facecolor()
+    return fallback
 
 
 def _ratings_n(ratings: pd.DataFrame) -> str:

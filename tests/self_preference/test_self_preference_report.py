@@ -177,3 +177,19 @@ def test_pointwise_scores_figure_fits_its_span_without_a_warning(settings, span)
     assert [a.get_title() for a in fig.axes if a.get_title()] == ["normal prompt", "RAG prompt"][-len(settings):]
     assert overlapping_texts(fig) == []
     plt.close(fig)
+
+
+def test_pointwise_scores_legend_survives_a_panel_with_nothing_to_draw():
+    """A smoke model whose replies in one setting never parse draws empty bar containers in that panel
+    (as SmolLM2 in the smoke job's normal setting); the legend takes each hue's colour from a panel that
+    drew it (an IndexError before)."""
+    from matplotlib.colors import to_hex
+
+    r = _ratings()
+    r = pd.concat([r, r.assign(factuality="false", score=r["score"] - 1)], ignore_index=True)
+    r.loc[r["setting"] == "normal", ["score", "parsed"]] = [np.nan, False]  # the first panel draws nothing
+    fig = figures.pointwise_scores_figure(r)
+    legend = next(leg for ax in fig.axes for leg in [ax.get_legend()] if leg is not None)
+    assert [t.get_text() for t in legend.get_texts()] == ["true", "false"]
+    drawn = {to_hex(p.get_facecolor()) for ax in fig.axes for p in ax.patches}
+    assert {to_hex(h.get_facecolor()) for h in legend.legend_handles} <= drawn

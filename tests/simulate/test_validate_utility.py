@@ -34,7 +34,7 @@ def _findings_by_reparse(run_dir) -> pd.DataFrame:
     from lib.utility.findings_rows import table2_findings
     from lib.utility.replies import reparse
 
-    per_q = reparse(run_dir / "utility_rq1_replies.jsonl", load_benchmark(run_dir / "utility_gti.jsonl"))
+    per_q = reparse(run_dir / "utility_rq1_replies.jsonl", rows=load_benchmark(run_dir / "utility_gti.jsonl"))
     summary = summarize(per_q, ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=1000, seed=0)
     return pd.DataFrame(table2_findings(summary, "sim")).assign(p=float("nan"), p_adjusted=float("nan"))
 

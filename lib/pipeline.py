@@ -173,6 +173,16 @@ def capabilities(spec: str, probe: bool = True) -> frozenset:
     return frozenset(caps)
 
 
+def _echo_decided(need: Need, spec: str, caps: frozenset, known: dict) -> frozenset:
+    """`caps`, or, where only a server's echo can serve `need`, what its echo probe says (asked once
+    per spec: `known` keeps the verdict)."""
+    if set(need.any_of) & caps == {"loglikelihood"} and "echo_probe" in caps:
+        if spec not in known:
+            known[spec] = capabilities(spec)
+        return known[spec]
+    return caps
+
+
 def core_missing(stem: str, params: dict) -> str | None:
     """One line when a model of `stem` lacks a capability the notebook cannot do without (a core need),
     naming the notebook, the model and what to pass instead; None when every core need is met."""
@@ -181,11 +191,10 @@ def core_missing(stem: str, params: dict) -> str | None:
             continue
         for spec in _targets(need, params.get(need.parameter)):
             caps = capabilities(spec, probe=False)
-            if set(need.any_of) & caps == {"loglikelihood"} and "echo_probe" in caps:
-                try:  # only the server's echo can serve it: its probe decides
-                    caps = capabilities(spec)
-                except Exception:  # noqa: BLE001 - no key or no server: nothing can give it here
-                    caps = caps - {"loglikelihood"}
+            try:
+                caps = _echo_decided(need, spec, caps, {})
+            except Exception:  # noqa: BLE001 - no key or no server: nothing can give it here
+                caps = caps - {"loglikelihood"}
             if not set(need.any_of) & caps:
                 files = "".join(f" or -p {p}=<file>" for p in need.unless[:1])
                 return (f"{stem} cannot run: its {need.parameter} `{spec}` gives no {need.part} (needs "
@@ -207,11 +216,8 @@ def left_out(stem: str, params: dict, known: dict | None = None) -> list[dict]:
                 from lib.models.specs import parse_spec
 
                 caps = caps - RAW_TEXT_LIKELIHOOD.get(parse_spec(spec).backend, frozenset())
-            elif set(need.any_of) & caps == {"loglikelihood"} and "echo_probe" in caps:
-                # only the server's echo decides this part: ask its probe (once per spec)
-                if spec not in known:
-                    known[spec] = capabilities(spec)
-                caps = known[spec]
+            else:
+                caps = _echo_decided(need, spec, caps, known)
             if not set(need.any_of) & caps:
                 out.append({"notebook": stem, "part": need.part, "model": spec, "needs": " or ".join(need.any_of)})
     return out

@@ -161,8 +161,8 @@ def paper_sizes(notebooks, paper=PAPER_CONFIG) -> dict:
 
 
 def run_config(config, url: str, size: int | str | None = None, concurrency: int | None = None) -> dict:
-    """The runner config of a validate run: every model role on the simulator at `url`, the sizes
-    (items per dataset, or "paper" for the papers' counts) and the in-flight limit."""
+    """The runner config of a validate run: every model role (13-15's judges too) on the simulator at
+    `url`, the sizes (items per dataset, or "paper" for the papers' counts) and the in-flight limit."""
     from lib import runner
 
     overrides = {}
@@ -173,6 +173,7 @@ def run_config(config, url: str, size: int | str | None = None, concurrency: int
     overrides["model"] = overrides["ppl_model"] = f"openai:sim@{url}"  # 03 reads its echo too
     overrides["chat_model"] = overrides["model"]  # 09's writer too (a role `model` does not reach)
     cfg = runner.load_config(config, overrides)
+    cfg["_overrides"].update(lifted(cfg, url))  # 13-15's judges at this address too (rm_validate.py)
     if size == "paper":
         for nb, counts in paper_sizes(list(cfg["per_notebook"])).items():
             cfg["per_notebook"][nb].update(counts)
@@ -196,7 +197,6 @@ def validate(truth_path, size: int | str | None = None, run_name: str = "known_t
     try:
         with SimServer(truth, run_dir) as sim:
             cfg = run_config(config, sim.url, size, concurrency)
-            cfg["_overrides"].update(lifted(cfg, sim.url))  # 13-15's judges (rm_validate.py)
             runner.run(cfg, run_name, only)
             stats = sim.stats()
     finally:

@@ -16,19 +16,20 @@ from lib.report import findings, measures
 from lib.report.measures import run_units
 
 
-def difference(a: pd.DataFrame, b: pd.DataFrame, measure: measures.Measure, seed: int = 0) -> dict:
+def difference(a: pd.DataFrame, b: pd.DataFrame, measure: measures.Measure, seed: int = 0,
+               n_boot: int = 2000) -> dict:
     """Mean paired difference a - b over the units both have (the units of one measure), strata
     weighted as the measure declares; intervals resample the `cluster` (the unit itself, or the
-    question several pairs were built from)."""
+    question several pairs were built from); `n_boot` resamples (the p-value does not use them)."""
     both = a.merge(b, on=["unit_id", "stratum"], suffixes=("_a", "_b")).dropna(subset=["value_a", "value_b"])
     d = (both["value_a"] - both["value_b"]).to_numpy(float)
     clusters = both["cluster_a"].fillna(both["unit_id"])  # run_units gives every reader's frame the column
     if measure.strata_weights is not None and len(both):
         weights = measure.strata_weights(both["stratum"].value_counts().to_dict())
         res = stats.cluster_bootstrap(d, clusters, null=0.0, strata=both["stratum"], weights=weights,
-                                      seed=seed, rate=False)
+                                      seed=seed, rate=False, n_boot=n_boot)
     else:
-        res = stats.clustered_mean(d, clusters, null=0.0, method="bootstrap", seed=seed, rate=False)
+        res = stats.clustered_mean(d, clusters, null=0.0, method="bootstrap", seed=seed, rate=False, n_boot=n_boot)
     return res
 
 

@@ -1,10 +1,11 @@
 """`make power`: how many questions a headline effect needs for 80% power, from simulated replications.
 
-Each replication draws unit-level judgments from the planted model (the `planted` functions, with the
-question-level random effect of the truth file's ICC) and applies the project's own test (`lib.stats`:
-the clustered test the findings use, at Holm's strictest step over the study's declared family). This
-replicates the analysis, not the whole pipeline (no prompts, no parsing, no papermill); the check
-against full-pipeline replications is in docs/power.md.
+Each replication draws unit-level judgments from the planted model (the `planted`, `utility_model` and
+13's judge functions, with the question-level random effect of the truth file's ICC) and applies the
+test the pipeline applies to the row (`lib.stats`, or `lib.compare` for the two judges' paired
+difference) at Holm's strictest step over the row's family, counted from the measure registry at the
+design of a runner config (`power_family`). This replicates the analysis, not the whole pipeline (no
+prompts, no parsing, no papermill); the check against full-pipeline replications is in docs/power.md.
 """
 from __future__ import annotations
 
@@ -18,35 +19,28 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from lib import paths, stats
+from lib import paths
 
 from . import planted as M
-from .truth import COMBOS, expect, pair_cells, pairwise_truths
+from .power_draw import Draw, p_value
+from .power_family import FamilyError, design_of, family_size
+from .power_rm import MEASURE_ID as RM_MEASURE, rm_draw, rm_implied
+from .power_utility import utility_draw, utility_implied
+from .truth import COMBOS, PAPER, pair_cells, pairwise_truths
 from .truth_file import Truth, load_truth
 
 ALPHA = 0.05
 TARGET = 0.80
 GRID = (10, 20, 30, 45, 60, 80, 100, 130, 170, 220, 300, 400, 550, 700, 1000, 1400, 2000, 3000)
-# Tested rows in Holm's family of each study. Self-preference: counted in the papers'-size validate run's
-# findings.csv (05's per-dataset rows, 06's rates, 08's style rows: 22). Utility and RM: assumed, not
-# counted (their simulated notebooks and the two-judge rows are not on this branch): pass --family.
-FAMILY = {"self-preference": 22, "utility": 16, "rewardbench": 8}
-N_CANDIDATES = 10  # utility: candidate passages per question, one of them the ground-truth evidence
-RM_CATEGORIES = ("helpful", "abstain", "conflict")
-
-
-@dataclass(frozen=True)
-class Draw:
-    """Judgments of one simulated replication: values (NaN = unparsed), their unit, an optional contrast."""
-
-    values: np.ndarray
-    clusters: np.ndarray
-    contrast: np.ndarray | None = None
+STUDIES = ("self-preference", "utility", "rewardbench")
+DESIGN = paths.CONFIGS / "paper.yaml"  # the design whose Holm families the table counts by default
 
 
 @dataclass(frozen=True)
 class Effect:
-    """A headline effect: its planted parameter at each size, the implied value, and a draw of n units."""
+    """A headline effect: its planted parameter at each size, the implied value, a draw of n units, and
+    the Holm family its row belongs to (the study's findings, or with `paired` compare's paired rows;
+    `measure_id`: its declaration in the registry, "" when the row is not declared)."""
 
     name: str
     study: str
@@ -55,6 +49,12 @@ class Effect:
     null: float
     implied: Callable[[Truth, float], float]
     draw: Callable[[Truth, float, int, np.random.Generator], Draw]
+    measure_id: str = ""
+    paired: bool = False
+
+    def family(self, design) -> int:
+        """Tested rows in the row's Holm family at a design (power_family.family_size)."""
+        return family_size(self.study, design, self.paired, self.measure_id or None)
 
 
 # ---------------------------------------------------------------- notebook 06: pairwise choices
@@ -99,96 +99,27 @@ def _factual_pairs(d):
     return d["combo"].isin(["TF", "FT"])
 
 
-# ---------------------------------------------------------------- utility: ground-truth evidence
-
-def _gt_probs(truth: Truth, shift: float, u) -> tuple:
-    """P(select) of the ground-truth passage and of any other candidate, given the question effect."""
-    base = M.logit(0.3)  # beyond the planted file: 30% of other candidates selected (a stand-in rate)
-    return M.sigmoid(base + shift + u), M.sigmoid(base + u)
-
-
-def utility_implied(truth: Truth, shift: float) -> float:
-    """P(select ground truth) - P(select another candidate), the question effect integrated out."""
-    return expect(lambda u: float(np.subtract(*_gt_probs(truth, shift, u))), truth.question_sd)
-
-
-def utility_draw(truth: Truth, shift: float, n: int, rng: np.random.Generator) -> Draw:
-    """Pointwise verdicts on N_CANDIDATES passages per question, the first the ground-truth evidence."""
-    u = rng.normal(0.0, truth.question_sd, n)[:, None]
-    p_gt, p_other = _gt_probs(truth, shift, u)
-    probs = np.concatenate([p_gt, np.repeat(p_other, N_CANDIDATES - 1, axis=1)], axis=1)
-    v = (rng.random(probs.shape) < probs).astype(float)
-    v[rng.random(v.shape) < truth.format_failure] = np.nan
-    contrast = np.tile(np.r_[1.0, -np.ones(N_CANDIDATES - 1)], n)
-    return Draw(v.ravel(), np.repeat(np.arange(n), N_CANDIDATES), contrast)
-
-
-# ---------------------------------------------------------------- RM: accuracy of two judges
-
-def _judge_b(truth: Truth, shift: float) -> Truth:
-    """The second judge: every category's accuracy moved by `shift` on the log-odds."""
-    acc = {c: float(M.sigmoid(M.logit(a) + shift)) for c, a in truth.rewardbench.accuracy.items()}
-    return replace(truth, rewardbench=replace(truth.rewardbench, accuracy=acc))
-
-
-def rm_implied(truth: Truth, shift: float) -> float:
-    """Order-averaged accuracy of judge B minus judge A over RM_CATEGORIES (unparsed counts as wrong)."""
-    b = _judge_b(truth, shift)
-    parsed = 1 - truth.format_failure
-
-    def acc(t, cat):
-        return expect(lambda u: float(M.sigmoid(M.judge_logit(t, cat, True, u)) + M.sigmoid(M.judge_logit(t, cat, False, u))) / 2,
-                      truth.question_sd)
-    return parsed * float(np.mean([acc(b, c) - acc(truth, c) for c in RM_CATEGORIES]))
-
-
-def rm_draw(truth: Truth, shift: float, n: int, rng: np.random.Generator) -> Draw:
-    """n pairs (categories in turn), each judged by both judges in both orders; one difficulty per pair."""
-    b = _judge_b(truth, shift)
-    u = rng.normal(0.0, truth.question_sd, n)
-    cats = np.array([RM_CATEGORIES[i % len(RM_CATEGORIES)] for i in range(n)])
-    values, clusters, contrast = [], [], []
-    for sign, t in ((1.0, b), (-1.0, truth)):
-        for first in (True, False):
-            p = np.empty(n)
-            for c in RM_CATEGORIES:
-                p[cats == c] = M.sigmoid(M.judge_logit(t, c, first, u[cats == c]))
-            right = (rng.random(n) < p) & (rng.random(n) >= truth.format_failure)  # unparsed counts as wrong
-            values.append(right.astype(float))
-            clusters.append(np.arange(n))
-            contrast.append(np.full(n, sign))
-    return Draw(np.concatenate(values), np.concatenate(clusters), np.concatenate(contrast))
-
-
 def effects() -> list[Effect]:
     """The headline effects and the three planted sizes of each (log-odds on the planted model)."""
-    def pair(name, param, column, keep=None, sizes=(0.2, 0.4, 0.8)):
+    def pair(name, param, column, keep=None, sizes=(0.2, 0.4, 0.8), row=""):
         return Effect(name, "self-preference", f"pairwise.{param}", sizes, 0.5,
                       lambda t, s, key={"self": "self", "position": "first", "factual": "factual"}[param]:
                       pairwise_truths(_with_pairwise(t, **{param: s}))[key],
-                      lambda t, s, n, rng: _pair_draw(column, keep)(_with_pairwise(t, **{param: s}), n, rng))
-    return [pair("self-preference rate (06)", "self", _chose_own),
-            pair("first-position rate (06)", "position", lambda d: d["first"], sizes=(0.1, 0.2, 0.4)),
-            pair("factual preference rate (06)", "factual", _chose_true, _factual_pairs),
-            Effect("utility: ground-truth evidence selected, minus other candidates", "utility",
-                   "log-odds of selecting the ground-truth passage", (0.2, 0.4, 0.8), 0.0, utility_implied, utility_draw),
-            Effect("RM accuracy difference between two judges (13)", "rewardbench",
-                   "judge B's log-odds of naming the chosen response, minus judge A's", (0.1, 0.2, 0.4), 0.0,
-                   rm_implied, rm_draw)]
+                      lambda t, s, n, rng: _pair_draw(column, keep)(_with_pairwise(t, **{param: s}), n, rng),
+                      f"{row}.{PAPER}")
+    return [pair("self-preference rate (06)", "self", _chose_own, row="self_preference_rate"),
+            pair("first-position rate (06)", "position", lambda d: d["first"], sizes=(0.1, 0.2, 0.4),
+                 row="first_position_rate"),
+            pair("factual preference rate (06)", "factual", _chose_true, _factual_pairs, row="factual_preference_rate"),
+            Effect("utility: ground truth selected minus counterfactuals (listwise-set)", "utility",
+                   "log-odds of selecting the ground-truth passage over a counterfactual one", (0.2, 0.4, 0.8), 0.0,
+                   utility_implied, utility_draw),
+            Effect("RM accuracy difference between two judges (13, compared)", "rewardbench",
+                   "judge A's log-odds of naming the chosen response, minus judge B's", (0.1, 0.2, 0.4), 0.0,
+                   rm_implied, rm_draw, RM_MEASURE, paired=True)]
 
 
 # ---------------------------------------------------------------- power
-
-def p_value(d: Draw, null: float) -> tuple[float, float]:
-    """(estimate, p) from the test the findings use: `lib.stats.clustered_mean` for a rate (a binomial
-    test when every unit gives one judgment, else the cluster sign-flip test), the cluster test of a
-    contrast for a difference. The p-value does not depend on the bootstrap draws, so few are drawn."""
-    if d.contrast is None:
-        r = stats.clustered_mean(d.values, d.clusters, null=null, n_boot=20)
-    else:
-        r = stats.cluster_bootstrap(d.values, d.clusters, null=null, contrast=d.contrast, n_boot=20, rate=False)
-    return r["estimate"], r["p"]
-
 
 def power(draw: Callable[[int, np.random.Generator], Draw], n: int, null: float, truth_sign: float,
           family: int = 1, reps: int = 200, seed: int = 0, alpha: float = ALPHA) -> float:
@@ -217,19 +148,28 @@ def n_for_power(draw, null: float, truth_sign: float, family: int, reps: int, se
     return math.nan, curve
 
 
+def families(chosen: list[Effect], design, family: dict | None = None) -> dict:
+    """{effect name: Holm family m}: counted from the registry at the design, unless `family` gives the
+    study's m."""
+    return {e.name: int((family or {}).get(e.study) or e.family(design)) for e in chosen}
+
+
 def power_table(truth: Truth, reps: int = 200, seed: int = 0, family: dict | None = None,
-                chosen: list[Effect] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(one row per effect and size: implied value, questions for 80% power; every computed power point)."""
-    fam = {**FAMILY, **(family or {})}
+                chosen: list[Effect] | None = None, design=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(one row per effect and size: implied value, Holm family, questions for 80% power; every computed
+    power point). `design`: the family design (default: configs/paper.yaml's); `family`: {study: m}."""
+    chosen = chosen or effects()
+    fams = families(chosen, design if design is not None else design_of(DESIGN), family)
     rows, points = [], []
-    for e in chosen or effects():
+    for e in chosen:
+        m = fams[e.name]
         for size in e.sizes:
             value = e.implied(truth, size)
             sign = float(np.sign(value - e.null))
             n80, curve = n_for_power(lambda n, rng, e=e, s=size: e.draw(truth, s, n, rng), e.null, sign,
-                                     fam[e.study], reps, seed)
+                                     m, reps, seed)
             rows.append({"effect": e.name, "parameter": e.parameter, "planted": size, "implied": round(value, 4),
-                         "null": e.null, "holm_family": fam[e.study], "questions_for_80pct": n80,
+                         "null": e.null, "holm_family": m, "questions_for_80pct": n80,
                          "replications": reps})
             points += [{"effect": e.name, "planted": size, "implied": value, "n": n, "power": p} for n, p in curve]
     return pd.DataFrame(rows), pd.DataFrame(points)
@@ -269,8 +209,13 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=200, help="replications per (effect, size, n)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(paths.runs_root() / "power"))
+    ap.add_argument("--config", default=str(DESIGN),
+                    help="runner config whose design sets the Holm families (datasets, settings, models)")
+    ap.add_argument("--design", action="append", default=[], metavar="FIELD=A,B",
+                    help="values of a measure_id field the config does not give, e.g. dataset=nq,marco")
     ap.add_argument("--family", action="append", default=[], metavar="STUDY=M",
-                    help="tested rows in a study's Holm family, e.g. self-preference=24 (default: FAMILY)")
+                    help="tested rows in a study's Holm family, e.g. self-preference=24 (default: counted "
+                         "from the registry at --config's design)")
     ap.add_argument("--effect", action="append", default=[], metavar="TEXT",
                     help="only the effects whose name contains TEXT (repeatable; default: all)")
     args = ap.parse_args(argv)
@@ -281,10 +226,18 @@ def main(argv=None) -> int:
         family = {k: int(v) for k, v in (f.split("=", 1) for f in args.family)}
     except ValueError:
         ap.error(f"--family takes STUDY=M with M a whole number, e.g. self-preference=24; got {args.family}")
-    unknown = set(family) - set(FAMILY)
+    unknown = set(family) - set(STUDIES)
     if unknown:
-        ap.error(f"--family: unknown study {sorted(unknown)}; choose from {sorted(FAMILY)}")
-    table, points = power_table(load_truth(args.truth), args.reps, args.seed, family, chosen)
+        ap.error(f"--family: unknown study {sorted(unknown)}; choose from {sorted(STUDIES)}")
+    bad = [d for d in args.design if "=" not in d or not d.split("=", 1)[1]]
+    if bad:
+        ap.error(f"--design takes FIELD=A,B, e.g. dataset=nq,marco; got {bad}")
+    try:
+        design = design_of(args.config, {k: tuple(v.split(",")) for k, v in (d.split("=", 1) for d in args.design)})
+        families(chosen, design, family)
+    except (FamilyError, OSError) as err:
+        ap.error(str(err))
+    table, points = power_table(load_truth(args.truth), args.reps, args.seed, family, chosen, design)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "power_table.csv", index=False)

@@ -1,0 +1,78 @@
+"""`make power`'s utility row: does a judge select the ground-truth evidence over the counterfactual
+passages (relevant-looking passages that carry a wrong answer: the utility paper's point), drawn from
+the planted model of 09-12 (`utility_model`).
+
+One question shows the paper's GTI candidate set (notebook 09 at n_candidates 10, n_counterfactual 3:
+the ground-truth passage, then 9 slots spread evenly over counterfactual, highly and weakly related
+noisy passages: 1 + 3 + 6 distractors) in a random order; each passage is selected with
+`utility_model.selection_logits`'s log-odds (its role's, the place it is shown at, the question
+effect). Listwise-set: one reply per question (an unreadable one drops the question); pointwise: one
+reply per passage, shown alone (no place effect), each unreadable with the planted rate.
+Per question: the ground-truth passage selected (0/1) minus the share of counterfactual passages
+selected; tested against 0 by `lib.stats.clustered_mean` over questions (sign flips), as the study's
+per-question differences are. The planted size puts the ground truth's log-odds that far above the
+counterfactuals' (the file's `select_utility.counterfactual`; distractors keep the file's value).
+Beyond the papers: the paper reports set F1 without a test; this per-question contrast is the
+selection-rate reading the power analysis tests.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+
+import numpy as np
+
+from . import planted as M
+from . import utility_model as UM
+from .power_draw import Draw
+from .truth import expect
+from .truth_file import Truth
+
+GTI_ROLES = ("ground_truth",) + ("counterfactual",) * 3 + ("distractor",) * 6
+FORMS = ("listwise-set", "pointwise")
+JUDGMENT = "utility"
+
+
+def planted(truth: Truth, shift: float, judgment: str = JUDGMENT) -> UM.Utility:
+    """The file's utility model with the ground truth's log-odds `shift` above the counterfactuals'."""
+    u = truth.utility
+    name = "select_relevance" if judgment == "relevance" else "select_utility"
+    select = dict(getattr(u, name))
+    select["ground_truth"] = select["counterfactual"] + shift
+    return replace(u, **{name: select})
+
+
+def _offsets(u: UM.Utility, form: str) -> np.ndarray:
+    """Place effects a passage can get: every place of the list (listwise), none when shown alone."""
+    return UM.shown_offsets(u, len(GTI_ROLES)) if form != "pointwise" else np.zeros(1)
+
+
+def utility_implied(truth: Truth, shift: float, form: str = FORMS[0], judgment: str = JUDGMENT) -> float:
+    """E[ground truth selected - share of counterfactuals selected]: each passage's place is uniform
+    over the list's places, the question effect integrated out (unreadable replies are drawn apart
+    from the selection, so they do not move it)."""
+    u = planted(truth, shift, judgment)
+    sel, off = u.select(judgment), _offsets(u, form)
+
+    def at(q):
+        return float(np.mean(M.sigmoid(sel["ground_truth"] + off + q) - M.sigmoid(sel["counterfactual"] + off + q)))
+    return expect(at, truth.question_sd)
+
+
+def utility_draw(truth: Truth, shift: float, n: int, rng: np.random.Generator, form: str = FORMS[0],
+                 judgment: str = JUDGMENT) -> Draw:
+    """n questions' per-question contrasts (NaN where the replies needed are unreadable)."""
+    u = planted(truth, shift, judgment)
+    roles = np.array(GTI_ROLES)
+    place = np.argsort(rng.random((n, len(roles))), axis=1)  # place[q, j]: where passage j is shown
+    off = UM.shown_offsets(u, len(roles))[place] if form != "pointwise" else np.zeros((n, len(roles)))
+    # selection_logits for the passages in their own order, with each one's place effect
+    base = UM.selection_logits(replace(u, position=0.0), judgment, list(roles))
+    q = rng.normal(0.0, truth.question_sd, (n, 1))
+    chosen = (rng.random((n, len(roles))) < M.sigmoid(base + off + q)).astype(float)
+    fails = rng.random((n, 1 if form != "pointwise" else len(roles))) < truth.format_failure
+    chosen[np.broadcast_to(fails, chosen.shape)] = np.nan
+    with warnings.catch_warnings():  # a question whose counterfactual replies all failed: NaN, no warning
+        warnings.simplefilter("ignore", RuntimeWarning)
+        value = chosen[:, roles == "ground_truth"][:, 0] - np.nanmean(chosen[:, roles == "counterfactual"], axis=1)
+    return Draw(value, np.arange(n), rate=False)

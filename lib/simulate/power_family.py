@@ -117,5 +117,5 @@ def design_of(config, extra: dict | None = None) -> FamilyDesign:
         "form": LISTWISE,
     }
     fields.update(extra or {})
-    notebooks = {m.notebook for m in R.all_measures()}
+    notebooks = {m.notebook for m in R.all_measures()} | set(MODEL_KEYS)
     return FamilyDesign(fields, {nb: _count_models(cfg, nb) for nb in sorted(notebooks)})

@@ -98,7 +98,7 @@ validate: install
 	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
 
 # questions for 80% power of the headline effects at 3 planted sizes (docs/power.md): data/runs/power/
-# e.g. make power POWER_ARGS="--family self-preference=24 --reps 400"
+# e.g. make power POWER_ARGS="--config configs/my_run.yaml --reps 400" (Holm families counted at that design)
 .PHONY: power
 POWER_ARGS ?=
 power: install

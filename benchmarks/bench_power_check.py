@@ -116,11 +116,16 @@ def rm_check(args, base) -> pd.DataFrame:
                            "holm_family": family, "pipeline detected": f"{int(hit.sum())}/{len(hit)}",
                            "pipeline share": hit.mean(), "95% CI": f"[{lo:.2f}, {hi:.2f}]",
                            "pipeline mean estimate": got["estimate"].mean(), "power analysis": predicted}])
+    return write(got, table, "rm_", started, ".3f")
+
+
+def write(rows: pd.DataFrame, table: pd.DataFrame, prefix: str, started: float, floatfmt: str) -> pd.DataFrame:
+    """Every seed's rows and the summary under data/runs/bench_power_check/; print the summary and the time."""
     out_dir = paths.runs_root() / "bench_power_check"
     out_dir.mkdir(parents=True, exist_ok=True)
-    got.to_csv(out_dir / "rm_rows.csv", index=False)
-    table.to_csv(out_dir / "rm_summary.csv", index=False)
-    print(table.to_markdown(index=False, floatfmt=".3f"))
+    rows.to_csv(out_dir / f"{prefix}rows.csv", index=False)
+    table.to_csv(out_dir / f"{prefix}summary.csv", index=False)
+    print(table.to_markdown(index=False, floatfmt=floatfmt))
     print(f"{time.time() - started:.0f} s")
     return table
 
@@ -161,13 +166,7 @@ def main(argv=None) -> int:
         out.append({"measure": prefix, "planted log-odds": size, "questions": n, "holm_family": family,
                     "pipeline detected": f"{int(hit.sum())}/{len(hit)}", "pipeline share": hit.mean(),
                     "95% CI": f"[{lo:.2f}, {hi:.2f}]", "power analysis": predicted})
-    table = pd.DataFrame(out)
-    out_dir = paths.runs_root() / "bench_power_check"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    rows.to_csv(out_dir / "rows.csv", index=False)
-    table.to_csv(out_dir / "summary.csv", index=False)
-    print(table.to_markdown(index=False, floatfmt=".2f"))
-    print(f"{time.time() - started:.0f} s")
+    write(rows, pd.DataFrame(out), "", started, ".2f")
     return 0
 
 

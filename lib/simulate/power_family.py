@@ -78,7 +78,7 @@ def family_size(study: str, design: FamilyDesign, paired: bool = False, measure_
     for m in tested(study, paired):
         ids = expand(m.pattern, design.fields)
         k = design.n_models(m.notebook)
-        total += len(ids) * (math.comb(k, 2) if paired else k)
+        total += len(ids) * (math.comb(max(k, 2), 2) if paired else k)  # the row compares two at least
         found = found or (measure_id is not None and measure_id in ids)
     return total + (0 if found else 1)
 

@@ -69,6 +69,8 @@ def test_a_new_declaration_enters_the_family_and_an_unknown_field_stops(monkeypa
 
 def test_an_undeclared_headline_row_counts_itself():
     d = F.design_of("configs/paper.yaml")
+    one_judge = F.FamilyDesign(d.fields, {**d.models, "13_rewardbench": 1})  # the row itself compares two
+    assert F.family_size("rewardbench", one_judge, paired=True, measure_id="judge_overall_accuracy.generate_and_parse") == 1
     declared = F.family_size("rewardbench", d, paired=True, measure_id="judge_overall_accuracy.generate_and_parse")
     assert F.family_size("rewardbench", d, paired=True) == declared + 1
 

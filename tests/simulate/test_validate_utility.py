@@ -84,12 +84,10 @@ def test_reversed_listwise_parser_misses_the_truth_and_fails(run_dir, monkeypatc
 
 def _truths_of_run(run_dir):
     """Every truth of the run's utility rows, from the run's design as validate reads it."""
-    import yaml
-
+    from lib import runner
     from lib.simulate.utility_design import utility_design
 
-    cfg = {"parameters": {}, "per_notebook": yaml.safe_load(open("configs/known_truth_run.yaml"))["per_notebook"],
-           "_overrides": {"n_items": SIZE}, "_path": "configs/known_truth_run.yaml"}
+    cfg = runner.load_config("configs/known_truth_run.yaml", {"n_items": SIZE})  # as validate --size gives it
     return UT.utility_truths(load_truth(TRUTH), utility_design(run_dir, cfg))
 
 

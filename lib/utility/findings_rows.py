@@ -5,6 +5,7 @@ import pandas as pd
 
 from lib.report.measures import declared_finding
 from lib.stats import cluster_bootstrap, wilson_ci
+from lib.utility.evaluate import HEADLINE
 
 from lib.paper_check.published import UTILITY_TABLE2 as TABLE2
 
@@ -92,7 +93,7 @@ def factor_findings(form_q: pd.DataFrame, pos_q: pd.DataFrame, notebook: str = N
         first, last = int(g["position"].min()), int(g["position"].max())
         if first == last:
             continue
-        wide = g[~g["failed"].astype(bool)].pivot_table(index="id", columns="position", values="headline")
+        wide = g[~g["failed"].astype(bool)].pivot_table(index="id", columns="position", values=HEADLINE[form])
         if first not in wide or last not in wide:
             continue
         row = _paired_row(notebook, f"per-question {'F1' if form in SET_FORMS else 'NDCG@1'}, ground truth at "

@@ -82,6 +82,12 @@ def test_reversed_listwise_parser_misses_the_truth_and_fails(run_dir, monkeypatc
     assert not passed and "FAIL" in line
 
 
+@pytest.fixture(scope="module")
+def run_truths(run_dir):
+    """Every truth of the run's utility rows, from the run's design as validate reads it (once: about 10 s)."""
+    return _truths_of_run(run_dir)
+
+
 def _truths_of_run(run_dir):
     """Every truth of the run's utility rows, from the run's design as validate reads it."""
     from lib import runner
@@ -124,8 +130,8 @@ def _factor_rows(run_dir, swap: bool):
     return pd.DataFrame(factor_findings(form_q, pos_q, n_boot=1000)).assign(p_adjusted=float("nan"))
 
 
-def test_swapped_passage_kinds_in_11_miss_the_truth_and_fail(run_dir):
-    truths = _truths_of_run(run_dir)
+def test_swapped_passage_kinds_in_11_miss_the_truth_and_fail(run_dir, run_truths):
+    truths = run_truths
     right = compare(_factor_rows(run_dir, False), truths).set_index("measure_id")
     findings = pd.read_csv(run_dir / "findings.csv").set_index("measure_id")
     for mid in right.index:  # the reparse path is the notebook's: same estimates
@@ -137,13 +143,13 @@ def test_swapped_passage_kinds_in_11_miss_the_truth_and_fail(run_dir):
     assert not passed and "FAIL" in line
 
 
-def test_swapped_evidence_conditions_in_12_miss_the_truth(run_dir):
+def test_swapped_evidence_conditions_in_12_miss_the_truth(run_dir, run_truths):
     from lib.utility.experiments import answer_summary
     from lib.utility.findings_rows import answering_findings
 
     [path] = list(run_dir.rglob("utility_rq3_answers.csv"))
     answers = pd.read_csv(path)
-    truths = _truths_of_run(run_dir)
+    truths = run_truths
 
     def rows(a):
         summary = answer_summary(a, ["model", "source", "condition"], n_boot=1000)

@@ -30,10 +30,12 @@ TRUTHS: dict[str, str] = {
     # utility
     "set_f1.{source}.{judgment}": UTILITY_TRUTHS,
     "unreadable_share.{judgment}.{form}": UTILITY_TRUTHS,
-    "role_selection_gap.{form}.{kinds}": UTILITY_TRUTHS,
+    "role_selection_gap.{form}.ground_truth_minus_counterfactual": UTILITY_TRUTHS,
+    "role_selection_gap.{form}.counterfactual_minus_noisy": UTILITY_TRUTHS,
     "position_effect.{form}": UTILITY_TRUTHS,
     "answer_score.{source}.{condition}": UTILITY_TRUTHS,
-    "answer_gain.{source}.{contrast}": UTILITY_TRUTHS,
+    "answer_gain.{source}.utility_minus_dense": UTILITY_TRUTHS,
+    "answer_gain.{source}.utility_minus_relevance": UTILITY_TRUTHS,
     # RAG-RewardBench
     "judge_overall_accuracy.generate_and_parse": MEASURE_TRUTHS,
     "judge_overall_accuracy.{method}": LIKELIHOOD_TRUTHS,

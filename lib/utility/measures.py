@@ -16,16 +16,19 @@ MEASURES: tuple[Measure, ...] = (
     Measure("unreadable_share.{judgment}.{form}", "unreadable replies %", STUDY, NOTEBOOK, "question", None,
             reading="secondary", holm=False, axis="unreadable replies, % of questions"),
     # 11 (RQ1's "receptive to counterfactual passages", measured per passage kind: the test is ours)
-    Measure("role_selection_gap.{form}.{kinds}", "selected share, one passage kind minus another", STUDY, NB11,
-            "question", 0.0, axis="share of a kind's passages selected, difference (0-1)"),
+    # (one declaration per contrast, so every `{field}` is a value a run's design lists: lib.simulate.power_family)
+    *(Measure(f"role_selection_gap.{{form}}.{a}_minus_{b}", f"selected share, {a} minus {b} passages", STUDY, NB11,
+              "question", 0.0, axis=f"share of {a} minus {b} passages selected (0-1)")
+      for a, b in (("ground_truth", "counterfactual"), ("counterfactual", "noisy"))),
     # 11 (Figure 5's "sensitive to the position of the ground-truth evidence"; per question, first minus last)
     Measure("position_effect.{form}", "per-question F1 / NDCG@1, ground truth first minus last", STUDY, NB11,
             "question", 0.0, axis="per-question F1 (sets) or NDCG@1 (rankings), first minus last (0-1)"),
     # 12 (Table 4): the answer score per evidence source, and the paper's ordering as paired tests
     Measure("answer_score.{source}.{condition}", "answer F1 % (factoid) / ROUGE-L % (MS MARCO)", STUDY, NB12,
             "question", None, holm=False, axis="answer F1 or ROUGE-L, %"),
-    Measure("answer_gain.{source}.{contrast}", "answer score gain of utility-selected evidence", STUDY, NB12,
-            "question", 0.0, axis="per-question answer score, difference (0-1)"),
+    *(Measure(f"answer_gain.{{source}}.utility_minus_{other}", f"answer score, utility-selected minus {other} evidence",
+              STUDY, NB12, "question", 0.0, axis=f"per-question answer score, utility minus {other} (0-1)")
+      for other in ("dense", "relevance")),
 )
 
 UTILITY_CHATGPT = "ChatGPT gpt-3.5-turbo-1106 (utility paper)"

@@ -47,7 +47,9 @@ class Measure:
     unit_key: str = ""  # the unit paired values are keyed on, when it differs from `unit`
     # weights of the strata of paired units ({stratum: count} -> {stratum: weight}); None: unstratified
     strata_weights: Callable[[dict], dict] | None = None
-    truth: Callable | None = None  # room for the measure's value under a simulated model (a later issue)
+    # why the simulator (lib.simulate) plants no truth for it; "" when lib/simulate/truth_registry.py
+    # registers the function that gives its truth (tests/simulate/test_truth_registry.py: one or the other)
+    no_truth: str = ""
 
     def __post_init__(self):
         if self.reading not in READINGS:

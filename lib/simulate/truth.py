@@ -135,6 +135,8 @@ def measure_truths(truth: Truth, design: Design = Design()) -> dict:
     nb = "06_generation_phase"
     out[f"self_preference_rate.{PAPER}"] = (nb, pw["self"], 0.5)
     out[f"first_position_rate.{PAPER}"] = (nb, pw["first"], 0.5)
+    # the mean of both orders' rates: every order and combination weighs the same, as in pw["self"]
+    out[f"order_balanced_self_preference_rate.{PAPER}"] = (nb, pw["self"], 0.5)
     if "factual" in pw:
         out[f"factual_preference_rate.{PAPER}"] = (nb, pw["factual"], 0.5)
         out[f"tf_minus_ft_asymmetry.{PAPER}"] = (nb, pw["asymmetry"], 0.0)

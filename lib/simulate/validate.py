@@ -27,7 +27,8 @@ from .rm_validate import compare_by_model, lifted, model_truths, paired_rows
 from .server import SimServer
 from .truth import Design, measure_truths
 from .truth_file import Truth, load_truth
-from .utility_truth import design_from_gti, utility_parsed
+from .utility_design import utility_design
+from .utility_truth import utility_parsed
 
 COLUMNS = ["measure_id", "notebook", "truth", "null", "estimate", "ci_low", "ci_high", "n_items", "covered",
            "p_adjusted", "detected"]
@@ -136,12 +137,10 @@ def design_of(cfg: dict, run_dir: Path | None = None) -> Design:
     """The part of the run's design the truth depends on, from the runner config (and notebook 09's
     candidate sets, the utility study's design, when the run has them)."""
     per = cfg.get("per_notebook", {})
-    nb10 = {**per.get("10_relevance_vs_utility", {}), **cfg.get("_overrides", {})}
     return Design(datasets=tuple(per.get("01_dataset", {}).get("datasets", ("nq", "marco", "triviaqa"))),
                   settings=tuple(per.get("05_pointwise_reranking", {}).get("settings", ("normal", "rag"))),
                   combos=tuple(per.get("06_generation_phase", {}).get("combos", ("TT", "TF", "FT", "FF"))),
-                  utility=design_from_gti(Path(run_dir) / "utility_gti.jsonl", nb10.get("n_items", 0),
-                                          nb10.get("datasets", ())) if run_dir else None)
+                  utility=utility_design(run_dir, cfg) if run_dir else None)  # 10-12 (utility_design.py)
 
 
 PAPER_CONFIG = paths.CONFIGS / "paper.yaml"

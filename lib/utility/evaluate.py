@@ -20,6 +20,22 @@ SET_METRICS = ["P", "R", "F1"]
 SET_EXTRA = "F1 per question"
 RANK_METRICS = ["NDCG@1", "NDCG@5", "MRR@5"]
 HEADLINE = {"pointwise": SET_EXTRA, "listwise-set": SET_EXTRA, "pairwise": "NDCG@1", "listwise-rank": "NDCG@1"}
+# passage kinds of a GTI set (lib.utility.benchmark) -> the group whose selected share a row keeps: the
+# highly and weakly relevant noisy passages form one group (beyond the paper, which reports none of these)
+KIND_GROUP = {"ground_truth": "ground_truth", "counterfactual": "counterfactual",
+              "highly_relevant": "noisy", "weakly_relevant": "noisy"}
+GROUPS = ("ground_truth", "counterfactual", "noisy")
+
+
+def selected_shares(selected: list[int] | None, types: list[str]) -> dict[str, float]:
+    """Per passage group, the share of its passages a readable set selects (`selected ground_truth`,
+    ...); NaN for a group the question lacks or a failed judgment."""
+    out = {}
+    for group in GROUPS:
+        mine = [i for i, t in enumerate(types) if KIND_GROUP.get(t) == group]
+        out[f"selected {group}"] = (np.nan if selected is None or not mine
+                                    else len(set(mine) & set(selected)) / len(mine))
+    return out
 
 
 def judgment_rows(rows: list[Candidates], judgments: list[Judgment], **tags) -> pd.DataFrame:
@@ -36,6 +52,8 @@ def judgment_rows(rows: list[Candidates], judgments: list[Judgment], **tags) -> 
                 {"P": np.nan, "R": np.nan, "F1": np.nan}
             rec.update({"P": prf["P"], "R": prf["R"], SET_EXTRA: prf["F1"],
                         "n_selected": np.nan if j.selected is None else len(j.selected)})
+            if r.passages_types:
+                rec.update(selected_shares(j.selected, r.passages_types))
         else:
             rec.update(rank_metrics(j.ranking, r.ground_truth_label) if j.ranking is not None
                        else {m: np.nan for m in RANK_METRICS})

@@ -1,7 +1,8 @@
 """`python -m lib.simulate validate` for the utility study (notebooks 09-12 through papermill against the
-in-process simulator) at a small size: every findings row of 10 gets its truth, the parsed shares of
-10-12 match the planted failure rate, and a planted defect (the listwise-set parser reading the
-passages in reverse order) makes the set-F1 rows miss their truth and the check fail."""
+in-process simulator) at a small size: every findings row of 10, 11 and 12 gets its truth, the parsed
+shares of 10-12 match the planted failure rate, and planted defects make rows miss their truth and the
+check fail: the listwise-set parser reading the passages in reverse order (10), the ground-truth and
+counterfactual passage kinds swapped (11), the no-evidence and ground-truth conditions swapped (12)."""
 import pandas as pd
 import pytest
 
@@ -79,3 +80,85 @@ def test_reversed_listwise_parser_misses_the_truth_and_fails(run_dir, monkeypatc
     table = pd.concat([wrong.reset_index().drop(columns="has_p"), parsed_shares(run_dir, load_truth(TRUTH))])
     passed, line = verdict(table)
     assert not passed and "FAIL" in line
+
+
+@pytest.fixture(scope="module")
+def run_truths(run_dir):
+    """Every truth of the run's utility rows, from the run's design as validate reads it (once: about 10 s)."""
+    return _truths_of_run(run_dir)
+
+
+def _truths_of_run(run_dir):
+    """Every truth of the run's utility rows, from the run's design as validate reads it."""
+    from lib import runner
+    from lib.simulate.utility_design import utility_design
+
+    cfg = runner.load_config("configs/known_truth_run.yaml", {"n_items": SIZE})  # as validate --size gives it
+    return UT.utility_truths(load_truth(TRUTH), utility_design(run_dir, cfg))
+
+
+def test_every_row_of_11_and_12_has_its_truth_and_most_cover_it(run_dir):
+    table = pd.read_csv(run_dir / "validation.csv")
+    kinds = table["measure_id"].str.split(".").str[0]
+    assert (kinds == "role_selection_gap").sum() == 4 and (kinds == "position_effect").sum() == 2
+    assert (kinds == "answer_score").sum() == 2 * 11 and (kinds == "answer_gain").sum() == 4  # nq, marco
+    mine = table[kinds.isin(["role_selection_gap", "position_effect", "answer_score", "answer_gain"])]
+    covered = mine["covered"].dropna()
+    assert len(covered) >= 25 and covered.mean() >= 0.8, mine
+    gaps = mine[mine["measure_id"].str.endswith("ground_truth_minus_counterfactual")]
+    # planted: 2.0 vs -0.5 log-odds; a row under 30 readable questions is a smoke test outside Holm (not judged)
+    assert (gaps["truth"] > 0.3).all() and (gaps["detected"] != 0).all() and (gaps["detected"] == 1).any(), gaps
+    assert (table.loc[kinds == "answer_score", "truth"].between(0, 100)).all()
+
+
+def _factor_rows(run_dir, swap: bool):
+    """11's findings rebuilt from its stored replies (the study's reparse and findings code), with the
+    ground-truth and counterfactual kinds swapped in the candidate sets when `swap`."""
+    from dataclasses import replace
+
+    from lib.utility.benchmark import load_benchmark
+    from lib.utility.findings_rows import factor_findings
+    from lib.utility.replies import reparse
+
+    swapped = {"ground_truth": "counterfactual", "counterfactual": "ground_truth"}
+    rows = [replace(r, passages_types=[swapped.get(t, t) for t in r.passages_types]) if swap else r
+            for r in load_benchmark(run_dir / "utility_gti.jsonl")]
+    per_q = reparse(run_dir / "utility_rq2_replies.jsonl", rows=rows)
+    form_q = per_q[per_q["factor"] == "form"]
+    pos_q = per_q[per_q["factor"] == "position"]
+    pos_q = pos_q.assign(position=pos_q["level"].astype(int))
+    return pd.DataFrame(factor_findings(form_q, pos_q, n_boot=1000)).assign(p_adjusted=float("nan"))
+
+
+def test_swapped_passage_kinds_in_11_miss_the_truth_and_fail(run_dir, run_truths):
+    truths = run_truths
+    right = compare(_factor_rows(run_dir, False), truths).set_index("measure_id")
+    findings = pd.read_csv(run_dir / "findings.csv").set_index("measure_id")
+    for mid in right.index:  # the reparse path is the notebook's: same estimates
+        assert right.loc[mid, "estimate"] == pytest.approx(findings.loc[mid, "estimate"])
+    wrong = compare(_factor_rows(run_dir, True), truths).set_index("measure_id")
+    gaps = [m for m in wrong.index if m.startswith("role_selection_gap.")]
+    assert len(gaps) == 4 and (wrong.loc[gaps, "covered"] == 0).all(), wrong.loc[gaps]
+    passed, line = verdict(wrong.reset_index().drop(columns="has_p"))
+    assert not passed and "FAIL" in line
+
+
+def test_swapped_evidence_conditions_in_12_miss_the_truth(run_dir, run_truths):
+    from lib.utility.experiments import answer_summary
+    from lib.utility.findings_rows import answering_findings
+
+    [path] = list(run_dir.rglob("utility_rq3_answers.csv"))
+    answers = pd.read_csv(path)
+    truths = run_truths
+
+    def rows(a):
+        summary = answer_summary(a, ["model", "source", "condition"], n_boot=1000)
+        return compare(pd.DataFrame(answering_findings(a, summary, n_boot=1000)).assign(p_adjusted=float("nan")),
+                       truths).set_index("measure_id")
+    right = rows(answers)
+    ends = [m for m in right.index if m.endswith((".none", ".ground-truth"))]
+    # 12 questions per dataset: each interval covers with about 95%, so one miss of four is no defect
+    assert len(ends) == 4 and right.loc[ends, "covered"].sum() >= 3, right.loc[ends]
+    swap = {"none": "ground-truth", "ground-truth": "none"}
+    wrong = rows(answers.assign(condition=answers["condition"].map(lambda c: swap.get(c, c))))
+    assert (wrong.loc[ends, "covered"] == 0).all(), wrong.loc[ends]

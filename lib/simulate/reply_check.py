@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -117,11 +118,30 @@ def run_z(run_dir: Path, truth: Truth) -> pd.DataFrame:
     return pd.concat(out, ignore_index=True)
 
 
+@contextmanager
+def own_cache(folder: Path):
+    """The results cache in `folder` while the block runs (replies depend on the truth file: a cache
+    shared with other runs would answer from another truth), the previous one after."""
+    from lib.models import cache
+
+    old = os.environ.get("RAGBIAS_CACHE")
+    os.environ["RAGBIAS_CACHE"] = str(folder)
+    cache.close_all()
+    try:
+        yield folder
+    finally:
+        cache.close_all()
+        if old is None:
+            os.environ.pop("RAGBIAS_CACHE", None)
+        else:
+            os.environ["RAGBIAS_CACHE"] = old
+
+
 def sized_run(truth: Truth, n_items: int, seed: int, run_dir: Path, settings=("normal", "rag"),
               datasets=DATASETS) -> tuple:
     """(ratings, pairs) of 02, 05 and 06 run in-process on `n_items` questions per dataset drawn with
     replacement (copies as in `validate --size paper`), against a fresh simulator and an empty cache."""
-    from lib.models import cache, get_model
+    from lib.models import get_model
     from lib.self_preference import bank as B
     from lib.self_preference import pairwise, pointwise
     from lib.sources import prepare_items, save_items
@@ -130,25 +150,15 @@ def sized_run(truth: Truth, n_items: int, seed: int, run_dir: Path, settings=("n
 
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    old = os.environ.get("RAGBIAS_CACHE")
-    os.environ["RAGBIAS_CACHE"] = str(run_dir / "cache")  # replies depend on the truth: no shared cache
-    cache.close_all()
-    try:
-        items, _ = prepare_items(list(datasets), n_items, seed, replace=True)
-        save_items(items, run_dir / "items.jsonl")
-        with SimServer(truth, run_dir) as sim:
-            spec = f"openai:sim@{sim.url}"
-            bank = B.build_bank(items, {"sim": get_model(spec)}, B.BankConfig(k=0, styles=())).passages
-            B.save_bank(bank, run_dir / "passage_bank.jsonl")
-            ratings = pointwise.rate_evaluators(bank[bank["style"] == "normal"], [spec], settings=settings,
-                                                k_retries=0, max_tokens=10, logprobs=5)
-            pairs = pairwise.ask_evaluators(bank, [spec], k_retries=0, max_tokens=32)
-    finally:
-        cache.close_all()
-        if old is None:
-            os.environ.pop("RAGBIAS_CACHE", None)
-        else:
-            os.environ["RAGBIAS_CACHE"] = old
+    items, _ = prepare_items(list(datasets), n_items, seed, replace=True)
+    save_items(items, run_dir / "items.jsonl")
+    with own_cache(run_dir / "cache"), SimServer(truth, run_dir) as sim:
+        spec = f"openai:sim@{sim.url}"
+        bank = B.build_bank(items, {"sim": get_model(spec)}, B.BankConfig(k=0, styles=())).passages
+        B.save_bank(bank, run_dir / "passage_bank.jsonl")
+        ratings = pointwise.rate_evaluators(bank[bank["style"] == "normal"], [spec], settings=settings,
+                                            k_retries=0, max_tokens=10, logprobs=5)
+        pairs = pairwise.ask_evaluators(bank, [spec], k_retries=0, max_tokens=32)
     return ratings, pairs
 
 

@@ -119,7 +119,9 @@ def verdict(table: pd.DataFrame) -> tuple[bool, str]:
     measures = table[~table["measure_id"].str.startswith("parsed_share.")]
     defined = measures[measures["covered"].notna()]
     coverage = defined["covered"].mean() if len(defined) else math.nan
-    need = measures[[must_detect(m, t, n) for m, t, n in zip(measures["measure_id"], measures["truth"], measures["null"])]]
+    # a boolean Series, not a list: an empty list would select no columns (a run whose notebooks write no row with a truth)
+    need = measures[pd.Series([must_detect(m, t, n) for m, t, n in zip(measures["measure_id"], measures["truth"],
+                                                                        measures["null"])], index=measures.index, dtype=bool)]
     judged = need[need["detected"].notna()]
     missed = judged[judged["detected"] < 1]
     shares = table[table["measure_id"].str.startswith("parsed_share.")]

@@ -119,6 +119,14 @@ def test_a_planted_effect_that_is_not_detected_fails():
     assert not passed and "missed: a.rate" in line
 
 
+def test_a_run_with_no_row_of_a_truth_fails_with_its_line():
+    """`--only 01,09` writes no findings row with a truth: the verdict says so (it raised KeyError)."""
+    from lib.simulate.validate import COLUMNS
+
+    passed, line = verdict(pd.DataFrame(columns=COLUMNS))
+    assert not passed and "coverage 0/0 rows" in line
+
+
 def test_replication_summary_counts_coverage_and_false_detection():
     from lib.simulate.replicate import summarize
 

@@ -53,3 +53,20 @@ def test_cached_embeddings_build_no_encoder(monkeypatch):
     again = get_retriever("dense", CORPUS)
     assert again.search("Which river is longest?", 2) == first
     assert cache.cache_stats()["misses"] == len(CORPUS) + 1 and not again.model.built
+
+
+@pytest.mark.parametrize("name", ["bm25", pytest.param("dense", marks=pytest.mark.model)])
+def test_rankings_of_many_questions_equal_one_search_each(name, monkeypatch):
+    from lib.utility import retrieval
+
+    ret = get_retriever(name, CORPUS)
+    questions = ["longest river in Africa", "red planet", "how do plants make food from sunlight", "highest peak"]
+    calls = []
+    if name == "dense":  # the questions reach the encoder in one call, not one call each
+        real = ret.embed
+        monkeypatch.setattr(ret, "embed", lambda texts: calls.append(len(texts)) or real(texts))
+    ranked = retrieval.rankings(ret, questions, depth=3)
+    assert ranked == [[CORPUS[i] for i, _ in ret.search(q, 3)] for q in questions]
+    assert ranked[0][0] == CORPUS[0] and ranked[1][0] == CORPUS[3]
+    if name == "dense":
+        assert calls[0] == len(questions)

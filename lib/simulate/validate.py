@@ -4,7 +4,9 @@ every findings row that has a planted truth with that truth (data/runs/<run>/val
 The check passes when (1) at least 90% of the rows with a defined truth cover it with their 95%
 interval, (2) every planted effect of at least 0.10 on a rate or 0.3 on a rating is detected
 (Holm-adjusted p < 0.05 from findings.csv, with the truth's sign; rows that carry no test, such as
-the judge accuracy, by an interval that excludes the null), and (3) each notebook's share of
+the judge accuracy, by an interval that excludes the null); below the papers' sizes only where the
+run has at least 80% power for it (`powered`: a smaller run cannot be asked to see every planted
+effect; the summary names the rows it did not require), and (3) each notebook's share of
 parsed replies covers 1 minus the planted format failure rate (Wilson interval over replies: the
 failures are drawn independently per reply; Bonferroni over the notebooks checked)."""
 from __future__ import annotations
@@ -17,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from scipy import stats
 
 from lib import paths
 from lib.stats import wilson_ci
@@ -36,6 +40,7 @@ RUN_CONFIG = paths.CONFIGS / "known_truth_run.yaml"
 COVERAGE_GOAL = 0.90
 RATE_EFFECT, RATING_EFFECT = 0.10, 0.30
 ALPHA = 0.05
+POWER_GOAL = 0.80
 
 
 def must_detect(measure_id: str, truth: float, null: float) -> bool:
@@ -44,6 +49,17 @@ def must_detect(measure_id: str, truth: float, null: float) -> bool:
         return False
     limit = RATING_EFFECT if measure_id.startswith("human_minus_self") else RATE_EFFECT
     return abs(truth - null) >= limit - 1e-12
+
+
+def powered(row: dict, family_size: int) -> bool:
+    """Whether the run had at least 80% power to detect the planted effect of this row: a normal test
+    at Holm's strictest level (alpha / family size), the effect the planted truth's distance from the
+    null, its standard error read from the row's 95% interval."""
+    if any(pd.isna(row[c]) for c in ("truth", "null", "ci_low", "ci_high")) or row["ci_high"] <= row["ci_low"]:
+        return True  # nothing to read a standard error from: required, as before
+    se = (row["ci_high"] - row["ci_low"]) / (2 * stats.norm.ppf(0.975))
+    z = stats.norm.ppf(1 - ALPHA / (2 * max(family_size, 1)))
+    return stats.norm.cdf(abs(row["truth"] - row["null"]) / se - z) >= POWER_GOAL
 
 
 def detected(row: dict) -> float:
@@ -69,12 +85,13 @@ def compare(findings: pd.DataFrame, truths: dict) -> pd.DataFrame:
         notebook, truth, null = truths[r["measure_id"]]
         row = {"measure_id": r["measure_id"], "notebook": r["notebook"], "truth": truth, "null": null,
                "estimate": r["estimate"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
-               "n_items": r["n_items"], "p_adjusted": r["p_adjusted"], "has_p": not pd.isna(r.get("p"))}
+               "n_items": r["n_items"], "p_adjusted": r["p_adjusted"], "has_p": not pd.isna(r.get("p")),
+               "family": r.get("family", "")}
         ok = not (pd.isna(r["ci_low"]) or pd.isna(r["ci_high"]))
         row["covered"] = float(r["ci_low"] - 1e-9 <= truth <= r["ci_high"] + 1e-9) if ok else math.nan
         row["detected"] = detected(row)
         rows.append(row)
-    return pd.DataFrame(rows, columns=COLUMNS + ["has_p"])
+    return pd.DataFrame(rows, columns=COLUMNS + ["has_p", "family"])
 
 
 def parsed_shares(run_dir: Path, truth: Truth) -> pd.DataFrame:
@@ -114,8 +131,9 @@ def parsed_shares(run_dir: Path, truth: Truth) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def verdict(table: pd.DataFrame) -> tuple[bool, str]:
-    """(passed, summary line) of the three conditions of the check."""
+def verdict(table: pd.DataFrame, papers_size: bool = False) -> tuple[bool, str]:
+    """(passed, summary line) of the three conditions of the check; at the papers' sizes every planted
+    effect of the declared size must be detected, below them only those the run has the power for."""
     measures = table[~table["measure_id"].str.startswith("parsed_share.")]
     defined = measures[measures["covered"].notna()]
     coverage = defined["covered"].mean() if len(defined) else math.nan
@@ -123,6 +141,15 @@ def verdict(table: pd.DataFrame) -> tuple[bool, str]:
     need = measures[pd.Series([must_detect(m, t, n) for m, t, n in zip(measures["measure_id"], measures["truth"],
                                                                         measures["null"])], index=measures.index, dtype=bool)]
     judged = need[need["detected"].notna()]
+    if not papers_size:
+        tested = measures[measures["p_adjusted"].notna()]
+        # Holm's family size of each row: the rows adjusted with it (its study's), all tested rows when unnamed
+        sizes = tested["family"].value_counts().to_dict() if "family" in tested else {}
+        keep = pd.Series([powered(r, sizes.get(r.get("family"), len(tested))) for r in judged.to_dict("records")],
+                         index=judged.index, dtype=bool)
+        excused, judged = judged[~keep], judged[keep]
+    else:
+        excused = judged.iloc[0:0]
     missed = judged[judged["detected"] < 1]
     shares = table[table["measure_id"].str.startswith("parsed_share.")]
     bad_shares = shares[shares["covered"] != 1]
@@ -131,6 +158,8 @@ def verdict(table: pd.DataFrame) -> tuple[bool, str]:
             f"rows ({coverage:.0%}, goal {COVERAGE_GOAL:.0%}); planted effects detected after Holm "
             f"{len(judged) - len(missed)}/{len(judged)}"
             + (f" (missed: {', '.join(missed['measure_id'])})" if len(missed) else "")
+            + (f" ({len(excused)} more not required: under 80% power at this size, "
+               f"{int((excused['detected'] == 1).sum())} of them detected)" if len(excused) else "")
             + f"; parsed share matches 1 - failure rate in {len(shares) - len(bad_shares)}/{len(shares)} notebooks")
     return passed, line
 
@@ -213,7 +242,7 @@ def validate(truth_path, size: int | str | None = None, run_name: str = "known_t
     table = pd.concat([compare_by_model(findings, truths_of, compare).drop(columns="has_p"),
                        paired_rows([run_dir], truths_of, COLUMNS), parsed_shares(run_dir, truth),
                        knowledge_rows(run_dir, truth, cfg)], ignore_index=True)
-    passed, line = verdict(table)
+    passed, line = verdict(table, papers_size=size == "paper")
     table.to_csv(run_dir / "validation.csv", index=False)
     (run_dir / "validation_summary.txt").write_text(line + "\n")
     (run_dir / "simulator_stats.json").write_text(json.dumps(stats, indent=1))

@@ -9,7 +9,7 @@ import pytest
 from lib.simulate import planted as M
 from lib.simulate import truth as T
 from lib.simulate.truth_file import Pairwise, Pointwise, Truth, TruthError, load_truth
-from lib.simulate.validate import compare, must_detect, verdict
+from lib.simulate.validate import compare, must_detect, powered, verdict
 
 CONFIG_TRUTH = "configs/known_truth.yaml"
 
@@ -113,10 +113,29 @@ def test_verdict_passes_a_right_table_and_fails_a_missed_truth():
 
 def test_a_planted_effect_that_is_not_detected_fails():
     truths = {"a.rate": ("06", 0.70, 0.5)}
-    undetected = pd.DataFrame([_finding("a.rate", 0.60, 0.45, 0.75, 0.2, 0.2)])  # covers, but p_adj 0.2
+    # covers its truth with a narrow interval (power about 1), but Holm left p_adj at 0.2
+    undetected = pd.DataFrame([_finding("a.rate", 0.66, 0.61, 0.71, 0.2, 0.2)])
     assert must_detect("a.rate", 0.70, 0.5) and not must_detect("a.rate", 0.55, 0.5)
     passed, line = verdict(compare(undetected, truths))
     assert not passed and "missed: a.rate" in line
+
+
+def test_an_underpowered_planted_effect_is_required_only_at_the_papers_sizes():
+    """0.125 planted with a standard error of about 0.077: power under 80% at the default size, so a
+    miss there is named but not failed; at the papers' sizes every planted effect must be detected."""
+    truths = {"a.rate": ("06", 0.625, 0.5)}
+    row = _finding("a.rate", 0.60, 0.45, 0.75, 0.2, 0.2)
+    assert not powered(compare(pd.DataFrame([row]), truths).iloc[0].to_dict(), 1)
+    passed, line = verdict(compare(pd.DataFrame([row]), truths))
+    assert passed and "1 more not required" in line, line
+    passed, line = verdict(compare(pd.DataFrame([row]), truths), papers_size=True)
+    assert not passed and "missed: a.rate" in line
+
+
+def test_power_counts_the_rows_family():
+    """The same row is powered alone and not among 1,000 Holm-adjusted rows (a stricter level)."""
+    r = {"truth": 0.6, "null": 0.5, "ci_low": 0.54, "ci_high": 0.66}  # se about 0.031, effect 3.3 se
+    assert powered(r, 1) and not powered(r, 1000)
 
 
 def test_a_run_with_no_row_of_a_truth_fails_with_its_line():

@@ -160,13 +160,12 @@ def capabilities(spec: str, probe: bool = True) -> frozenset:
     after its echo probe passed (one cached request: CachedModel's probe, the one every likelihood
     call uses)."""
     from lib.models import get_model
-    from lib.models.backends import DECLARED, REWARD_HEAD
+    from lib.models.backends import REWARD_HEAD, declared_for
     from lib.models.specs import parse_spec
 
     if spec.startswith("rm:"):
         return REWARD_HEAD
-    parsed = parse_spec(spec)
-    caps = set(DECLARED.get(parsed.backend, ()))
+    caps = set(declared_for(parse_spec(spec))[0])  # a server declared a base LM (`;base`) takes no chat
     if probe and "echo_probe" in caps:
         if get_model(spec).echo_problem() is not None:  # the probe said why not
             caps -= {"loglikelihood", "echo_probe"}
@@ -212,7 +211,8 @@ def left_out(stem: str, params: dict, known: dict | None = None) -> list[dict]:
     for need in step(stem).needs:
         for spec in _targets(need, params.get(need.parameter)):
             caps = capabilities(spec, probe=False)
-            if need.chat_context and not spec.startswith("rm:"):
+            # a part asked in chat messages; a base LM (`;base` server, local:gemma3) is asked in raw text
+            if need.chat_context and not spec.startswith("rm:") and "chat" in caps:
                 from lib.models.specs import parse_spec
 
                 caps = caps - RAW_TEXT_LIKELIHOOD.get(parse_spec(spec).backend, frozenset())

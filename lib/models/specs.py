@@ -32,7 +32,8 @@ SPEC_HELP = (
     "Model specs look like 'openai:gpt-4o-mini', 'openai:<model>@http://host:port/v1' for any "
     "OpenAI-compatible server, 'hf:<hub id or local folder>' for transformers, or "
     "'local:smollm2' / 'local:gemma3' for the embedded models; options follow after ';', e.g. "
-    "'local:smollm2;int8' or 'openai:<model>@<url>;concurrency:64' (docs/models.md)."
+    "'local:smollm2;int8', 'openai:<model>@<url>;concurrency:64' or 'openai:<model>@<url>;base' for a "
+    "server's base LM (docs/models.md)."
 )
 REWARD_SPEC_HELP = ("Reward-model specs look like 'judge:<model spec>[;logprob]', 'implicit:<model spec>[;mean]"
                     "[;ref:<model spec>]' or 'rm:<hub id or folder>', e.g. 'judge:local:smollm2;int8'.")
@@ -77,11 +78,15 @@ class Option:
         return text
 
 
-MODEL_OPTIONS = ("quant", "concurrency")
+MODEL_OPTIONS = ("quant", "lm", "concurrency")
 OPTIONS = {o.name: o for o in (
     Option("quant", "choice", frozenset({"hf", "local"}), None,
            "dynamic int8 quantization of the Linear layers (a different model: part of the cache key)",
            choices=("int8",), flags=(("int8", "int8"),)),
+    Option("lm", "choice", frozenset({"openai"}), "chat",
+           "what the server serves: 'base' declares a base LM (no chat template), so prompts go as raw text to "
+           "/v1/completions and likelihoods are read from echoed prompt log-probabilities (a different request: "
+           "part of the cache key)", choices=("chat", "base"), flags=(("base", "base"),)),
     Option("concurrency", "int", frozenset({"openai"}), None,
            "requests in flight at most (default: 64 for a loopback server, 32 for another server, 16 for "
            "the OpenAI API, which halves it on HTTP 429 and grows it back); not part of the cache key"),
@@ -127,10 +132,16 @@ def _read_option(token: str, accepting: tuple, spec: str, reward: bool) -> tuple
         cut = min((token.find(c) for c in "=:" if c in token), default=-1)
         name, value = (token[:cut].strip(), token[cut + 1:].strip()) if cut > 0 else (token, "")
     allowed = options_for(accepting)
+    where = " / ".join(a for a in accepting if a)
+    if name in OPTIONS and not OPTIONS[name].accepts & set(accepting):  # a real option, for other specs
+        raise _error(spec, f"Unknown option {token!r} for {where}; it is an option of "
+                           f"{' / '.join(sorted(OPTIONS[name].accepts))} specs ({OPTIONS[name].doc}), and {where} "
+                           f"takes {sorted(allowed)}."
+                           + (" An hf: or local: model is a base LM or a chat model by its tokenizer (local:gemma3 "
+                              "is a base LM): it needs no option." if name == "lm" else ""), reward)
     if name not in OPTIONS or not OPTIONS[name].accepts & set(accepting) or (not value and token not in FLAGS):
         close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        where = " / ".join(accepting)
         raise _error(spec, f"Unknown option {token!r} for {where}; it takes {sorted(allowed)}.{hint} "
                            + (REWARD_SPEC_HELP if reward else SPEC_HELP), reward)
     return name, value
@@ -146,16 +157,22 @@ class ModelSpec:
     model: str
     base_url: str | None = None
     quant: str | None = None  # 'int8': a different model for the cache, so part of the key
+    lm: str | None = None  # 'base': a server's base LM, sent raw text (other requests: part of the key)
     concurrency: int | None = field(default=None, compare=False)  # how it is served, not what it says
 
     @property
     def key(self) -> str:
         """Canonical identity (never contains an API key; no serving options)."""
         return (f"{self.backend}:{self.model}" + (f"@{self.base_url}" if self.base_url else "")
-                + (f";{self.quant}" if self.quant else ""))
+                + (f";{self.quant}" if self.quant else "") + (f";{option_text('lm', self.lm)}" if self.lm else ""))
 
     def __str__(self) -> str:
         return self.key + (f";concurrency:{self.concurrency}" if self.concurrency else "")
+
+    @property
+    def is_base(self) -> bool:
+        """Whether the spec declares a server's model a base LM (`;base`): raw text, no chat messages."""
+        return self.lm == "base"
 
     @property
     def short(self) -> str:
@@ -193,6 +210,7 @@ class RewardSpec:
             if self.options.get("ref"):
                 label += f"-ref:{short_name(self.options['ref'])}"
             label += f";{self.model.quant}" if self.model.quant else ""
+            label += ";base" if self.model.is_base else ""  # a base LM is asked in raw text: other answers
         shown = {"norm", "decide", "ref"}
         return label + "".join(f";{k}:{v}" for k, v in sorted(self.options.items()) if k not in shown)
 
@@ -209,6 +227,8 @@ def _parse_model(text: str, spec: str) -> ModelSpec:
         raise SpecError(f"Model spec {spec!r} names no model. {SPEC_HELP}")
     options = dict(_read_option(t, (backend,), spec, False) for t in tokens if t)
     values = {k: OPTIONS[k].value(v, spec) for k, v in options.items()}
+    if values.get("lm") == OPTIONS["lm"].default:
+        values.pop("lm")  # 'lm:chat' is what no option says: the same spec, the same cache key
     if backend == "openai":
         model, _, base_url = rest.partition("@")
         if not model:

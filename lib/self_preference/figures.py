@@ -132,8 +132,11 @@ def _errorbars(ax, frame: pd.DataFrame, x: str, hue: str, y: str, low: str, high
         part = frame[frame[hue] == h].set_index(x).reindex(order)
         pos = np.arange(len(order)) - 0.4 + width * (j + 0.5)
         ax.bar(pos, part[y], width, label=str(h))
+        # clipped at 0: an interval that ends at the estimate (a rate of 1 with a Wilson bound of 1) can
+        # come out a rounding error past it, which matplotlib refuses
         err = np.vstack([part[y] - part[low], part[high] - part[y]])
-        ax.errorbar(pos, part[y], yerr=np.where(np.isnan(err), 0, err), fmt="none", ecolor="black", lw=1)
+        ax.errorbar(pos, part[y], yerr=np.clip(np.where(np.isnan(err), 0, err), 0, None), fmt="none",
+                    ecolor="black", lw=1)
     if labels:
         ax.set_xticks(np.arange(len(order)), [str(o) for o in order])
 

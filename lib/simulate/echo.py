@@ -48,6 +48,13 @@ def text_logprob(replier: Replier, text: str) -> float | None:
     return min((pp.own_logprob if own else pp.other_logprob) + e, -1e-6)
 
 
+def answer_prob(replier: Replier, fields: dict, said: str) -> float | None:
+    """P(the passage whose answer is `said` is chosen) in a generation-phase prompt (the planted pair
+    choice), None when neither passage carries that answer."""
+    q1, p1, p2 = replier.pair_choice(fields)
+    return {norm(p.answer): qk for p, qk in ((p2, 1 - q1), (p1, q1)) if p is not None}.get(norm(said))
+
+
 def _reply_values(replier: Replier, prompt: str, toks: list) -> dict[int, float]:
     """{token index: log-probability} for the reply part of a raw-text option-scoring prompt."""
     for kind, start in REPLY_STARTS:
@@ -69,9 +76,7 @@ def _reply_values(replier: Replier, prompt: str, toks: list) -> dict[int, float]
             ok = digit.isdigit() and 1 <= int(digit) <= len(probs)
             values[first] = math.log(max(probs[int(digit) - 1], 1e-300)) if ok else UNLIKELY
         else:
-            q1, p1, p2 = replier.pair_choice(task.fields)
-            said = norm(prompt[after:])
-            q = {norm(p.answer): qk for p, qk in ((p2, 1 - q1), (p1, q1)) if p is not None}.get(said)
+            q = answer_prob(replier, task.fields, prompt[after:])
             values[first] = math.log(max(q, 1e-300)) if q is not None else UNLIKELY
         return values
     return {}

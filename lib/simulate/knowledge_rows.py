@@ -9,11 +9,13 @@ import pandas as pd
 
 from lib.stats import clustered_mean, wilson_ci
 
-from .likelihood_truth import LEVELS, KnowledgeDesign, knowledge_truths, stratified_factual
+from .likelihood_truth import LEVELS, KnowledgeDesign, knowledge_truths, likelihood_pair_truths, stratified_factual
 from .truth_file import Truth
 
 SMOKE = 30  # fewer units than this: a smoke test, covered is reported but detection is not judged
 TABLE5 = Path("07_knowledge_stratified") / "07_v1_table5_knowledge.csv"
+# the same table under the likelihood choice (07 writes it when its evaluator gives likelihoods: a base LM)
+TABLE5_LIKELIHOOD = Path("07_knowledge_stratified") / "07_v1_table5_knowledge_likelihood.csv"
 
 
 def _row(measure_id, notebook, truth, estimate, lo, hi, n, null=math.nan, p_adjusted=math.nan) -> dict:
@@ -51,20 +53,23 @@ def knowledge_probe_rows(run_dir: Path, truth: Truth, design: KnowledgeDesign) -
     return rows
 
 
-def stratified_rows(run_dir: Path, truth: Truth, design: KnowledgeDesign) -> list[dict]:
+def stratified_rows(run_dir: Path, truth: Truth, design: KnowledgeDesign, likelihood: bool = False) -> list[dict]:
     """07: the factual preference rate per dataset and knowledge level (v1 Table 5), null 0.5;
     detection judged on levels with at least SMOKE questions (Holm over the table's levels, as the
-    notebook adjusts them; the overall row by its interval)."""
-    f = run_dir / TABLE5
+    notebook adjusts them; the overall row by its interval). With `likelihood`, the same table under
+    the summed-likelihood choice (TF / FT pairs only), against that reading's truth."""
+    f = run_dir / (TABLE5_LIKELIHOOD if likelihood else TABLE5)
     if not f.exists():
         return []
     table = pd.read_csv(f)
-    want = stratified_factual(truth, design.combos)
+    want = (likelihood_pair_truths(truth, design.combos).get("factual", math.nan) if likelihood
+            else stratified_factual(truth, design.combos))
+    name = "knowledge_stratified_factual" + ("_likelihood" if likelihood else "")
     rows = []
     for r in table.to_dict("records"):
         if r["level"] == "unknown" or pd.isna(r.get("fact_rate")):
             continue
-        rows.append(_row(f"knowledge_stratified_factual.{r['dataset']}.{r['level']}", "07_knowledge_stratified",
+        rows.append(_row(f"{name}.{r['dataset']}.{r['level']}", "07_knowledge_stratified",
                          want, r["fact_rate"], r["fact_ci_low"], r["fact_ci_high"], int(r["n_items"]), 0.5,
                          r.get("fact_p_holm", math.nan)))
     return rows
@@ -77,4 +82,5 @@ def knowledge_rows(run_dir: Path, truth: Truth, cfg: dict) -> pd.DataFrame:
         datasets=tuple(per.get("01_dataset", {}).get("datasets", KnowledgeDesign.datasets)),
         n_samples=int(per.get("04_knowledge_probe", {}).get("n_samples", 5)),
         combos=tuple(per.get("07_knowledge_stratified", {}).get("combos", KnowledgeDesign.combos)))
-    return pd.DataFrame(knowledge_probe_rows(run_dir, truth, design) + stratified_rows(run_dir, truth, design))
+    return pd.DataFrame(knowledge_probe_rows(run_dir, truth, design) + stratified_rows(run_dir, truth, design)
+                        + stratified_rows(run_dir, truth, design, likelihood=True))

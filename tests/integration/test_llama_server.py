@@ -142,3 +142,35 @@ def test_a_refused_parameter_is_named(chat_server):
                "top_logprobs": "many"}
     with pytest.raises(BackendError, match="refused the parameter 'top_logprobs' \\(sent top_logprobs='many'; HTTP 500"):
         backend._call(openai_api.CHAT, payload)
+
+
+def test_a_base_lm_declared_with_base_is_asked_in_raw_text_and_scored_by_echo(base_server):
+    """gemma-3-270m (a base LM) as users would declare it, `openai:gemma3@<url>;base`: replies come
+    from /v1/completions on the raw prompt, and 05's likelihood item (raw text, the reply opening on a
+    new line with "###") is scored from the server's echoed prompt log-probabilities, which pass the
+    probe on this model (docs/servers.md: aligned for gemma-3)."""
+    from lib import pipeline
+    from lib.self_preference import likelihood as L
+
+    spec = f"{base_server.spec};base"
+    model = get_model(spec)
+    assert not model.is_chat and get_model(base_server.spec).is_chat
+    before = base_server.requests()
+    req = model.request("Count: 1, 2, 3, 4,", max_tokens=3)
+    assert req.prompt is not None and req.messages is None
+    out = model.generate([req])[0]
+    assert out.text and base_server.requests() == before + 1
+    log = base_server.log.read_text(errors="replace")
+    assert '"POST /v1/completions' in log and '"POST /v1/chat/completions' not in log
+    # llama-cpp-python scores an echoed prompt in Python over gemma's 262k-token vocabulary: the
+    # 110-token probe took 190 s on 2 loaded cores, past the default 120 s timeout, so this model is
+    # asked with a longer one; the probe's verdict is cached per server and model for every later call
+    slow = get_model(spec, timeout=900.0, max_retries=0)
+    item = L._item(slow, "Rate the count 1, 2, 3 from 1 to 5.", L.SCORE_PREFIX, ["1", "5"], None)
+    assert item[0] == "Rate the count 1, 2, 3 from 1 to 5." and item[1] == "\n###"  # a base LM's raw layout
+    lps = slow.option_logprobs([item])[0]
+    assert all(math.isfinite(v) and v < 0 for v in lps) and sum(math.exp(v) for v in lps) < 1, lps
+    asked = base_server.requests()
+    assert slow.option_logprobs([item])[0] == lps and base_server.requests() == asked  # cached
+    assert pipeline.left_out("05_pointwise_reranking", {"evaluators": [spec]}) == []  # the probe passed
+    assert pipeline.left_out("05_pointwise_reranking", {"evaluators": [base_server.spec]}) != []  # chat: no echo

@@ -176,3 +176,57 @@ def test_dataset_and_retriever_strings_parse_to_objects_that_read_back():
     assert str(parse_retriever_spec("bm25")) == "bm25" and parse_retriever_spec("dense").model is None
     with pytest.raises(SpecError, match="Unknown retriever 'bm26'"):
         parse_retriever_spec("bm26")
+
+
+# ---- a server's base LM (`;base`, option `lm`) -------------------------------------------------------
+BASE = "openai:m@http://127.0.0.1:9/v1"
+
+
+@pytest.mark.parametrize("text", [f"{BASE};base", f"{BASE};lm:base", f"{BASE};lm=base", f"{BASE};concurrency:4;base"])
+def test_base_option_parses_to_one_canonical_spec_whose_key_carries_it(text):
+    parsed = parse_spec(text)
+    assert parsed.is_base and parsed.lm == "base"
+    assert parsed.key == f"{BASE};base"  # what the cache keys on: a base LM's requests are other requests
+    assert str(parsed).startswith(f"{BASE};base") and parse_spec(str(parsed)) == parsed
+
+
+def test_chat_is_the_default_and_the_same_spec_as_no_option():
+    plain, chat = parse_spec(BASE), parse_spec(f"{BASE};lm:chat")
+    assert chat == plain and str(chat) == BASE and not chat.is_base
+    assert parse_spec(f"{BASE};base") != plain
+
+
+def test_base_option_keys_the_cache_apart():
+    from lib.models.cache_keys import make_key
+
+    payload = {"prompt": "Q: 2 + 2 =", "max_tokens": 1}
+    keys = {make_key("generate", parse_spec(s).key, payload)
+            for s in (BASE, f"{BASE};base", f"{BASE};lm:chat", f"{BASE};base;concurrency:8")}
+    assert len(keys) == 2  # chat and base differ; `lm:chat` and the serving option change nothing
+
+
+def test_base_option_inside_a_reward_spec_goes_to_its_model_and_its_name():
+    judge = parse_spec(f"judge:{BASE};base;logprob", want=RewardSpec)
+    assert judge.model.is_base and judge.options == {"decide": "logprob"}
+    assert str(judge) == f"judge:{BASE};base;logprob" and judge.name == "judge-logprob:m;base"
+    assert parse_spec(f"judge:{BASE};logprob", want=RewardSpec).name != judge.name
+
+
+@pytest.mark.parametrize("bad", ["local:gemma3;base", "hf:org/model;lm:base", "judge:local:smollm2;base"])
+def test_base_option_on_a_backend_that_cannot_use_it_says_whose_option_it_is(bad):
+    with pytest.raises(SpecError, match="it is an option of openai specs.*by its tokenizer"):
+        parse_spec(bad, want=None)
+
+
+def test_base_option_value_is_checked():
+    with pytest.raises(SpecError, match=r"lm must be one of \('chat', 'base'\)"):
+        parse_spec(f"{BASE};lm:instruct")
+
+
+def test_a_base_server_declares_no_chat_so_requests_are_raw_text():
+    from lib.models.backends import declared_for
+
+    base, chat = get_model(f"{BASE};base"), get_model(BASE)
+    assert not base.is_chat and chat.is_chat  # answered from the declaration: no server is reached
+    assert "chat" not in declared_for(parse_spec(f"{BASE};base"))[0]
+    assert base.request("Q?").prompt == "Q?" and chat.request("Q?").messages == [{"role": "user", "content": "Q?"}]

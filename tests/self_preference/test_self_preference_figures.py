@@ -104,3 +104,18 @@ def test_an_all_empty_method_figure_is_not_saved_and_says_why(tmp_path, monkeypa
     assert out.not_saved["style"] == "no data: " + figures.STYLE_NO_REPLY
     assert figures.STYLE_NO_REPLY in " ".join(capsys.readouterr().out.split())
     assert not list(out.figure_dir.glob("style.*"))
+
+
+def test_an_interval_ending_a_rounding_error_short_of_its_rate_still_draws():
+    """A rate of 1 whose Wilson bound came out 1 - 2e-16 (06's likelihood choice on a simulated base LM,
+    every TF pair to the true passage): matplotlib refuses a negative error bar, so it is clipped to 0."""
+    import numpy as np
+
+    combo = pd.DataFrame({"dataset": "nq", "evaluator": "m", "combo": ["TF", "FT"], "method": "paper (parsed reply)",
+                          "n_valid": [40, 40], "self_rate": [1.0, 0.25],
+                          "self_ci_low": [0.91, 0.14], "self_ci_high": [1.0 - 2.220446049250313e-16, 0.39]})
+    fig = figures.self_by_combo_figure(combo, ["TF", "FT"])
+    assert sorted(round(b.get_height(), 6) for b in fig.axes[0].patches) == [0.25, 1.0]
+    caps = [seg for c in fig.axes[0].collections for seg in c.get_segments()]
+    assert any(np.isclose(seg[:, 1], [0.91, 1.0]).all() for seg in caps)  # the bar at 1 keeps its lower arm
+    plt.close(fig)

@@ -23,7 +23,9 @@ def _validate(truth, run, tmp_runs, size):
 def test_right_pipeline_passes(tmp_runs):
     code, table = _validate("configs/known_truth.yaml", "kt_right", tmp_runs, FULL)
     rates = table[table["notebook"] == "06_generation_phase"]
-    assert len(rates) == 5  # four preference measures and the parsed share
+    paper = rates[~rates["measure_id"].str.contains("likelihood")]
+    assert len(paper) == 5  # four preference measures and the parsed share
+    assert len(rates) - len(paper) == 3  # the likelihood choice's rates (the evaluator served as a base LM)
     assert code == 0, table.to_string()
     assert (tmp_runs / "kt_right" / "validation_summary.txt").read_text().startswith("known truth: PASS")
 

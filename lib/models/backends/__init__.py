@@ -37,6 +37,8 @@ DEFERRED = {"hf": frozenset({"chat"})}
 def declared_for(spec) -> tuple[frozenset, frozenset]:
     """(capabilities declared up front, capabilities the built backend decides) for a model spec."""
     caps = DECLARED[spec.backend] | ({"chat"} if spec.backend == "local" and spec.model in CHAT_EMBEDDED else set())
+    if getattr(spec, "is_base", False):  # a server declared a base LM (`;base`): raw text only
+        caps = caps - {"chat"}
     return frozenset(caps), DEFERRED.get(spec.backend, frozenset())
 
 OnResult = Callable[[int, object], None]

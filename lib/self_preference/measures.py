@@ -14,9 +14,9 @@ from .tables import UNIT
 STUDY = "self-preference"
 PAPER = "paper_parsed_reply"  # slug of the paper's method ("paper (parsed reply)"): the primary reading
 LIKELIHOOD = "likelihood"  # every other method reads the evaluator's likelihoods (beyond the papers)
-# why the known-truth check (lib.simulate) has no truth for 05-06's likelihood readings
-NO_LIKELIHOOD_TRUTH = ("the simulator serves echoed prompt log-probabilities for raw-text prompts only and is "
-                       "served as a chat model, so validate runs 05-07 with likelihood scoring off")
+# why the known-truth check (lib.simulate) has no truth for 06's likelihood self-preference rate
+NO_LIKELIHOOD_TRUTH = ("the likelihood decides only pairs with two answer strings (TF, FT); TT and FF pairs, "
+                       "where the own passage differs, are undecidable, so the rate is not reported")
 
 
 def pointwise_units(folder: Path, params: dict) -> pd.DataFrame:
@@ -63,11 +63,11 @@ MEASURES: tuple[Measure, ...] = (
             "05_pointwise_reranking", "item", 0.0, axis=_HMS_AXIS, units=pointwise_units, unit_key="question"),
     Measure(HUMAN_MINUS_SELF_ID, "human-minus-self rating (likelihood reading)", STUDY, "05_pointwise_reranking",
             "item", 0.0, reading="secondary", method=LIKELIHOOD, axis=_HMS_AXIS, units=pointwise_units,
-            unit_key="question", no_truth=NO_LIKELIHOOD_TRUTH),
+            unit_key="question"),
     *(Measure(f"{kind}.{method}", name + ("" if method == PAPER else " (likelihood reading)"),
               notebook="06_generation_phase", reading="primary" if method == PAPER else "secondary",
               method="generate-and-parse" if method == PAPER else LIKELIHOOD, axis=axis,
-              no_truth="" if method == PAPER else NO_LIKELIHOOD_TRUTH, **_common)
+              no_truth="" if method == PAPER or kind != "self_preference_rate" else NO_LIKELIHOOD_TRUTH, **_common)
       for kind, name, axis in (
           ("self_preference_rate", "self-preference rate", "share choosing the own passage (0.5: no preference)"),
           ("first_position_rate", "first-position rate", "share choosing the first passage (0.5: no position bias)"),
@@ -76,8 +76,7 @@ MEASURES: tuple[Measure, ...] = (
     *(Measure(f"tf_minus_ft_asymmetry.{method}", "TF-minus-FT asymmetry of factual choice (beyond the papers)",
               STUDY, "06_generation_phase", UNIT, 0.0, reading="primary" if method == PAPER else "secondary",
               method="generate-and-parse" if method == PAPER else LIKELIHOOD,
-              axis="P(true | own true) - P(true | own false) (> 0: own passage favoured)",
-              no_truth="" if method == PAPER else NO_LIKELIHOOD_TRUTH)
+              axis="P(true | own true) - P(true | own false) (> 0: own passage favoured)")
       for method in (PAPER, "{method}")),
     # beyond the papers: the mean of the two orders' self-preference rates, so order-dependent parse
     # failures cannot leak position bias into it; a second reading of the self-preference rate

@@ -26,6 +26,12 @@ TRUTHS: dict[str, str] = {
     "factual_preference_rate.paper_parsed_reply": MEASURE_TRUTHS,
     "tf_minus_ft_asymmetry.paper_parsed_reply": MEASURE_TRUTHS,
     "order_balanced_self_preference_rate.{method}": MEASURE_TRUTHS,
+    # the likelihood readings of 05 and 06 (a `;base` server's echo): the next-token and summed-likelihood
+    # methods; the per-word variant depends on the answers' word counts and stays without a truth
+    "human_minus_self.{dataset}.{setting}.self_{fact}.{method}": LIKELIHOOD_TRUTHS,
+    "first_position_rate.{method}": LIKELIHOOD_TRUTHS,
+    "factual_preference_rate.{method}": LIKELIHOOD_TRUTHS,
+    "tf_minus_ft_asymmetry.{method}": LIKELIHOOD_TRUTHS,
     "style_preference.{kind}.{dataset}": MEASURE_TRUTHS,
     # utility
     "set_f1.{source}.{judgment}": UTILITY_TRUTHS,

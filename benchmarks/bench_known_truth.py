@@ -8,6 +8,8 @@ truth file: they are built once per invocation.
 
     .venv/bin/python benchmarks/bench_known_truth.py [--seeds 20] [--size 10] [--truth configs/known_truth.yaml ...]
         [--families self_preference,perplexity,knowledge,style,utility,rm | --notebooks 10,13]
+    .venv/bin/python benchmarks/bench_known_truth.py --summarize bench_known_truth_a bench_known_truth_b
+        (one table from the rows of earlier invocations, e.g. families run separately)
 """
 from __future__ import annotations
 
@@ -36,6 +38,29 @@ def _list(text: str) -> list[str]:
     return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
+SHOWN = ["truth_file", "family", "model", "rows", "seeds", "coverage", "coverage_seed_low", "coverage_seed_high",
+         "null_rows", "false_detection", "false_detection_seed_high", "planted_rows", "detected_planted",
+         "meets_goal"]
+
+
+def show(summary: pd.DataFrame) -> None:
+    """Print the summary table and how many families meet issue 29's goals."""
+    print(summary[[c for c in SHOWN if c in summary]].to_markdown(index=False, floatfmt=".3f"))
+    print(f"families meeting the goals (coverage >= 0.90, false detection <= 0.06): "
+          f"{int(summary['meets_goal'].sum())}/{len(summary)}")
+
+
+def from_rows(folders) -> pd.DataFrame:
+    """The summary of rows written by earlier invocations (their *_rows.csv), per truth file."""
+    parts = []
+    for folder in folders:
+        for f in sorted((paths.runs_root() / folder).glob("*_rows.csv")):
+            parts.append(pd.read_csv(f).assign(truth_file=f.name.removesuffix("_rows.csv") + ".yaml"))
+    rows = pd.concat(parts, ignore_index=True)
+    return pd.concat([summarize(g).assign(truth_file=name) for name, g in rows.groupby("truth_file", sort=False)],
+                     ignore_index=True)
+
+
 def main(argv=None) -> int:
     """Run the replications of each truth file and write their rows and summary as CSV."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -46,7 +71,11 @@ def main(argv=None) -> int:
     ap.add_argument("--families", default="", help=f"groups of notebooks: {', '.join(GROUPS)}, all (default)")
     ap.add_argument("--notebooks", default="", help="notebook numbers, e.g. 10,13 (what they need runs too)")
     ap.add_argument("--out", default="bench_known_truth", help="folder under data/runs for the CSV files")
+    ap.add_argument("--summarize", nargs="+", metavar="FOLDER", help="only summarize rows already written there")
     args = ap.parse_args(argv)
+    if args.summarize:
+        show(from_rows(args.summarize))
+        return 0
     notebooks = notebooks_for(_list(args.notebooks), _list(args.families))
     out_dir = paths.runs_root() / args.out
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -73,11 +102,8 @@ def main(argv=None) -> int:
                                                     seconds=round(time.time() - t0, 1)))
     summary = pd.concat(summaries, ignore_index=True)
     summary.to_csv(out_dir / "summary.csv", index=False)
-    shown = ["truth_file", "family", "model", "rows", "seeds", "coverage", "coverage_seed_low", "coverage_seed_high",
-             "null_rows", "false_detection", "planted_rows", "detected_planted", "meets_goal"]
-    print(summary[[c for c in shown if c in summary]].to_markdown(index=False, floatfmt=".3f"))
-    print(f"total {time.time() - started:.0f} s; families meeting the goals (coverage >= 0.90, false detection "
-          f"<= 0.06): {int(summary['meets_goal'].sum())}/{len(summary)}")
+    show(summary)
+    print(f"total {time.time() - started:.0f} s")
     return 0
 
 

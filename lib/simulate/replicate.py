@@ -126,7 +126,7 @@ def truth_table(truth: Truth, run: S.SeedRun, notebooks: tuple) -> pd.DataFrame:
                              lambda t, d: {**measure_truths(t, d), **likelihood_truths(t, d)}, design)
     parts = [compare_by_model(findings, truths_of, compare).drop(columns="has_p") if len(findings) else None,
              paired_rows([run.run_dir], truths_of, COLUMNS) if "17" in notebooks else None,
-             knowledge_rows(run.run_dir, truth, cfg)]
+             knowledge_rows(run.run_dir, truth, cfg).assign(model="sim")]  # 04 and 07 ask the file's own model
     parts = [p for p in parts if p is not None and len(p)]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[*COLUMNS, "model"])
 

@@ -37,14 +37,15 @@ def test_perplexity_rows_cover_and_miss_with_inverted_self_recognition():
     assert (_rows(wrong, pooled)["covered"] == 0).all() and (_rows(wrong, pooled)["estimate"] < 0).all()
 
 
-def test_knowledge_probe_rows_cover_and_miss_with_a_negated_matcher(monkeypatch):
+def test_knowledge_probe_rows_cover_and_miss_with_a_matcher_that_never_matches(monkeypatch):
     right = _replicate(TRUTH, 10, ("04",))
     rows = _rows(right, "knowledge_")
     assert len(rows) == 12 and rows["covered"].mean() >= 0.9  # 3 datasets x (accuracy + 3 level shares)
-    is_correct = knowledge.is_correct
-    monkeypatch.setattr(knowledge, "is_correct", lambda *a, **k: not is_correct(*a, **k))
-    wrong = _rows(_replicate(TRUTH, 10, ("04",)), "knowledge_accuracy.")
-    assert len(wrong) == 3 and (wrong["covered"] == 0).all()
+    # (a negated matcher is too small a defect at 10 questions: accuracies near 0.5 stay covered)
+    monkeypatch.setattr(knowledge, "is_correct", lambda *a, **k: False)
+    wrong = _replicate(TRUTH, 10, ("04",))
+    assert (_rows(wrong, "knowledge_accuracy.")["covered"] == 0).all()
+    assert _rows(wrong, "knowledge_level_share.")["covered"].mean() <= 0.5
 
 
 def _swapped_which(which):
@@ -62,7 +63,9 @@ def test_stratified_and_style_rows_cover_and_miss_with_a_swapped_passage_parser(
     monkeypatch.setattr(pairwise, "which_passage", _swapped_which(pairwise.which_passage))
     wrong = _replicate(TRUTH, 10, ("07", "08"))
     w_strat, w_style = _rows(wrong, "knowledge_stratified_factual."), _rows(wrong, "style_preference.")
-    assert (w_strat["covered"].dropna() == 0).all() and w_strat["covered"].notna().sum() >= 3
+    overall = w_strat[w_strat["measure_id"].str.endswith(".overall")]
+    assert len(overall) == 3 and (overall["covered"] == 0).all() and (overall["estimate"] < 0.5).all()
+    assert w_strat["covered"].dropna().mean() <= 0.5  # a level of a few questions has a wide interval
     assert w_style["covered"].mean() <= 0.5  # own vs own (long) stays symmetric under the swap only by chance
 
 
@@ -78,9 +81,13 @@ def test_utility_set_f1_covers_and_misses_with_a_reversed_listwise_parser(monkey
             return got
         monkeypatch.setattr(parsing, "parse_set", reversed_set)
         wrong = _rows(_replicate(TRUTH, 10, ("10",), sets), "set_f1.")
-    assert len(right) == 6 and right["covered"].dropna().mean() >= 0.8 and right["covered"].notna().sum() >= 4
-    util = wrong[wrong["measure_id"].str.endswith(".utility")]["covered"].dropna()
-    assert len(util) >= 2 and (util == 0).all()
+    # at 10 questions set F1's bootstrap interval under-covers (docs/known_truth.md, "Replications"), so the
+    # right pipeline is judged by its distance to the truth, the defect by that distance and by coverage
+    util = right[right["measure_id"].str.endswith(".utility")].set_index("measure_id")
+    bad = wrong[wrong["measure_id"].str.endswith(".utility")].set_index("measure_id")
+    assert len(right) == 6 and len(util) == 3 and (util["estimate"] - util["truth"]).abs().max() < 15, util
+    assert (bad["estimate"] < bad["truth"] - 20).all(), bad
+    assert bad["covered"].notna().sum() >= 2 and (bad["covered"].dropna() == 0).all()
 
 
 def test_rm_rows_and_paired_difference_cover_and_miss_with_a_swapped_verdict_parser(monkeypatch):

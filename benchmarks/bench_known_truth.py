@@ -40,7 +40,7 @@ def _list(text: str) -> list[str]:
 
 SHOWN = ["truth_file", "family", "model", "rows", "seeds", "coverage", "coverage_seed_low", "coverage_seed_high",
          "null_rows", "false_detection", "false_detection_seed_high", "planted_rows", "detected_planted",
-         "meets_goal"]
+         "bias", "bias_low", "bias_high", "meets_goal"]
 
 
 def show(summary: pd.DataFrame) -> None:

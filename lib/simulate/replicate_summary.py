@@ -41,7 +41,7 @@ def share(values: pd.Series, seeds: pd.Series) -> dict:
 def summarize(tables: pd.DataFrame) -> pd.DataFrame:
     """Per measure family (and served model): coverage over rows with an interval, the share of rows
     whose planted effect is null that were detected anyway (false detection), the share of planted
-    effects the check requires detected that were, and whether the family meets issue 29's goals.
+    effects the check requires detected that were, the mean error (estimate - truth), and whether the family meets issue 29's goals.
     Pooled rows (dataset `all`) are left out: they repeat the datasets' data."""
     t = tables[~tables["measure_id"].str.contains(r"\.all\.")].copy()
     if "seed" not in t:
@@ -60,11 +60,18 @@ def summarize(tables: pd.DataFrame) -> pd.DataFrame:
         planted = planted[planted["detected"].notna()]
         c, f, d = (share(x[col], x["seed"]) for x, col in ((cov, "covered"), (nulls, "detected"),
                                                            (planted, "detected")))
+        err = g[g["estimate"].notna()] if "estimate" in g else g.iloc[:0]
+        bias = (clustered_mean((err["estimate"] - err["truth"]).to_numpy(float), err["seed"].to_numpy(),
+                               method="bootstrap", seed=0, rate=False) if len(err) else
+                {"estimate": math.nan, "ci_low": math.nan, "ci_high": math.nan})
         meets = (c["n"] > 0 and c["share"] >= COVERAGE_GOAL
                  and (f["n"] == 0 or f["share"] <= FALSE_DETECTION_LIMIT))
         out.append({**dict(zip(keys, key)), "rows": c["n"], "seeds": c["seeds"], "coverage": c["share"],
                     "coverage_seed_low": c["seed_low"], "coverage_seed_high": c["seed_high"],
                     "coverage_wilson_low": c["wilson_low"], "coverage_wilson_high": c["wilson_high"],
                     "null_rows": f["n"], "false_detection": f["share"], "false_detection_seed_high": f["seed_high"],
-                    "planted_rows": d["n"], "detected_planted": d["share"], "meets_goal": meets})
+                    "planted_rows": d["n"], "detected_planted": d["share"],
+                    # mean estimate minus truth over every row with an estimate (interval over seeds)
+                    "bias": bias["estimate"], "bias_low": bias["ci_low"], "bias_high": bias["ci_high"],
+                    "meets_goal": meets})
     return pd.DataFrame(out)

@@ -59,3 +59,11 @@ def test_notebooks_for_adds_what_a_notebook_needs_in_run_order():
         notebooks_for(["11"])
     with pytest.raises(ValueError, match="unknown family group"):
         notebooks_for([], ["ratings"])
+
+
+def test_bias_is_the_mean_error_with_an_interval_over_seeds():
+    rows = pd.DataFrame([{"measure_id": "judge_overall_accuracy.g", "truth": 0.70, "null": 0.5, "covered": 1.0,
+                          "detected": 1.0, "seed": s, "model": "sim", "estimate": 0.70 + (0.02 if s % 2 else 0.04)}
+                         for s in range(20)])
+    s = summarize(rows).iloc[0]
+    assert s["bias"] == pytest.approx(0.03) and s["bias_low"] > 0 and s["bias_high"] < 0.05

@@ -9,7 +9,7 @@ from lib.rewardbench import judge
 from lib.self_preference import knowledge, pairwise
 from lib.simulate import replicate as R
 from lib.simulate.truth_file import load_truth
-from lib.utility import parsing
+from .defects import reverse_listwise_sets
 
 pytestmark = pytest.mark.notebooks  # as the other simulator runs (tests/simulate/test_validate*.py)
 TRUTH, INVERTED = "configs/known_truth.yaml", "configs/known_truth_inverted.yaml"
@@ -72,14 +72,7 @@ def test_stratified_and_style_rows_cover_and_miss_with_a_swapped_passage_parser(
 def test_utility_set_f1_covers_and_misses_with_a_reversed_listwise_parser(monkeypatch):
     with R.utility_sets(load_truth(TRUTH), 10, retriever="bm25") as sets:  # bm25: the test's own quick design
         right = _rows(_replicate(TRUTH, 10, ("10",), sets), "set_f1.")
-        parse_set = parsing.parse_set
-
-        def reversed_set(text, n):
-            got = parse_set(text, n)
-            if got.value is not None:
-                got.value = sorted(n - 1 - i for i in got.value)
-            return got
-        monkeypatch.setattr(parsing, "parse_set", reversed_set)
+        reverse_listwise_sets(monkeypatch)
         wrong = _rows(_replicate(TRUTH, 10, ("10",), sets), "set_f1.")
     # at 10 questions set F1's bootstrap interval under-covers (docs/known_truth.md, "Replications"), so the
     # right pipeline is judged by its distance to the truth, the defect by that distance and by coverage

@@ -7,7 +7,7 @@ the planted and the all-null truth file. Notebook 09's candidate sets do not dep
 truth file: they are built once per invocation.
 
     .venv/bin/python benchmarks/bench_known_truth.py [--seeds 20] [--size 10] [--truth configs/known_truth.yaml ...]
-        [--families self_preference,perplexity,knowledge,style,utility,rm | --notebooks 10,13]
+        [--utility-size 30] [--families self_preference,perplexity,knowledge,style,utility,rm | --notebooks 10,13]
     .venv/bin/python benchmarks/bench_known_truth.py --summarize bench_known_truth_a bench_known_truth_b
         (one table from the rows of earlier invocations, e.g. families run separately)
 """
@@ -67,6 +67,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--first-seed", type=int, default=0, help="seeds first .. first + seeds - 1")
     ap.add_argument("--size", type=int, default=10, help="questions per dataset (RM pairs per category)")
+    ap.add_argument("--utility-size", type=int, default=30,
+                    help="10's questions per dataset: at 10 its set-F1 interval under-covers (docs/known_truth.md)")
     ap.add_argument("--truth", action="append", help="truth file(s); default: the planted and the all-null file")
     ap.add_argument("--families", default="", help=f"groups of notebooks: {', '.join(GROUPS)}, all (default)")
     ap.add_argument("--notebooks", default="", help="notebook numbers, e.g. 10,13 (what they need runs too)")
@@ -80,10 +82,11 @@ def main(argv=None) -> int:
     out_dir = paths.runs_root() / args.out
     out_dir.mkdir(parents=True, exist_ok=True)
     truths = [(p, load_truth(ROOT / p)) for p in (args.truth or DEFAULT_TRUTHS)]
-    print(f"notebooks {', '.join(notebooks)}; {args.seeds} seeds x {len(truths)} truth file(s), size {args.size}",
+    print(f"notebooks {', '.join(notebooks)}; {args.seeds} seeds x {len(truths)} truth file(s), size {args.size}"
+          + (f" (10: {args.utility_size})" if "10" in notebooks else ""),
           flush=True)
     started = time.time()
-    built = utility_sets(truths[0][1], args.size) if "09" in notebooks else nullcontext(None)
+    built = utility_sets(truths[0][1], args.utility_size) if "09" in notebooks else nullcontext(None)
     summaries = []
     with built as sets:
         if sets is not None:
@@ -91,7 +94,8 @@ def main(argv=None) -> int:
         for path, truth in truths:
             t0, tables, seconds = time.time(), [], {}
             for seed in range(args.first_seed, args.first_seed + args.seeds):
-                tables.append(one_replication(truth, args.size, seed, notebooks, sets, seconds))
+                tables.append(one_replication(truth, args.size, seed, notebooks, sets, seconds,
+                                              args.utility_size))
                 # written after every seed: an interrupted run keeps its finished seeds
                 pd.concat(tables, ignore_index=True).to_csv(out_dir / f"{Path(path).stem}_rows.csv", index=False)
                 print(f"{Path(path).name} seed {seed}: {time.time() - t0:.0f} s", flush=True)

@@ -120,7 +120,7 @@ def truth_table(truth: Truth, run: S.SeedRun, notebooks: tuple) -> pd.DataFrame:
     findings.to_csv(run.run_dir / "findings.csv", index=False)  # what compare reads
     gti = run.run_dir / S.UTILITY_FILES[0]
     design = Design(datasets=S.DATASETS, settings=S.SETTINGS,
-                    utility=design_from_gti(gti, run.size) if "10" in notebooks else None)
+                    utility=design_from_gti(gti, run.utility_size or run.size) if "10" in notebooks else None)
     cfg = run_config(run)
     truths_of = model_truths(truth, cfg, run.run_dir,
                              lambda t, d: {**measure_truths(t, d), **likelihood_truths(t, d)}, design)
@@ -132,9 +132,11 @@ def truth_table(truth: Truth, run: S.SeedRun, notebooks: tuple) -> pd.DataFrame:
 
 
 def one_replication(truth: Truth, n_items: int, seed: int, notebooks: tuple = GROUPS["self_preference"],
-                    utility_built: Path | None = None, seconds: dict | None = None) -> pd.DataFrame:
-    """Validation rows of one seed: n_items questions per dataset (RM pairs per category), the truth
-    file's seed moved by `seed`, a fresh simulator, an empty cache (replies change with the seed)."""
+                    utility_built: Path | None = None, seconds: dict | None = None,
+                    utility_size: int = 0) -> pd.DataFrame:
+    """Validation rows of one seed: n_items questions per dataset (RM pairs per category; 10's
+    questions: `utility_size` when given), the truth file's seed moved by `seed`, a fresh simulator,
+    an empty cache (replies change with the seed)."""
     from lib.models import cache
 
     notebooks = notebooks_for(notebooks)
@@ -149,7 +151,7 @@ def one_replication(truth: Truth, n_items: int, seed: int, notebooks: tuple = GR
             cache.close_all()
             try:
                 with SimServer(truth, run_dir) as sim:
-                    run = S.SeedRun(run_dir.name, run_dir, sim.url, seed, n_items)
+                    run = S.SeedRun(run_dir.name, run_dir, sim.url, seed, n_items, utility_size)
                     run_notebooks(run, notebooks, utility_built, seconds)
             finally:
                 cache.close_all()

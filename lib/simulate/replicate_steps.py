@@ -28,6 +28,7 @@ class SeedRun:
     url: str
     seed: int
     size: int
+    utility_size: int = 0  # 10's questions per dataset (0: `size`)
     memo: dict = field(default_factory=dict)  # what one notebook hands the next (items, bank, pairs)
 
     @property
@@ -202,7 +203,7 @@ def nb10(run: SeedRun) -> None:
     from lib.utility.experiments import Condition, sweep
     from lib.utility.findings_rows import table2_findings
 
-    rows = select(load_benchmark(run.run_dir / "utility_gti.jsonl", "", None), [], run.size)
+    rows = select(load_benchmark(run.run_dir / "utility_gti.jsonl", "", None), [], run.utility_size or run.size)
     conditions = [Condition("judgment", j, f, judgment=j) for j in ("relevance", "utility")
                   for f in ("listwise-set", "listwise-rank")]
     per_q = sweep([run.spec], rows, conditions, seed=run.seed, ledger=Ledger(),

@@ -25,6 +25,8 @@ from .truth_file import Truth
 from .utility_truth import design_from_gti
 from .validate import COLUMNS, compare
 
+DATASETS, SETTINGS = S.DATASETS, S.SETTINGS  # as before the steps moved (benchmarks/bench_power_check.py)
+
 # the notebooks a replication can run, in run order, and what each needs to have run before it
 NOTEBOOKS = ("02", "03", "04", "05", "06", "07", "08", "09", "10", "13", "14", "15", "17")
 NEEDS = {"03": ("02",), "05": ("02",), "06": ("02",), "07": ("02", "04"), "08": ("02",), "10": ("09",),

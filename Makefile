@@ -81,6 +81,7 @@ benchmark: install
 	$(PY) benchmarks/bench_inference.py
 	$(PY) benchmarks/bench_concurrency.py
 	$(PY) benchmarks/bench_prefix_reuse.py --run $(notdir $(basename $(CONFIG)))
+	$(MAKE) benchmark-known-truth
 
 strip:
 	$(PY) -m lib.nbstrip notebooks/*.ipynb
@@ -104,7 +105,10 @@ POWER_ARGS ?=
 power: install
 	$(PY) -m lib.simulate.power --truth $(TRUTH) $(POWER_ARGS)
 
-# replications of the known-truth check: coverage per measure family, false detection of planted nulls
+# replications of the known-truth check (part of `make benchmark`): coverage per measure family, false
+# detection of planted nulls; 20 seeds x both truth files, every notebook with truths (docs/known_truth.md)
+# e.g. make benchmark-known-truth KT_ARGS="--families rm,utility --seeds 40"
 .PHONY: benchmark-known-truth
+KT_ARGS ?=
 benchmark-known-truth: install
-	$(PY) benchmarks/bench_known_truth.py
+	$(PY) benchmarks/bench_known_truth.py $(KT_ARGS)

@@ -1,78 +1,161 @@
-"""Replications of the known-truth check: the studies' own code for notebooks 02, 05 and 06 (bank,
-ratings, pairs, findings rows, Holm), called in-process against a fresh simulator per seed, without
-papermill, so that many seeds fit in minutes. Each seed draws new questions and new replies."""
+"""Replications of the known-truth check: the studies' own code for notebooks 02-10 and 13-15 and
+compare's paired difference of the two served judges (replicate_steps.py), called in-process against
+a fresh simulator per seed, without papermill, so that many seeds fit in minutes. Each seed draws new
+questions (and RM pairs) and new replies; the rows are compared with the truths exactly as `make
+validate` compares them (validate.py, rm_validate.py, knowledge_rows.py)."""
 from __future__ import annotations
 
-import math
 import os
 import tempfile
+import time
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
+from . import replicate_steps as S
+from .knowledge_rows import knowledge_rows
+from .likelihood_truth import likelihood_truths
+from .replicate_summary import family, summarize  # noqa: F401  (the benchmark's summary, re-exported)
+from .rm_validate import compare_by_model, model_truths, paired_rows
 from .server import SimServer
 from .truth import Design, measure_truths
 from .truth_file import Truth
-from .validate import compare
+from .utility_truth import design_from_gti
+from .validate import COLUMNS, compare
 
-DATASETS = ("nq", "marco", "triviaqa")
-SETTINGS = ("rag",)
+DATASETS, SETTINGS = S.DATASETS, S.SETTINGS  # as before the steps moved (benchmarks/bench_power_check.py)
+
+# the notebooks a replication can run, in run order, and what each needs to have run before it
+NOTEBOOKS = ("02", "03", "04", "05", "06", "07", "08", "09", "10", "13", "14", "15", "17")
+NEEDS = {"03": ("02",), "05": ("02",), "06": ("02",), "07": ("02", "04"), "08": ("02",), "10": ("09",),
+         "17": ("13",)}
+# groups a benchmark run can ask for by name (--families)
+GROUPS = {"self_preference": ("02", "05", "06"), "perplexity": ("02", "03"), "knowledge": ("02", "04", "07"),
+          "style": ("02", "08"), "utility": ("09", "10"), "rm": ("13", "14", "15", "17")}
 
 
-def family(measure_id: str) -> str:
-    """The measure family of a row: its id up to the first dot (human_minus_self, self_preference_rate, ...)."""
-    return measure_id.split(".", 1)[0]
+def notebooks_for(notebooks=(), groups=()) -> tuple:
+    """The notebooks to run, in run order, with what they need ('all' or nothing given: every one)."""
+    wanted = set(notebooks)
+    for g in groups:
+        if g == "all":
+            wanted |= set(NOTEBOOKS)
+        elif g not in GROUPS:
+            raise ValueError(f"unknown family group {g!r}; known: {', '.join([*GROUPS, 'all'])}")
+        else:
+            wanted |= set(GROUPS[g])
+    unknown = wanted - set(NOTEBOOKS)
+    if unknown:
+        raise ValueError(f"notebook(s) {sorted(unknown)} have no replication; known: {', '.join(NOTEBOOKS)}")
+    wanted = wanted or set(NOTEBOOKS)
+    while True:
+        more = {n for w in wanted for n in NEEDS.get(w, ())} - wanted
+        if not more:
+            return tuple(n for n in NOTEBOOKS if n in wanted)
+        wanted |= more
 
 
-def one_replication(truth: Truth, n_items: int, seed: int) -> pd.DataFrame:
-    """Validation rows of one seed: n_items questions per dataset, the truth file's seed moved by `seed`."""
-    from lib.models import cache, get_model
-    from lib.report.findings import adjust
-    from lib.self_preference import bank as B
-    from lib.self_preference import findings_rows, likelihood, pairwise, pointwise
-    from lib.sources import items_for_run
+@contextmanager
+def _env(**values):
+    """Set environment variables for a block, restoring them after (the cache and runs folders)."""
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update({k: str(v) for k, v in values.items()})
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
+
+@contextmanager
+def utility_sets(truth: Truth, size: int, retriever: str = "dense"):
+    """09's candidate sets for `size` questions per dataset, built once (a folder, removed after)."""
+    from lib.models import cache
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        with _env(RAGBIAS_CACHE=root / "cache", RAGBIAS_RUNS=root / "runs"):
+            cache.close_all()
+            try:
+                with SimServer(truth, root / "runs") as sim:
+                    S.build_utility_sets(sim.url, root / "sets", size, retriever)
+            finally:
+                cache.close_all()
+        yield root / "sets"
+
+
+def run_config(run: S.SeedRun) -> dict:
+    """The part of a runner config the truth readers take (rm_validate.rm_design, knowledge_rows)."""
+    return {"parameters": {}, "_overrides": {},
+            "per_notebook": {"01_dataset": {"datasets": list(S.DATASETS)},
+                             "04_knowledge_probe": {"n_samples": S.KNOWLEDGE_SAMPLES},
+                             "13_rewardbench": {"pairs_path": "", "n_per_category": run.size, "seed": run.seed},
+                             "15_best_of_n": {"n_samples": S.BON_SAMPLES}}}
+
+
+def run_notebooks(run: S.SeedRun, notebooks: tuple, utility_built: Path | None = None,
+                  seconds: dict | None = None) -> None:
+    """Each notebook's own calls, in run order (wall seconds per notebook added to `seconds`)."""
+    for nb in notebooks:
+        started = time.perf_counter()
+        if nb == "02":
+            S.nb02(run, S.STYLES if "08" in notebooks else ())
+        elif nb == "09":
+            S.nb09(run, utility_built)
+        elif nb != "17":  # compare reads the run's findings afterwards (truth_table)
+            getattr(S, f"nb{nb}")(run)
+        if seconds is not None:
+            seconds[nb] = seconds.get(nb, 0.0) + time.perf_counter() - started
+
+
+def truth_table(truth: Truth, run: S.SeedRun, notebooks: tuple) -> pd.DataFrame:
+    """Every validation row of the run, as `validate` makes them: findings (Holm as the run applies
+    it) against each served model's truth, compare's paired differences, 04 / 07's rows."""
+    from lib.report.findings import collect
+
+    findings = collect(run.run_dir)
+    findings.to_csv(run.run_dir / "findings.csv", index=False)  # what compare reads
+    gti = run.run_dir / S.UTILITY_FILES[0]
+    design = Design(datasets=S.DATASETS, settings=S.SETTINGS,
+                    utility=design_from_gti(gti, run.utility_size or run.size) if "10" in notebooks else None)
+    cfg = run_config(run)
+    truths_of = model_truths(truth, cfg, run.run_dir,
+                             lambda t, d: {**measure_truths(t, d), **likelihood_truths(t, d)}, design)
+    parts = [compare_by_model(findings, truths_of, compare).drop(columns="has_p") if len(findings) else None,
+             paired_rows([run.run_dir], truths_of, COLUMNS) if "17" in notebooks else None,
+             knowledge_rows(run.run_dir, truth, cfg).assign(model="sim")]  # 04 and 07 ask the file's own model
+    parts = [p for p in parts if p is not None and len(p)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[*COLUMNS, "model"])
+
+
+def one_replication(truth: Truth, n_items: int, seed: int, notebooks: tuple = GROUPS["self_preference"],
+                    utility_built: Path | None = None, seconds: dict | None = None,
+                    utility_size: int = 0) -> pd.DataFrame:
+    """Validation rows of one seed: n_items questions per dataset (RM pairs per category; 10's
+    questions: `utility_size` when given), the truth file's seed moved by `seed`, a fresh simulator,
+    an empty cache (replies change with the seed)."""
+    from lib.models import cache
+
+    notebooks = notebooks_for(notebooks)
+    if "09" in notebooks and utility_built is None:
+        raise ValueError("notebook 10's replication needs 09's candidate sets: pass utility_built (utility_sets)")
     truth = replace(truth, seed=truth.seed + 1000 * (seed + 1))
     with tempfile.TemporaryDirectory() as tmp:
-        run_dir = Path(tmp)
-        old = os.environ.get("RAGBIAS_CACHE")
-        os.environ["RAGBIAS_CACHE"] = str(run_dir / "cache")  # replies change with the seed: no shared cache
-        cache.close_all()
-        try:
-            with SimServer(truth, run_dir) as sim:
-                spec = f"openai:sim@{sim.url}"
-                items = items_for_run("", list(DATASETS), n_items, seed)
-                built = B.build_bank(items, {"sim": get_model(spec)}, B.BankConfig(k=1, styles=()))
-                B.save_bank(built.passages, run_dir / "passage_bank.jsonl")
-                bank = built.passages
-                ratings = pointwise.rate_evaluators(bank[bank["style"] == "normal"], [spec], settings=SETTINGS,
-                                                    k_retries=0, max_tokens=10, logprobs=5)
-                pairs = pairwise.ask_evaluators(bank, [spec], k_retries=0, max_tokens=32)
-        finally:
+        root = Path(tmp)
+        run_dir = root / "runs" / f"replication_{seed}"
+        run_dir.mkdir(parents=True)
+        with _env(RAGBIAS_CACHE=root / "cache", RAGBIAS_RUNS=root / "runs"):
             cache.close_all()
-            if old is None:
-                os.environ.pop("RAGBIAS_CACHE", None)
-            else:
-                os.environ["RAGBIAS_CACHE"] = old
-    rows = findings_rows.pointwise_findings(likelihood.human_minus_self_methods(ratings), {"sim": spec})
-    rows += findings_rows.preference_findings({"paper (parsed reply)": pairs}, {"sim": spec})
-    found = adjust(pd.DataFrame(rows))
-    table = compare(found, measure_truths(truth, Design(datasets=DATASETS, settings=SETTINGS)))
-    return table.drop(columns="has_p").assign(seed=seed)
-
-
-def summarize(tables: pd.DataFrame) -> pd.DataFrame:
-    """Per measure family: coverage over seeds (rows with an interval), and the share of rows whose
-    planted effect is null that were detected anyway (false detection)."""
-    t = tables.assign(family=tables["measure_id"].map(family))
-    t = t[~t["measure_id"].str.contains(r"\.all\.")]  # pooled rows repeat the datasets' data
-    out = []
-    for fam, g in t.groupby("family", sort=False):
-        cov = g["covered"].dropna()
-        nulls = g[(g["truth"] - g["null"]).abs() < 1e-9]
-        judged = nulls["detected"].dropna()
-        out.append({"family": fam, "rows": len(cov), "coverage": cov.mean() if len(cov) else math.nan,
-                    "null_rows": len(judged),
-                    "false_detection": judged.mean() if len(judged) else math.nan})
-    return pd.DataFrame(out)
+            try:
+                with SimServer(truth, run_dir) as sim:
+                    run = S.SeedRun(run_dir.name, run_dir, sim.url, seed, n_items, utility_size)
+                    run_notebooks(run, notebooks, utility_built, seconds)
+            finally:
+                cache.close_all()
+            table = truth_table(truth, run, notebooks)
+    return table.assign(seed=seed)

@@ -10,7 +10,7 @@ from lib.simulate import utility_truth as UT
 from lib.simulate.__main__ import main
 from lib.simulate.truth_file import load_truth
 from lib.simulate.validate import compare, parsed_shares, verdict
-from lib.utility import parsing
+from .defects import reverse_listwise_sets
 
 pytestmark = pytest.mark.notebooks
 SIZE = 12  # items per dataset: a smoke test (36 questions); docs/known_truth.md has the size-45 run
@@ -63,14 +63,7 @@ def test_reversed_listwise_parser_misses_the_truth_and_fails(run_dir, monkeypatc
     findings = pd.read_csv(run_dir / "findings.csv").set_index("measure_id")
     for mid in right.index:  # the reparse path is the notebook's: same estimates
         assert right.loc[mid, "estimate"] == pytest.approx(findings.loc[mid, "estimate"])
-    parse_set = parsing.parse_set
-
-    def reversed_set(text, n):
-        got = parse_set(text, n)
-        if got.value is not None:
-            got.value = sorted(n - 1 - i for i in got.value)
-        return got
-    monkeypatch.setattr(parsing, "parse_set", reversed_set)
+    reverse_listwise_sets(monkeypatch)
     wrong = compare(_findings_by_reparse(run_dir), truths).set_index("measure_id")
     utility_f1 = wrong.loc[[m for m in wrong.index if m.startswith("set_f1.") and m.endswith(".utility")], "covered"]
     # rows under 10 readable questions carry no interval (lib.stats.MIN_CI_UNITS): the others all miss

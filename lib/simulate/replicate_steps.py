@@ -1,0 +1,254 @@
+"""The notebooks' own calls, in-process, for the replications (replicate.py): one function per
+notebook, each making the calls its notebook's code cells make with the run config of `make validate`
+(configs/known_truth_run.yaml: re-asks off, 05-07's likelihood readings off) and writing what the
+truth readers read (findings rows through `lib.report.findings.record`, 04's knowledge.jsonl, 07's
+Table 5, 09's candidate sets). Tables and figures the checks do not read are not made."""
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+DATASETS = ("nq", "marco", "triviaqa")
+SETTINGS = ("rag",)  # 05: the RAG prompt only (the normal prompt has the same truth; half the requests)
+STYLES = ("long", "qa")
+UTILITY_DATASETS = ("nq", "hotpotqa", "marco")
+KNOWLEDGE_SAMPLES, BON_SAMPLES = 5, 4
+
+
+@dataclass
+class SeedRun:
+    """One replication's run: its folder (under a temporary RAGBIAS_RUNS), the simulator's address,
+    the seed (which samples the questions and pairs) and the size (questions per dataset)."""
+
+    run_name: str
+    run_dir: Path
+    url: str
+    seed: int
+    size: int
+    utility_size: int = 0  # 10's questions per dataset (0: `size`)
+    memo: dict = field(default_factory=dict)  # what one notebook hands the next (items, bank, pairs)
+
+    @property
+    def spec(self) -> str:
+        """The simulated model in every role (the truth file's own sections)."""
+        return f"openai:sim@{self.url}"
+
+    @property
+    def reward_models(self) -> list[str]:
+        """13-15's judges as the run config names them: both served models and the top-k judge."""
+        return [f"judge:openai:sim@{self.url};retries:0;max_tokens:16",
+                f"judge:openai:sim_b@{self.url};retries:0;max_tokens:16",
+                f"judge:openai:sim@{self.url};logprob"]
+
+
+def _items(run: SeedRun) -> pd.DataFrame:
+    """01 / 02 / 04's items: a seeded sample of the demo data (a new sample per seed)."""
+    from lib.sources import items_for_run
+
+    if "items" not in run.memo:
+        run.memo["items"] = items_for_run("", list(DATASETS), run.size, run.seed)
+    return run.memo["items"]
+
+
+def _bank(run: SeedRun) -> pd.DataFrame:
+    """The bank notebook 02 wrote in this run (02 must have run)."""
+    from lib.self_preference.bank import load_bank
+
+    if "bank" not in run.memo:
+        run.memo["bank"] = load_bank(run.run_dir / "passage_bank.jsonl")
+    return run.memo["bank"]
+
+
+def _record(run: SeedRun, notebook: str, rows: list[dict]) -> None:
+    from lib.report import findings
+
+    findings.record(run.run_name, notebook, rows)
+
+
+def nb02(run: SeedRun, styles: tuple = ()) -> None:
+    """02: the passage bank (styled passages only when 08 runs: they cost the longest replies)."""
+    from lib.models import get_model
+    from lib.models.specs import short_name
+    from lib.self_preference import bank as B
+
+    cfg = B.BankConfig(k=1, styles=tuple(styles), style_items=run.size, max_tokens=400)
+    built = B.build_bank(_items(run), {short_name(run.spec): get_model(run.spec)}, cfg)
+    B.save_bank(built.passages, run.run_dir / "passage_bank.jsonl")
+    run.memo.pop("bank", None)
+
+
+def nb03(run: SeedRun) -> None:
+    """03: perplexity of the human and the simulator's true passages from the simulator's echo."""
+    from lib.models.perplexity import perplexity
+    from lib.models.specs import author_name
+    from lib.self_preference import findings_rows, passage_stats
+
+    bank = _bank(run)
+    ppl = bank[(bank["factuality"] == "true") & (bank["style"] == "normal")].copy()
+    ppl["ppl"] = perplexity(ppl["text"].tolist(), model=run.spec)
+    tests = passage_stats.ppl_tests(ppl, paired=True, pooled=True)
+    _record(run, "03_perplexity", findings_rows.ppl_findings(tests, specs={author_name(run.spec): run.spec}))
+
+
+def nb04(run: SeedRun) -> None:
+    """04: the knowledge probe (5 samples per question), saved where 07 and knowledge_rows read it."""
+    from lib.models import get_model
+    from lib.models.specs import short_name
+    from lib.self_preference import knowledge
+
+    know = knowledge.probe(get_model(run.spec), _items(run), short_name(run.spec), KNOWLEDGE_SAMPLES, 1.0, 24,
+                           rule="authors", use_aliases=False)
+    knowledge.save_knowledge(know, run.run_dir / "knowledge.jsonl")
+
+
+def nb05(run: SeedRun) -> None:
+    """05: pointwise ratings (RAG prompt) and the human-minus-self rows."""
+    from lib.models.specs import author_name
+    from lib.self_preference import findings_rows, likelihood, pointwise
+
+    bank = _bank(run)
+    ratings = pointwise.rate_evaluators(bank[bank["style"] == "normal"], [run.spec], {}, settings=SETTINGS,
+                                        k_retries=0, max_tokens=10, temperature=0.0, retry_temperature=0.7,
+                                        logprobs=5, expected_from="top_logprobs")
+    hms = likelihood.human_minus_self_methods(ratings)
+    _record(run, "05_pointwise_reranking",
+            findings_rows.pointwise_findings(hms, {author_name(run.spec): run.spec}))
+
+
+def _generation_pairs(run: SeedRun) -> pd.DataFrame:
+    """06 and 07's generation-phase pairs (07 asks the same prompts: one call here)."""
+    from lib.self_preference import likelihood
+
+    if "scored" not in run.memo:
+        run.memo["scored"] = likelihood.generation_phase_pairs(
+            _bank(run), [run.spec], {}, False, k_retries=0, max_tokens=32, temperature=0.0, retry_temperature=0.7,
+            fallback_number=False, passage_rule="authors")
+    return run.memo["scored"]
+
+
+def nb06(run: SeedRun) -> None:
+    """06: the generation-phase preferences (paper's parsed reply)."""
+    from lib.models.specs import author_name
+    from lib.self_preference import findings_rows
+
+    views = {"paper (parsed reply)": _generation_pairs(run)}  # likelihood_scoring off, as the notebook then does
+    _record(run, "06_generation_phase", findings_rows.preference_findings(views, {author_name(run.spec): run.spec}))
+
+
+def nb07(run: SeedRun) -> None:
+    """07: v1 Table 5 (factual preference per knowledge level), where knowledge_rows reads it."""
+    from lib.self_preference import tables as pt
+    from lib.self_preference.knowledge import load_knowledge
+
+    from .knowledge_rows import TABLE5
+
+    table5 = pt.knowledge_table(_generation_pairs(run), load_knowledge(run.run_dir / "knowledge.jsonl"))
+    (run.run_dir / TABLE5).parent.mkdir(parents=True, exist_ok=True)
+    table5.to_csv(run.run_dir / TABLE5, index=False)
+
+
+def nb08(run: SeedRun) -> None:
+    """08: style preferences (the notebook's inline table steps, then its findings function)."""
+    from lib.models.specs import author_name
+    from lib.self_preference import pairwise
+    from lib.self_preference import tables as pt
+    from lib.self_preference.findings_rows import style_findings
+    from lib.self_preference.release import drop_style_duplicates
+
+    bank, _ = drop_style_duplicates(_bank(run))
+    scored = pairwise.ask_style_evaluators(bank, [run.spec], {}, k_retries=0, max_tokens=32, temperature=0.0,
+                                           retry_temperature=0.7, passage_rule="authors")
+    if not len(scored):
+        return
+    # these three steps are inline in notebook 08 (not in lib): copied from its cell
+    scored["is_self"] = scored["a_author"] == scored["evaluator"]
+    table = pt.preference_table(scored, ["kind", "dataset", "evaluator", "a_author", "is_self"], prefs=("self", "order"))
+    table = table.rename(columns=lambda c: c.replace("self_", "style_"))
+    _record(run, "08_writing_style", style_findings(table, {author_name(run.spec): run.spec}))
+
+
+UTILITY_FILES = ("utility_gti.jsonl", "utility_gtu.jsonl")
+
+
+def build_utility_sets(url: str, folder: Path, size: int, retriever: str = "dense") -> None:
+    """09's candidate sets (GTI, GTU) into `folder`, built once for all seeds: the dense retrieval runs
+    on the CPU and does not depend on the seed; its writer (MS MARCO's counterfactual evidence) is the
+    simulator at `url`, which restates the claim whatever the truth file."""
+    from lib.utility.benchmark import save_benchmark
+    from lib.utility.calls import Ledger
+    from lib.utility.items import benchmark_sets, utility_items
+
+    items, corpus_items, _ = utility_items(list(UTILITY_DATASETS), size, 0, {}, "", None)
+    gti, gtu, _ = benchmark_sets(f"openai:sim@{url}", items, corpus_items, Ledger(), retriever=retriever,
+                                 n_candidates=10, n_counterfactual=3, seed=0, max_words=0)
+    folder.mkdir(parents=True, exist_ok=True)
+    save_benchmark(gti, folder / UTILITY_FILES[0])
+    save_benchmark(gtu, folder / UTILITY_FILES[1])
+
+
+def nb09(run: SeedRun, built: Path) -> None:
+    """09: the candidate sets built once (`build_utility_sets`), copied into this run."""
+    for name in UTILITY_FILES:
+        shutil.copy(built / name, run.run_dir / name)
+
+
+def nb10(run: SeedRun) -> None:
+    """10: relevance vs utility judgments, listwise set and rank, and Table 2's findings rows."""
+    from lib.utility.benchmark import load_benchmark, select
+    from lib.utility.calls import Ledger
+    from lib.utility.evaluate import RANK_METRICS, SET_METRICS, summarize
+    from lib.utility.experiments import Condition, sweep
+    from lib.utility.findings_rows import table2_findings
+
+    rows = select(load_benchmark(run.run_dir / "utility_gti.jsonl", "", None), [], run.utility_size or run.size)
+    conditions = [Condition("judgment", j, f, judgment=j) for j in ("relevance", "utility")
+                  for f in ("listwise-set", "listwise-rank")]
+    per_q = sweep([run.spec], rows, conditions, seed=run.seed, ledger=Ledger(),
+                  replies_path=run.run_dir / "utility_rq1_replies.jsonl", k_retries=0)
+    summary = summarize(per_q, ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=1000,
+                        seed=run.seed, failures="exclude")
+    _record(run, "10_relevance_vs_utility", table2_findings(summary, run.spec, failures="exclude"))
+
+
+def rm_pairs(run: SeedRun) -> pd.DataFrame:
+    """13-15's RM pairs: the demo pairs, a seeded sample per category, rebuilt with this run's bank."""
+    from lib.rewardbench import study
+    from lib.self_preference.bank import load_bank
+
+    if "pairs" not in run.memo:
+        bank_file = run.run_dir / "passage_bank.jsonl"
+        bank = load_bank(bank_file) if bank_file.exists() else None
+        run.memo["pairs"] = study.study_pairs("", run.size, run.seed, bank=bank)
+    return run.memo["pairs"]
+
+
+def nb13(run: SeedRun) -> None:
+    """13: both judges and the top-k judge on the RM pairs; judge accuracy rows."""
+    from lib.rewardbench import findings_rows, replies, study
+
+    results = study.pair_results(run.reward_models, rm_pairs(run), run.run_dir / replies.RAW_FILE)
+    _record(run, "13_rewardbench", findings_rows.judge_findings(results))
+
+
+def nb14(run: SeedRun) -> None:
+    """14: the preference for the longer response (cached replies after 13)."""
+    from lib.rewardbench import findings_rows, study
+
+    results = study.pair_results(run.reward_models, rm_pairs(run))
+    _record(run, "14_rm_difficulty", findings_rows.length_findings(results))
+
+
+def nb15(run: SeedRun) -> None:
+    """15: best-of-N answers of the simulator, picked by each judge's knockout."""
+    from lib.models import get_model
+    from lib.rewardbench import best_of_n, findings_rows
+    from lib.sources import load_demo
+
+    items = pd.concat([load_demo(src, run.size, run.seed) for src in DATASETS]).to_dict("records")
+    candidates = best_of_n.sample_candidates(get_model(run.spec), items, BON_SAMPLES, temperature=0.7, max_tokens=48,
+                                             seed=run.seed, rule="squad")
+    picks = best_of_n.pick_every(run.reward_models, candidates)
+    _record(run, "15_best_of_n", findings_rows.best_of_n_findings(candidates, picks, run.reward_models))

@@ -1,6 +1,7 @@
 """The notebooks' own calls, in-process, for the replications (replicate.py): one function per
 notebook, each making the calls its notebook's code cells make with the run config of `make validate`
-(configs/known_truth_run.yaml: re-asks off, 05-07's likelihood readings off) and writing what the
+(configs/known_truth_run.yaml: re-asks off; 05-07's likelihood readings are left off here, a chat spec,
+while `make validate` checks them with its `;base` spec) and writing what the
 truth readers read (findings rows through `lib.report.findings.record`, 04's knowledge.jsonl, 07's
 Table 5, 09's candidate sets). Tables and figures the checks do not read are not made."""
 from __future__ import annotations

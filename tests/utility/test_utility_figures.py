@@ -81,6 +81,8 @@ def test_figures_state_n_in_questions_and_the_failed_judgments():
     assert F.questions_n(summary) == "n = 2 to 3 questions per bar; 1 of 7 question judgments failed (14%)"
     fig = F.bar_figure(F.panels(summary), x="source", hue="judgment")
     assert states_n(fig) and fig._suptitle.get_text() == F.questions_n(summary) + "; bars: 95% intervals"
+    fig = F.bar_figure(F.panels(summary), x="source", hue="judgment", title="Utility by order (Fig. 4)")
+    assert fig._suptitle.get_text() == "Utility by order (Fig. 4)\n" + F.questions_n(summary) + "; bars: 95% intervals"
     one = summary[summary["judgment"] == "relevance"]
     fig = F.line_figure(F.panels(one), x="source", hue="judgment")
     assert fig._suptitle.get_text().startswith("n = 2 questions per point; 0 of 2 ")
@@ -160,7 +162,7 @@ def test_k_curve_draws_a_line_only_through_two_or_more_points():
     plt.close(fig)
     fig = F.k_curve_figure(curve[curve["source"] == "nq"])
     assert "not a curve" not in fig.axes[0].get_xlabel()
-    assert fig._suptitle.get_text() == "n = 1 question per point"
+    assert fig._suptitle.get_text() == F.K_CURVE_TITLE + "\nn = 1 question per point"
     plt.close(fig)
 
 

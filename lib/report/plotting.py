@@ -655,7 +655,9 @@ def title_text(fig) -> str:
     return next((t for t in said if t.strip()), "")
 
 
-_ERRORS_NAMED = re.compile(r"\b(CI|interval|error bars?|bars?:|whiskers?|band|s\.?d\.|s\.?e\.|IQR|quartiles?)\b", re.I)
+# plurals too ("bands: 95% intervals"); "bars:" ends in no word character, so it is matched apart
+_ERRORS_NAMED = re.compile(r"\b(CIs?|intervals?|error bars?|whiskers?|bands?|s\.?d\.|s\.?e\.|IQR|quartiles?)\b"
+                           r"|\b(bars?|bands?|whiskers?):", re.I)
 
 
 def has_error_bars(fig) -> bool:

@@ -104,3 +104,14 @@ def test_an_all_empty_method_figure_is_not_saved_and_says_why(tmp_path, monkeypa
     assert out.not_saved["style"] == "no data: " + figures.STYLE_NO_REPLY
     assert figures.STYLE_NO_REPLY in " ".join(capsys.readouterr().out.split())
     assert not list(out.figure_dir.glob("style.*"))
+
+
+def test_the_by_method_figure_says_what_it_shows():
+    """06_preferences_by_method had only counts above its one untitled panel: no title at all."""
+    from lib.report.plotting import title_text
+    from lib.self_preference.figures import BY_METHOD_TITLE, preferences_by_method_figure
+
+    both = pd.DataFrame({"method": ["paper (parsed reply)", "likelihood sum"], "evaluator": "smollm2",
+                         "self_rate": [0.6, 0.5], "order_rate": [0.7, 0.5], "fact_rate": [0.8, 0.9],
+                         "n_valid": [10, 12], "n_pairs": [14, 14], "n_unparsed": [4, 0]})
+    assert title_text(preferences_by_method_figure(both)) == BY_METHOD_TITLE

@@ -529,3 +529,15 @@ def test_panel_titles_of_several_panels_are_no_figure_title(out):
     ax.plot([0, 1], [0.2, 0.6])
     ax.set_title("Accuracy by score gap")
     assert title_text(state_n(fig, n_label(12, "pairs"))) == "Accuracy by score gap"  # one panel: its title is the figure's
+
+
+@pytest.mark.parametrize("said", ["bars: 95% intervals over pairs", "bands: 95% intervals", "95% CIs"])
+def test_error_bars_named_in_the_plural_are_named(said):
+    """The utility figures' and 14's headings ("...; bars: 95% intervals") were not taken as naming their
+    bars: the pattern wanted "interval" and "band" followed by a word boundary, and "bars:" one after the colon."""
+    from lib.report.plotting import names_error_bars
+
+    fig, ax = plt.subplots()
+    ax.errorbar([0, 1], [0.4, 0.6], yerr=[0.1, 0.1])
+    assert not names_error_bars(fig) and names_error_bars(fig, caption=said)
+    plt.close(fig)

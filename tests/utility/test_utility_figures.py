@@ -189,3 +189,22 @@ def test_a_figure_of_too_few_readable_replies_is_a_note_and_not_saved(tmp_runs, 
     assert "not saved" in capsys.readouterr().out
     readable = summarize(_per_question(), ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
     assert F.not_enough_readable(F.panels(readable)) is None
+
+
+def test_figures_4_to_6_say_what_they_show_over_their_panels():
+    """The panel titles of 11's figures name a form and a metric; with the stricter title rule (panel
+    titles of several panels are no figure title) each figure needs its own caption-like heading."""
+    from lib.report.plotting import title_text
+
+    base = _per_question().assign(model="smollm2")
+    order = summarize(base.assign(level="question-first"), ["model", "source", "form", "level"],
+                      SET_METRICS + RANK_METRICS, n_boot=50)
+    position = summarize(base.assign(position=1), ["model", "source", "form", "position"],
+                         SET_METRICS + RANK_METRICS, n_boot=50)
+    requirement = summarize(base.assign(level="answer"), ["model", "form", "level"], SET_METRICS + RANK_METRICS,
+                            n_boot=50)
+    for fig, said in ((F.order_figure(order), "order of question and passages"),
+                      (F.position_figure(position), "position of the ground-truth passage"),
+                      (F.requirement_figure(requirement), "requirement added")):
+        assert len(fig.axes) > 1 and said in title_text(fig)
+    assert title_text(F.bar_figure(F.panels(order), x="source", hue="level", row="model")) == ""  # counts only

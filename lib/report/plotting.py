@@ -340,6 +340,32 @@ def _drawn_colors(fig, zero_bars: bool = True) -> set:
     return found
 
 
+def _header(handle) -> bool:
+    """A legend entry that draws nothing: a header of seaborn's legend of several semantics ("source",
+    "retriever"), its handle a line of no width and no marker."""
+    return isinstance(handle, Line2D) and handle.get_linewidth() == 0 and handle.get_marker() in ("", "None", None, " ")
+
+
+def _drawn_styles(fig) -> set:
+    """(line style, marker) of every data line with a finite point: what a style key of a legend
+    (seaborn's `style=`, drawn in grey) stands for."""
+    return {(line.get_linestyle(), line.get_marker()) for ax in fig.axes for line in ax.lines
+            if line.get_visible() and line.get_transform() is ax.transData
+            and np.isfinite(_line_xy(line)).all(axis=1).any()}
+
+
+def _headers_with_entries(entries, shown) -> list[bool]:
+    """Per legend entry: False for a header none of whose entries (up to the next header) is shown."""
+    out = [True] * len(entries)
+    for i, (h, _) in enumerate(entries):
+        if _header(h):
+            j = i + 1
+            while j < len(entries) and not _header(entries[j][0]):
+                j += 1
+            out[i] = any(shown[i + 1:j])
+    return out
+
+
 ZERO_NOTE = " (0 in every bar)"
 
 
@@ -355,7 +381,10 @@ def drop_empty_legend_entries(fig) -> None:
             if colors & drawn and not colors & visible and "0 in every" not in t.get_text():
                 t.set_text(t.get_text() + ZERO_NOTE)
         entries = list(zip(leg.legend_handles, [t.get_text() for t in leg.get_texts()]))
-        keep = [(h, t) for h, t in entries if not _artist_colors(h) or set(_artist_colors(h)) & drawn]
+        styles = _drawn_styles(fig)
+        shown = [not _artist_colors(h) or bool(set(_artist_colors(h)) & drawn) or _header(h)
+                 or (isinstance(h, Line2D) and (h.get_linestyle(), h.get_marker()) in styles) for h, _ in entries]
+        keep = [e for e, ok, useful in zip(entries, shown, _headers_with_entries(entries, shown)) if ok and useful]
         if len(keep) == len(entries):
             continue
         owner = next((ax for ax in fig.axes if ax.get_legend() is leg), None)

@@ -541,3 +541,18 @@ def test_error_bars_named_in_the_plural_are_named(said):
     ax.errorbar([0, 1], [0.4, 0.6], yerr=[0.1, 0.1])
     assert not names_error_bars(fig) and names_error_bars(fig, caption=said)
     plt.close(fig)
+
+
+def test_a_legend_of_colour_and_line_style_keeps_its_style_keys(out):
+    """utility_retrieval_recall of the fresh run: seaborn's legend of hue=dataset and style=retriever
+    draws its style keys in grey and its headers in white, colours no data line carries, so the
+    finishing pass dropped both and the legend explained only the colours. A hue level without data still goes."""
+    recall = pd.DataFrame([{"source": s, "retriever": r, "k": k, "recall": min(1.0, 0.2 * k + (r == "dense") * 0.1)}
+                           for s in ("nq", "marco") for r in ("bm25", "dense") for k in (1, 2, 4)])
+    recall.loc[recall["source"] == "marco", "recall"] = np.nan  # a dataset without values: its entry goes
+    fig, ax = plt.subplots()
+    sns.lineplot(data=recall, x="k", y="recall", hue="source", style="retriever", markers=True, ax=ax)
+    ax.set_title("Recall@k (n = 2 questions)")
+    out.figure(fig, "recall_styles")
+    texts = [t.get_text() for leg in [ax.get_legend(), *fig.legends] if leg is not None for t in leg.get_texts()]
+    assert texts == ["source", "NQ", "retriever", "bm25", "dense"]

@@ -354,6 +354,14 @@ def _drawn_styles(fig) -> set:
             and np.isfinite(_line_xy(line)).all(axis=1).any()}
 
 
+def _style_key(handle, styles: set) -> bool:
+    """A legend entry in grey whose line style and marker a data line draws: a style key (seaborn's
+    `style=`), which stands for a style in every colour; a coloured line of that style stands for its own series."""
+    colors = _artist_colors(handle)
+    return (isinstance(handle, Line2D) and bool(colors) and all(c[0] == c[1] == c[2] for c in colors)
+            and (handle.get_linestyle(), handle.get_marker()) in styles)
+
+
 def _headers_with_entries(entries, shown) -> list[bool]:
     """Per legend entry: False for a header none of whose entries (up to the next header) is shown."""
     out = [True] * len(entries)
@@ -382,8 +390,8 @@ def drop_empty_legend_entries(fig) -> None:
                 t.set_text(t.get_text() + ZERO_NOTE)
         entries = list(zip(leg.legend_handles, [t.get_text() for t in leg.get_texts()]))
         styles = _drawn_styles(fig)
-        shown = [not _artist_colors(h) or bool(set(_artist_colors(h)) & drawn) or _header(h)
-                 or (isinstance(h, Line2D) and (h.get_linestyle(), h.get_marker()) in styles) for h, _ in entries]
+        shown = [not _artist_colors(h) or bool(set(_artist_colors(h)) & drawn) or _header(h) or _style_key(h, styles)
+                 for h, _ in entries]
         keep = [e for e, ok, useful in zip(entries, shown, _headers_with_entries(entries, shown)) if ok and useful]
         if len(keep) == len(entries):
             continue

@@ -202,7 +202,9 @@ def unit_wilson(estimate: float, k: int, alpha: float = 0.05) -> tuple[float, fl
     from statsmodels.stats.proportion import proportion_confint
 
     lo, hi = proportion_confint(estimate * k, k, alpha=alpha, method="wilson")
-    return float(lo), float(hi)
+    # statsmodels' closed form can land one rounding step inside an estimate of 0 or 1 (k = 7: upper
+    # bound 0.9999999999999999 at 1.0); the interval's true bound there is the estimate itself
+    return float(min(lo, estimate)), float(max(hi, estimate))
 
 
 def korn_graubard(estimate: float, deviations, n_judgments: int, alpha: float = 0.05) -> tuple[float, float]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+import warnings
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -79,6 +80,13 @@ def _line_xy(line) -> np.ndarray:
     return np.column_stack([x, y]) if x.shape == y.shape else np.empty((0, 2))
 
 
+def _shows_value(width: float, height: float) -> bool:
+    """True when a bar's rectangle stands for a value: finite, and not 0 x 0, the size of seaborn's
+    stand-ins for bars of no data (NaN) and of its legend proxies. A bar of value 0 keeps its thickness
+    (a vertical bar its width, a horizontal one its height), so it shows a value: 0."""
+    return bool(np.isfinite([width, height]).all() and (width != 0 or height != 0))
+
+
 def data_values(ax) -> tuple[np.ndarray, np.ndarray]:
     """The finite x and y values of what is plotted in data coordinates (lines, bars, points);
     reference lines (axhline / axvline) and spans are not data."""
@@ -91,8 +99,7 @@ def data_values(ax) -> tuple[np.ndarray, np.ndarray]:
     for p in ax.patches:
         if p.get_data_transform() is ax.transData and hasattr(p, "get_height"):
             w, h = p.get_width(), p.get_height()
-            # zero-width rectangles are seaborn's stand-ins for bars of no data (NaN), not values
-            if np.isfinite(w) and np.isfinite(h) and w != 0:
+            if _shows_value(w, h):
                 xs.append(np.array([p.get_x() + w])), ys.append(np.array([p.get_y() + h]))
     for c in ax.collections:
         arr = c.get_array()
@@ -301,9 +308,16 @@ def _artist_colors(artist) -> list[tuple]:
     return []
 
 
-def _drawn_colors(fig) -> set:
+def _zero_bar(artist, ax) -> bool:
+    """True for a data bar of value 0: a rectangle of no length that keeps its thickness."""
+    w, h = artist.get_width(), artist.get_height()
+    return artist.get_data_transform() is ax.transData and _shows_value(w, h) and (w == 0 or h == 0)
+
+
+def _drawn_colors(fig, zero_bars: bool = True) -> set:
     """Colours of everything that shows a value: data artists with a finite value anywhere in the figure,
-    and reference lines (a legend entry may name a chance line, which is not data)."""
+    and reference lines (a legend entry may name a chance line, which is not data); `zero_bars=False`
+    leaves out bars of value 0, which show their value but draw nothing."""
     found = set()
     for ax in fig.axes:
         for artist in [*ax.lines, *ax.patches, *ax.collections]:
@@ -312,9 +326,9 @@ def _drawn_colors(fig) -> set:
             if isinstance(artist, Line2D):
                 shows = artist.get_transform() is not ax.transData or np.isfinite(_line_xy(artist)).all(axis=1).any()
             elif isinstance(artist, Patch) and hasattr(artist, "get_height"):
-                w, h = artist.get_width(), artist.get_height()
-                # zero-size patches are seaborn's legend proxies and its stand-ins for bars of no data
-                shows = artist.get_data_transform() is not ax.transData or (np.isfinite([w, h]).all() and w != 0)
+                shows = (artist.get_data_transform() is not ax.transData
+                         or _shows_value(artist.get_width(), artist.get_height()))
+                shows = shows and (zero_bars or not _zero_bar(artist, ax))
             elif isinstance(artist, Collection):
                 pts = np.asarray(artist.get_offsets(), float).reshape(-1, 2)
                 paths = [p.vertices for p in artist.get_paths() if len(p.vertices)]
@@ -326,14 +340,59 @@ def _drawn_colors(fig) -> set:
     return found
 
 
+def _header(handle) -> bool:
+    """A legend entry that draws nothing: a header of seaborn's legend of several semantics ("source",
+    "retriever"), its handle a line of no width and no marker."""
+    return isinstance(handle, Line2D) and handle.get_linewidth() == 0 and handle.get_marker() in ("", "None", None, " ")
+
+
+def _drawn_styles(fig) -> set:
+    """(line style, marker) of every data line with a finite point: what a style key of a legend
+    (seaborn's `style=`, drawn in grey) stands for."""
+    return {(line.get_linestyle(), line.get_marker()) for ax in fig.axes for line in ax.lines
+            if line.get_visible() and line.get_transform() is ax.transData
+            and np.isfinite(_line_xy(line)).all(axis=1).any()}
+
+
+def _style_key(handle, styles: set) -> bool:
+    """A legend entry in grey whose line style and marker a data line draws: a style key (seaborn's
+    `style=`), which stands for a style in every colour; a coloured line of that style stands for its own series."""
+    colors = _artist_colors(handle)
+    return (isinstance(handle, Line2D) and bool(colors) and all(c[0] == c[1] == c[2] for c in colors)
+            and (handle.get_linestyle(), handle.get_marker()) in styles)
+
+
+def _headers_with_entries(entries, shown) -> list[bool]:
+    """Per legend entry: False for a header none of whose entries (up to the next header) is shown."""
+    out = [True] * len(entries)
+    for i, (h, _) in enumerate(entries):
+        if _header(h):
+            j = i + 1
+            while j < len(entries) and not _header(entries[j][0]):
+                j += 1
+            out[i] = any(shown[i + 1:j])
+    return out
+
+
+ZERO_NOTE = " (0 in every bar)"
+
+
 def drop_empty_legend_entries(fig) -> None:
     """A legend names only series with data: an entry whose colour no plotted value in the figure
     carries (every bar of that series NaN, a line of no finite point) is removed, and a legend left
-    with no entry goes."""
-    drawn = _drawn_colors(fig)
+    with no entry goes. A series whose every bar is 0 draws nothing but has values: its entry stays and
+    says so (ZERO_NOTE)."""
+    drawn, visible = _drawn_colors(fig), _drawn_colors(fig, zero_bars=False)
     for leg in _legends(fig):
+        for h, t in zip(leg.legend_handles, leg.get_texts()):
+            colors = set(_artist_colors(h))
+            if colors & drawn and not colors & visible and "0 in every" not in t.get_text():
+                t.set_text(t.get_text() + ZERO_NOTE)
         entries = list(zip(leg.legend_handles, [t.get_text() for t in leg.get_texts()]))
-        keep = [(h, t) for h, t in entries if not _artist_colors(h) or set(_artist_colors(h)) & drawn]
+        styles = _drawn_styles(fig)
+        shown = [not _artist_colors(h) or bool(set(_artist_colors(h)) & drawn) or _header(h) or _style_key(h, styles)
+                 for h, _ in entries]
+        keep = [e for e, ok, useful in zip(entries, shown, _headers_with_entries(entries, shown)) if ok and useful]
         if len(keep) == len(entries):
             continue
         owner = next((ax for ax in fig.axes if ax.get_legend() is leg), None)
@@ -417,17 +476,25 @@ def _suptitle_above(fig) -> None:
 def _grid_relayout(fig, renderer) -> None:
     """tight_layout for panels side by side (seaborn facets), keeping the room of figure legends on
     the right and of a suptitle on top."""
-    import warnings
-
     width, height = fig.bbox.width, fig.bbox.height
     right = min([leg.get_window_extent(renderer).x0 / width for leg in fig.legends
                  if leg.get_window_extent(renderer).x0 > 0.5 * width] + [1.0])
     top = 1.0
-    if fig._suptitle is not None and fig._suptitle.get_text().strip():
-        top = min(1.0, fig._suptitle.get_window_extent(renderer).y0 / height)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # tight_layout warns about what it cannot fit; the width check says so
-        fig.tight_layout(rect=(0, 0, right, top))
+    sup = fig._suptitle
+    # state_n's suptitle sits above the figure (va="bottom" at its top edge): tight_layout would still
+    # keep its height free under the top edge, a gap as tall as the title between it and the panels
+    above = sup is not None and sup.get_va() == "bottom" and sup.get_in_layout()
+    if sup is not None and sup.get_text().strip() and not above:
+        top = min(1.0, sup.get_window_extent(renderer).y0 / height)
+    if above:
+        sup.set_in_layout(False)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # tight_layout warns about what it cannot fit; the width check says so
+            fig.tight_layout(rect=(0, 0, right, top))
+    finally:
+        if above:
+            sup.set_in_layout(True)  # bbox_inches="tight" keeps only artists in the layout
 
 
 def _relayout(fig) -> None:
@@ -560,11 +627,16 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
     return saved_width(fig) + 2 * float(plt.rcParams["savefig.pad_inches"])
 
 
+def _panels_in_row(fig, ax) -> int:
+    """How many data panels share the axes' height band, the axes included."""
+    box = ax.get_position()
+    return 1 + sum(o is not ax and is_panel(o) and o.get_position().y0 < box.y1 and o.get_position().y1 > box.y0
+                   for o in fig.axes)
+
+
 def _alone_in_row(fig, ax) -> bool:
     """True when no other data panel shares the axes' height band (a panel alone in its row)."""
-    box = ax.get_position()
-    return not any(o is not ax and is_panel(o) and o.get_position().y0 < box.y1 and o.get_position().y1 > box.y0
-                   for o in fig.axes)
+    return _panels_in_row(fig, ax) == 1
 
 
 def _wrap_titles(fig, width_in: float) -> None:
@@ -575,9 +647,9 @@ def _wrap_titles(fig, width_in: float) -> None:
     texts = [(fig._suptitle, width_in)] if fig._suptitle is not None else []
     for ax in fig.axes:
         box = ax.get_position()
-        alone = _alone_in_row(fig, ax)
-        # a panel alone in its row may have a title as wide as the figure; others keep to their panel
-        room = 0.95 * width_in if alone else width_in * max(box.width, 1 / 3)
+        # a panel's title may take its share of the row (the whole width for a panel alone in it): the
+        # gaps between panels are room too, so a title as wide as its panel's slot does not wrap
+        room = 0.95 * width_in / _panels_in_row(fig, ax) if is_panel(ax) else width_in * max(box.width, 1 / 3)
         texts += [(t, room) for t in (ax.title, ax._left_title)]
     for t, room in texts:
         text = t.get_text()
@@ -609,15 +681,20 @@ _COUNT_LINE = re.compile(r"^\s*([^:]*:\s*)?n\s?=\s?\d[^\n]*$", re.IGNORECASE)
 
 
 def title_text(fig) -> str:
-    """The figure's caption-like title: its suptitle, else the first panel's title, where it says more
-    than a count ('' when none); count lines are left out."""
+    """The figure's caption-like title: its suptitle, else, in a figure of one data panel, that panel's
+    title, where it says more than a count ('' when none); count lines are left out. The panel titles of a
+    figure of several panels name the panels ("query", a model), not what the figure shows."""
     texts = [fig._suptitle.get_text() if fig._suptitle is not None else ""]
-    texts += [t.get_text() for ax in fig.axes for t in (ax.title, ax._left_title)]
+    panels = [ax for ax in fig.axes if is_panel(ax)]
+    if len(panels) == 1:
+        texts += [t.get_text() for t in (panels[0].title, panels[0]._left_title)]
     said = ["\n".join(line for line in t.splitlines() if not _COUNT_LINE.match(line)) for t in texts]
     return next((t for t in said if t.strip()), "")
 
 
-_ERRORS_NAMED = re.compile(r"\b(CI|interval|error bars?|bars?:|whiskers?|band|s\.?d\.|s\.?e\.|IQR|quartiles?)\b", re.I)
+# plurals too ("bands: 95% intervals"); "bars:" ends in no word character, so it is matched apart
+_ERRORS_NAMED = re.compile(r"\b(CIs?|intervals?|error bars?|whiskers?|bands?|s\.?d\.|s\.?e\.|IQR|quartiles?)\b"
+                           r"|\b(bars?|bands?|whiskers?):", re.I)
 
 
 def has_error_bars(fig) -> bool:
@@ -637,6 +714,22 @@ def names_error_bars(fig, caption: str | None = None) -> bool:
     """True when the caption or a text of the figure says what its error bars are (an interval, CI...)."""
     texts = [caption or ""] + [t.get_text() for t in fig.findobj(Text)]
     return any(_ERRORS_NAMED.search(t) for t in texts)
+
+
+ROUNDING = 1e-9  # an estimate this close outside its interval is off by rounding, not by computation
+
+
+def interval_errors(values, low, high, name: str = "") -> np.ndarray:
+    """Error bar lengths (2 x n: below, above) from an estimate and its interval's bounds, for matplotlib's
+    `yerr`: an unknown bound draws no bar on its side, and an estimate outside its interval no bar on that
+    side either (matplotlib stops on a negative length); outside by more than rounding, it warns, naming
+    `name`, since the interval then belongs to another estimate."""
+    v, lo, hi = (np.asarray(a, dtype=float).ravel() for a in (values, low, high))
+    err = np.vstack([v - lo, hi - v])
+    if np.nanmin(err, initial=0.0) < -ROUNDING:
+        warnings.warn(f"{name or 'a bar'}: an estimate lies outside its interval by {-np.nanmin(err):.3g}; "
+                      "no error bar drawn on that side", RuntimeWarning, stacklevel=2)
+    return np.nan_to_num(err, nan=0.0).clip(min=0.0)
 
 
 def n_label(n, unit: str, failed=None, of=None, what: str = "replies unreadable") -> str:

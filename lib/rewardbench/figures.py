@@ -7,14 +7,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from lib.report.plotting import COLUMN_WIDTH, FIGSIZE, failed_label, legend_below, n_label, note_empty, state_n
+from lib.report.plotting import (COLUMN_WIDTH, FIGSIZE, failed_label, interval_errors, legend_below, n_label, note_empty,
+                                 state_n)
 
 
 def _yerr(df: pd.DataFrame, value: str, low: str, high: str) -> np.ndarray:
     """Asymmetric error bars from interval columns (zero where the interval is unknown)."""
-    lo = (df[value] - df[low]).clip(lower=0).fillna(0)
-    hi = (df[high] - df[value]).clip(lower=0).fillna(0)
-    return np.vstack([lo, hi])
+    return interval_errors(df[value], df[low], df[high], name=value)
 
 
 def grouped_bars(df: pd.DataFrame, x: str, hue: str, value: str = "accuracy", ax=None,
@@ -73,6 +72,9 @@ COLUMN_FIGSIZE = (COLUMN_WIDTH, 2.4)  # inches: one panel of a paper's column (t
 NO_SCORES = "pairs carry no scores"
 
 
+DIFFICULTY_TITLE = "Reward-model accuracy by pair difficulty (bars: 95% intervals over pairs)"
+
+
 def difficulty_figure(by_gap: pd.DataFrame, by_length: pd.DataFrame, results: pd.DataFrame):
     """Figure 5 (accuracy by score gap) over the length-gap panel (beyond the paper), stacked at a
     column's width with one legend under them; a panel without data is left out and the title of the
@@ -95,7 +97,7 @@ def difficulty_figure(by_gap: pd.DataFrame, by_length: pd.DataFrame, results: pd
     legend_below(axes[-1, 0], fontsize="small")
     # what is left out goes with the n, in the figure's small heading, not in a panel title
     missing = f"; score-gap panel (Figure 5) left out: {NO_SCORES}" if by_gap.empty else ""
-    return state_n(fig, results_n(results) + missing + "; bars: 95% intervals over pairs")
+    return state_n(fig, f"{DIFFICULTY_TITLE}\n{results_n(results)}{missing}")
 
 
 MARKERS = "osD^vP*X"

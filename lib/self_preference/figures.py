@@ -12,7 +12,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.patches import Patch
 
-from lib.report.plotting import label, legend_below, n_label, note_empty, state_n
+from lib.report.plotting import interval_errors, label, legend_below, n_label, note_empty, state_n
 
 from .likelihood import EXPECTED_SCORE_NAMES, likelihood_view
 from .tables import attach_knowledge
@@ -132,11 +132,8 @@ def _errorbars(ax, frame: pd.DataFrame, x: str, hue: str, y: str, low: str, high
         part = frame[frame[hue] == h].set_index(x).reindex(order)
         pos = np.arange(len(order)) - 0.4 + width * (j + 0.5)
         ax.bar(pos, part[y], width, label=str(h))
-        # clipped at 0: an interval that ends at the estimate (a rate of 1 with a Wilson bound of 1) can
-        # come out a rounding error past it, which matplotlib refuses
-        err = np.vstack([part[y] - part[low], part[high] - part[y]])
-        ax.errorbar(pos, part[y], yerr=np.clip(np.where(np.isnan(err), 0, err), 0, None), fmt="none",
-                    ecolor="black", lw=1)
+        err = interval_errors(part[y], part[low], part[high], name=f"{y} of {h}")
+        ax.errorbar(pos, part[y], yerr=err, fmt="none", ecolor="black", lw=1)
     if labels:
         ax.set_xticks(np.arange(len(order)), [str(o) for o in order])
 
@@ -201,6 +198,9 @@ def parsed_vs_next_token_figure(ratings: pd.DataFrame):
                                 what="ratings unparsed"))
 
 
+COMBO_TITLE = "Self-preference per factuality of the own and the other passage (bars: 95% CI, questions resampled)"
+
+
 def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIHOOD)):
     """v2 Figure 3: self-preference rate per factuality combination and evaluator, with the table's
     95% intervals (questions resampled), one panel per method of `methods` that `by_combo` holds (its
@@ -233,8 +233,8 @@ def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIH
         return True
 
     fig = method_panels(shown, draw, "self-preference", "factuality (self, other)")
-    return state_n(fig, "\n".join(f"{m}: {pairs_n(t, undecided=m != PAPER)}" if len(frames) > 1 else pairs_n(t)
-                                  for m, t in frames.items()))
+    counts = [f"{m}: {pairs_n(t, undecided=m != PAPER)}" if len(frames) > 1 else pairs_n(t) for m, t in frames.items()]
+    return state_n(fig, "\n".join([COMBO_TITLE] + counts))
 
 
 def pairs_n(table: pd.DataFrame, undecided: bool = False) -> str:
@@ -246,6 +246,9 @@ def pairs_n(table: pd.DataFrame, undecided: bool = False) -> str:
                        of=count("n_pairs"), what="pairs undecided")
     return n_label(count("n_valid"), "valid pairs", failed=count("n_unparsed"), of=count("n_pairs"),
                    what="pairs unparsed")
+
+
+BY_METHOD_TITLE = "Self, order and factual preference per decision method (pooled rates, no intervals)"
 
 
 def preferences_by_method_figure(both: pd.DataFrame):
@@ -260,4 +263,32 @@ def preferences_by_method_figure(both: pd.DataFrame):
     ax.axhline(0.5, color="grey", lw=1, ls="--")
     ax.set(ylim=(0, 1), ylabel="rate (pooled over authors)", xlabel="preference")
     per_method = [f"{m}: {pairs_n(part, undecided=m != PAPER)}" for m, part in both.groupby("method", sort=False)]
-    return state_n(fig, "\n".join(per_method) or pairs_n(both))
+    return state_n(fig, "\n".join([BY_METHOD_TITLE] + (per_method or [pairs_n(both)])))
+
+
+def lengths_figure(lengths: pd.DataFrame):
+    """Notebook 01's figure: query and human-passage length in words per dataset, as boxes (quartiles),
+    one panel each; n counts items."""
+    fig, axes = plt.subplots(1, 2, figsize=(5.2, 3.0))  # two panels in one column's width
+    sns.boxplot(data=lengths, x="source", y="query_words", ax=axes[0])
+    sns.boxplot(data=lengths, x="source", y="passage_words", ax=axes[1])
+    axes[0].set(title="query", ylabel="length (words)", xlabel="")
+    axes[1].set(title="human passage", ylabel="", xlabel="")
+    return state_n(fig, "Query and passage length per dataset (boxes: quartiles, whiskers: 1.5 IQR)\n"
+                   + n_label(len(lengths), "items"))
+
+
+LEVEL_COLOURS = {"none (%)": "#d55e00", "partial (%)": "#f0e442", "full (%)": "#009e73"}
+
+
+def knowledge_levels_figure(shares: pd.DataFrame):
+    """Notebook 04's figure: the share of items at each knowledge level per dataset and model, stacked
+    bars (a level at 0% in every row draws nothing: the finishing pass says so in its legend entry)."""
+    plot = shares.set_index(["dataset", "model"])[list(LEVEL_COLOURS)]
+    fig, ax = plt.subplots()
+    plot.plot.barh(stacked=True, ax=ax, color=list(LEVEL_COLOURS.values()))
+    ax.set_xlabel("% of items")
+    ax.set_title(f"Knowledge level per dataset and model (n = {int(shares['n'].sum())} model x item probes)",
+                 fontsize="medium")
+    legend_below(ax)
+    return fig

@@ -17,7 +17,7 @@ import seaborn as sns
 from matplotlib.patches import Patch
 
 from lib.report.labels import label
-from lib.report.plotting import COLUMN_WIDTH, failed_label, legend_below, n_label, note_empty, state_n
+from lib.report.plotting import COLUMN_WIDTH, failed_label, interval_errors, legend_below, n_label, note_empty, state_n
 from lib.utility.evaluate import SET_EXTRA
 
 SET_FORMS = ("pointwise", "listwise-set")
@@ -90,6 +90,11 @@ def _legend_below(fig, title: str) -> None:
             return
 
 
+def _heading(title: str, counts: str) -> str:
+    """A figure's small heading: its caption-like title (when given) over its counts."""
+    return f"{title}\n{counts}" if title else counts
+
+
 MIN_READABLE = 2  # readable question judgments below which a figure shows the pipeline failing, not a result
 
 
@@ -113,52 +118,54 @@ def _note_figure(text: str):
     return fig
 
 
-def bar_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: str | None = None):
+def bar_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: str | None = None, title: str = ""):
     """Grouped bars of `value` with [lo, hi] error bars (95% intervals: bootstrap over questions for the
     metrics, Wilson for failure rates), one panel per `col` (and `row`) value, two panels to a row, one
-    legend under them; a note instead when too few replies were readable."""
+    legend under them, the caption-like `title` over the n; a note instead when too few replies were readable."""
     short = not_enough_readable(long)
     if short:
         return _note_figure(short)
     hues = list(dict.fromkeys(long[hue]))
     fig = None
-    for ax, sub, title in _facets(long, row, col):
+    for ax, sub, panel_title in _facets(long, row, col):
         fig = ax.figure
         xs = list(dict.fromkeys(sub[x]))
         width = 0.8 / max(len(hues), 1)
         for k, h in enumerate(hues):
             part = sub[sub[hue] == h].set_index(x).reindex(xs)
             pos = np.arange(len(xs)) - 0.4 + width * (k + 0.5)
-            err = np.vstack([part["value"] - part["lo"], part["hi"] - part["value"]]).clip(min=0)
+            err = interval_errors(part["value"], part["lo"], part["hi"], name=str(h))
             ax.bar(pos, part["value"], width, yerr=err, capsize=2, label=str(h))
         ax.set_xticks(np.arange(len(xs)), [str(v) for v in xs])
         # every group's full slot: a hue with no bar here must not pull its group's tick to the edge
         ax.set_xlim(-0.5, max(len(xs), 1) - 0.5)
-        ax.set_title(title, fontsize="small")
+        ax.set_title(panel_title, fontsize="small")
         ax.set_xlabel(x)
     if fig is not None:
         _legend_below(fig, hue)
-        state_n(fig, questions_n(long) + "; bars: 95% intervals")
+        state_n(fig, _heading(title, questions_n(long) + "; bars: 95% intervals"))
     return fig
 
 
-def line_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: str | None = None):
+def line_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: str | None = None,
+                title: str = ""):
     """Lines of `value` over `x` with a [lo, hi] band, one panel per `col` (and `row`) value, two panels
-    to a row, one legend under them; a note instead when too few replies were readable."""
+    to a row, one legend under them, the caption-like `title` over the n; a note instead when too few
+    replies were readable."""
     short = not_enough_readable(long)
     if short:
         return _note_figure(short)
     fig = None
-    for ax, sub, title in _facets(long, row, col):
+    for ax, sub, panel_title in _facets(long, row, col):
         fig = ax.figure
         for h, part in sub.sort_values(x).groupby(hue, sort=False):
             ax.plot(part[x], part["value"], marker="o", label=str(h))
             ax.fill_between(part[x], part["lo"], part["hi"], alpha=0.2)
-        ax.set_title(title, fontsize="small")
+        ax.set_title(panel_title, fontsize="small")
         ax.set_xlabel(x)
     if fig is not None:
         _legend_below(fig, hue)
-        state_n(fig, questions_n(long, per="point") + "; bands: 95% intervals")
+        state_n(fig, _heading(title, questions_n(long, per="point") + "; bands: 95% intervals"))
     return fig
 
 FEW = 5  # readable questions: a bar resting on fewer is drawn hollow and hatched, not a finding
@@ -200,7 +207,7 @@ def _bar_panel(ax, bars: pd.DataFrame, judgments: list, colors: dict, top: float
             n = 0 if pd.isna(r["n"]) else int(r["n"])
             if n:
                 few = n < FEW
-                err = np.nan_to_num([[r["value"] - r["lo"]], [r["hi"] - r["value"]]]).clip(min=0)
+                err = interval_errors(r["value"], r["lo"], r["hi"], name=str(j))
                 ax.bar(x, r["value"], width, yerr=err, capsize=2, lw=1, edgecolor=colors[j],
                        facecolor=matplotlib.colors.to_rgba(colors[j], 0.2 if few else 1.0), hatch="////" if few else None)
             shown = 0.0 if not n else max(r["value"], r["hi"]) if pd.notna(r["hi"]) else r["value"]
@@ -258,7 +265,10 @@ def relevance_vs_utility_figure(per_q: pd.DataFrame, summary: pd.DataFrame):
     return state_n(fig, "\n".join(textwrap.fill(line, chars) for line in lines))
 
 
-def k_curve_figure(curve: pd.DataFrame, score: str = "score", ylabel: str = "answer score"):
+K_CURVE_TITLE = "Answer score over k, the number of shuffled orders voted (no intervals: one run per k)"
+
+
+def k_curve_figure(curve: pd.DataFrame, score: str = "score", ylabel: str = "answer score", title: str = K_CURVE_TITLE):
     """Notebook 12's figure: the answer score over k (shuffles voted), one line per dataset and one panel
     per model. A series measured at one k only is a dot, not a line, and its panel's x label says that
     it is one point, not a curve."""
@@ -280,4 +290,24 @@ def k_curve_figure(curve: pd.DataFrame, score: str = "score", ylabel: str = "ans
         if len(part):
             ax.legend(title="dataset", fontsize="small")
     axes[0][0].set_ylabel(ylabel)
-    return state_n(fig, questions_n(curve, per="point"))
+    return state_n(fig, _heading(title, questions_n(curve, per="point")))
+
+
+def order_figure(fig4: pd.DataFrame):
+    """Notebook 11's Figure 4: per model, the metrics and failure rate per dataset and order of question
+    and passages in the prompt."""
+    return bar_figure(panels(fig4), x="source", hue="level", row="model",
+                      title="Utility judgments by the order of question and passages (Fig. 4)")
+
+
+def position_figure(fig5: pd.DataFrame):
+    """Notebook 11's Figure 5: per model, the metrics and failure rate over the ground-truth passage's
+    position, one line per dataset."""
+    return line_figure(panels(fig5, extra=False), x="position", hue="source", row="model",
+                       title="Utility judgments by the position of the ground-truth passage (Fig. 5)")
+
+
+def requirement_figure(fig6: pd.DataFrame):
+    """Notebook 11's Figure 6: the metrics and failure rate per requirement added to the prompt and model."""
+    return bar_figure(panels(fig6), x="level", hue="model",
+                      title="Utility judgments by the requirement added to the prompt (Fig. 6)")

@@ -83,3 +83,12 @@ def test_a_reward_model_at_zero_everywhere_is_named_so_and_marked():
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["judge (0 in every group)", "implicit"]
     assert any(line.get_marker() == "_" and list(line.get_ydata()) == [0, 0] for line in ax.lines)
+
+
+def test_the_difficulty_figure_says_what_it_shows_over_its_two_panels():
+    """Its panel titles ("Accuracy by score gap (Fig. 5)") name panels: the heading says what the whole
+    figure shows and what its bars are."""
+    from lib.report.plotting import names_error_bars, title_text
+
+    fig = figures.difficulty_figure(_bins(0.1), _bins(), RESULTS)
+    assert title_text(fig) == figures.DIFFICULTY_TITLE and names_error_bars(fig)

@@ -119,3 +119,14 @@ def test_an_interval_ending_a_rounding_error_short_of_its_rate_still_draws():
     caps = [seg for c in fig.axes[0].collections for seg in c.get_segments()]
     assert any(np.isclose(seg[:, 1], [0.91, 1.0]).all() for seg in caps)  # the bar at 1 keeps its lower arm
     plt.close(fig)
+
+
+def test_the_by_method_figure_says_what_it_shows():
+    """06_preferences_by_method had only counts above its one untitled panel: no title at all."""
+    from lib.report.plotting import title_text
+    from lib.self_preference.figures import BY_METHOD_TITLE, preferences_by_method_figure
+
+    both = pd.DataFrame({"method": ["paper (parsed reply)", "likelihood sum"], "evaluator": "smollm2",
+                         "self_rate": [0.6, 0.5], "order_rate": [0.7, 0.5], "fact_rate": [0.8, 0.9],
+                         "n_valid": [10, 12], "n_pairs": [14, 14], "n_unparsed": [4, 0]})
+    assert title_text(preferences_by_method_figure(both)) == BY_METHOD_TITLE

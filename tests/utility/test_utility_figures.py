@@ -81,6 +81,8 @@ def test_figures_state_n_in_questions_and_the_failed_judgments():
     assert F.questions_n(summary) == "n = 2 to 3 questions per bar; 1 of 7 question judgments failed (14%)"
     fig = F.bar_figure(F.panels(summary), x="source", hue="judgment")
     assert states_n(fig) and fig._suptitle.get_text() == F.questions_n(summary) + "; bars: 95% intervals"
+    fig = F.bar_figure(F.panels(summary), x="source", hue="judgment", title="Utility by order (Fig. 4)")
+    assert fig._suptitle.get_text() == "Utility by order (Fig. 4)\n" + F.questions_n(summary) + "; bars: 95% intervals"
     one = summary[summary["judgment"] == "relevance"]
     fig = F.line_figure(F.panels(one), x="source", hue="judgment")
     assert fig._suptitle.get_text().startswith("n = 2 questions per point; 0 of 2 ")
@@ -160,7 +162,7 @@ def test_k_curve_draws_a_line_only_through_two_or_more_points():
     plt.close(fig)
     fig = F.k_curve_figure(curve[curve["source"] == "nq"])
     assert "not a curve" not in fig.axes[0].get_xlabel()
-    assert fig._suptitle.get_text() == "n = 1 question per point"
+    assert fig._suptitle.get_text() == F.K_CURVE_TITLE + "\nn = 1 question per point"
     plt.close(fig)
 
 
@@ -187,3 +189,22 @@ def test_a_figure_of_too_few_readable_replies_is_a_note_and_not_saved(tmp_runs, 
     assert "not saved" in capsys.readouterr().out
     readable = summarize(_per_question(), ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
     assert F.not_enough_readable(F.panels(readable)) is None
+
+
+def test_figures_4_to_6_say_what_they_show_over_their_panels():
+    """The panel titles of 11's figures name a form and a metric; with the stricter title rule (panel
+    titles of several panels are no figure title) each figure needs its own caption-like heading."""
+    from lib.report.plotting import title_text
+
+    base = _per_question().assign(model="smollm2")
+    order = summarize(base.assign(level="question-first"), ["model", "source", "form", "level"],
+                      SET_METRICS + RANK_METRICS, n_boot=50)
+    position = summarize(base.assign(position=1), ["model", "source", "form", "position"],
+                         SET_METRICS + RANK_METRICS, n_boot=50)
+    requirement = summarize(base.assign(level="answer"), ["model", "form", "level"], SET_METRICS + RANK_METRICS,
+                            n_boot=50)
+    for fig, said in ((F.order_figure(order), "order of question and passages"),
+                      (F.position_figure(position), "position of the ground-truth passage"),
+                      (F.requirement_figure(requirement), "requirement added")):
+        assert len(fig.axes) > 1 and said in title_text(fig)
+    assert title_text(F.bar_figure(F.panels(order), x="source", hue="level", row="model")) == ""  # counts only

@@ -154,8 +154,11 @@ def verdict(table: pd.DataFrame, papers_size: bool = False) -> tuple[bool, str]:
     shares = table[table["measure_id"].str.startswith("parsed_share.")]
     bad_shares = shares[shares["covered"] != 1]
     passed = (len(defined) > 0 and coverage >= COVERAGE_GOAL and missed.empty and bad_shares.empty)
+    uncovered = list(defined.loc[defined["covered"] < 1, "measure_id"])
     line = (f"known truth: {'PASS' if passed else 'FAIL'}: coverage {int(defined['covered'].sum())}/{len(defined)} "
-            f"rows ({coverage:.0%}, goal {COVERAGE_GOAL:.0%}); planted effects detected after Holm "
+            f"rows ({coverage:.0%}, goal {COVERAGE_GOAL:.0%})"
+            + (f" (not covered: {', '.join(uncovered[:8])}{', ...' if len(uncovered) > 8 else ''})" if uncovered else "")
+            + "; planted effects detected after Holm "
             f"{len(judged) - len(missed)}/{len(judged)}"
             + (f" (missed: {', '.join(missed['measure_id'])})" if len(missed) else "")
             + (f" ({len(excused)} more not required: under 80% power at this size, "

@@ -108,7 +108,8 @@ def test_verdict_passes_a_right_table_and_fails_a_missed_truth():
     assert passed, line
     wrong = pd.DataFrame([_finding("a.rate", 0.31, 0.26, 0.36), _finding("b.rate", 0.53, 0.48, 0.58, 0.3, 0.3)])
     passed, line = verdict(compare(wrong, truths))
-    assert not passed and "FAIL" in line and "a.rate" in line  # covered 1/2 and detected with the wrong sign
+    assert not passed and "FAIL" in line and "missed: a.rate" in line  # detected with the wrong sign
+    assert "not covered: a.rate" in line and "b.rate" not in line  # and the row that misses its truth is named
 
 
 def test_a_planted_effect_that_is_not_detected_fails():

@@ -24,7 +24,7 @@ def test_right_pipeline_passes(tmp_runs):
     code, table = _validate("configs/known_truth.yaml", "kt_right", tmp_runs, FULL)
     rates = table[table["notebook"] == "06_generation_phase"]
     paper = rates[~rates["measure_id"].str.contains("likelihood")]
-    assert len(paper) == 5  # four preference measures and the parsed share
+    assert len(paper) == 6  # four preference measures, the order-balanced rate and the parsed share
     assert len(rates) - len(paper) == 3  # the likelihood choice's rates (the evaluator served as a base LM)
     assert code == 0, table.to_string()
     assert (tmp_runs / "kt_right" / "validation_summary.txt").read_text().startswith("known truth: PASS")

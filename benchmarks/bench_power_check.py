@@ -53,7 +53,7 @@ def rm_replication(truth, n_per_category: int, seed: int) -> dict:
     import tempfile
 
     from lib.compare import compare_tables
-    from lib.models import cache
+    from lib.simulate.reply_check import own_cache
     from lib.report import findings
     from lib.rewardbench import findings_rows, study
     from lib.simulate.rm_truth import served_name
@@ -64,20 +64,11 @@ def rm_replication(truth, n_per_category: int, seed: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / f"rm_seed{seed}"
         (run_dir / "findings").mkdir(parents=True)
-        old = os.environ.get("RAGBIAS_CACHE")
-        os.environ["RAGBIAS_CACHE"] = str(run_dir / "cache")  # replies change with the seed: no shared cache
-        cache.close_all()
-        try:
-            with SimServer(truth, run_dir) as sim:
-                judges = [f"judge:openai:{name}@{sim.url};retries:0;max_tokens:16" for name in ("sim", second)]
-                pairs = study.study_pairs("", n_per_category, 0)
-                results = study.pair_results(judges, pairs, run_dir / "rewardbench_raw.jsonl")
-        finally:
-            cache.close_all()
-            if old is None:
-                os.environ.pop("RAGBIAS_CACHE", None)
-            else:
-                os.environ["RAGBIAS_CACHE"] = old
+        # replies change with the seed: no shared cache
+        with own_cache(run_dir / "cache"), SimServer(truth, run_dir) as sim:
+            judges = [f"judge:openai:{name}@{sim.url};retries:0;max_tokens:16" for name in ("sim", second)]
+            pairs = study.study_pairs("", n_per_category, 0)
+            results = study.pair_results(judges, pairs, run_dir / "rewardbench_raw.jsonl")
         pd.DataFrame(findings_rows.judge_findings(results)).to_csv(run_dir / "findings" / "13_rewardbench.csv",
                                                                      index=False)
         findings.collect(run_dir).to_csv(run_dir / "findings.csv", index=False)

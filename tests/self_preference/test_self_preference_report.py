@@ -109,11 +109,13 @@ def test_figures_state_n_and_the_unparsed_replies():
     assert fig._suptitle.get_text().startswith("n = 14 parsed ratings; 2 of 16") and fig.axes[0].get_title()
     by_combo = pt.preference_table(_pairs(), ["dataset", "evaluator", "combo"], prefs=("self",))
     fig = figures.self_by_combo_figure(by_combo, pr.COMBOS)
-    assert states_n(fig) and fig._suptitle.get_text().startswith(f"n = {int(by_combo['n_valid'].sum())} valid pairs")
+    assert states_n(fig) and fig._suptitle.get_text().startswith(figures.COMBO_TITLE + "\n")  # a caption first
+    assert fig._suptitle.get_text().splitlines()[1].startswith(f"n = {int(by_combo['n_valid'].sum())} valid pairs")
     views, _ = lk.method_views(_pairs())
     both = pt.preference_table_by_method(views, ["dataset", "evaluator"])
     text = figures.preferences_by_method_figure(both)._suptitle.get_text()
-    assert text.splitlines()[0].startswith("paper (parsed reply): n = ") and len(text.splitlines()) == 3
+    assert text.splitlines()[0] == figures.BY_METHOD_TITLE
+    assert text.splitlines()[1].startswith("paper (parsed reply): n = ") and len(text.splitlines()) == 4
 
 
 def test_figure3_puts_the_likelihood_beside_a_paper_panel_without_replies():
@@ -130,9 +132,10 @@ def test_figure3_puts_the_likelihood_beside_a_paper_panel_without_replies():
     assert [t.get_text() for t in lik.get_xticklabels()] == ["TT\nn=0", "TF\nn=10", "FT\nn=10", "FF\nn=0"]
     heights = [b.get_height() for b in lik.patches]
     assert [h for h in heights if h == h] == [1.0, 0.0]
-    assert fig._suptitle.get_text().splitlines()[0] == "paper (parsed reply): n = 0 valid pairs; 40 of 40 pairs unparsed (100%)"
+    assert fig._suptitle.get_text().splitlines()[0] == figures.COMBO_TITLE
+    assert fig._suptitle.get_text().splitlines()[1] == "paper (parsed reply): n = 0 valid pairs; 40 of 40 pairs unparsed (100%)"
     # the likelihood parses nothing: its pairs without a choice are undecided (same answer), not unparsed
-    assert fig._suptitle.get_text().splitlines()[1] == "likelihood sum: n = 20 valid pairs; 20 of 40 pairs undecided (50%)"
+    assert fig._suptitle.get_text().splitlines()[2] == "likelihood sum: n = 20 valid pairs; 20 of 40 pairs undecided (50%)"
     assert lik.get_xlim() == (-0.5, 3.5)  # TT and FF keep their slots, n=0
 
 

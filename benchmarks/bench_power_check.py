@@ -53,7 +53,7 @@ def rm_replication(truth, n_per_category: int, seed: int) -> dict:
     import tempfile
 
     from lib.compare import compare_tables
-    from lib.simulate.reply_check import own_cache
+    from lib.simulate.scratch import own_cache
     from lib.report import findings
     from lib.rewardbench import findings_rows, study
     from lib.simulate.rm_truth import served_name

@@ -5,7 +5,6 @@ questions (and RM pairs) and new replies; the rows are compared with the truths 
 validate` compares them (validate.py, rm_validate.py, knowledge_rows.py)."""
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from .knowledge_rows import knowledge_rows
 from .likelihood_truth import likelihood_truths
 from .replicate_summary import family, summarize  # noqa: F401  (the benchmark's summary, re-exported)
 from .rm_validate import compare_by_model, model_truths, paired_rows
+from .scratch import own_cache
 from .server import SimServer
 from .truth import Design, measure_truths
 from .truth_file import Truth
@@ -58,34 +58,12 @@ def notebooks_for(notebooks=(), groups=()) -> tuple:
 
 
 @contextmanager
-def _env(**values):
-    """Set environment variables for a block, restoring them after (the cache and runs folders)."""
-    old = {k: os.environ.get(k) for k in values}
-    os.environ.update({k: str(v) for k, v in values.items()})
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
-@contextmanager
 def utility_sets(truth: Truth, size: int, retriever: str = "dense"):
     """09's candidate sets for `size` questions per dataset, built once (a folder, removed after)."""
-    from lib.models import cache
-
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        with _env(RAGBIAS_CACHE=root / "cache", RAGBIAS_RUNS=root / "runs"):
-            cache.close_all()
-            try:
-                with SimServer(truth, root / "runs") as sim:
-                    S.build_utility_sets(sim.url, root / "sets", size, retriever)
-            finally:
-                cache.close_all()
+        with own_cache(root / "cache", root / "runs"), SimServer(truth, root / "runs") as sim:
+            S.build_utility_sets(sim.url, root / "sets", size, retriever)
         yield root / "sets"
 
 
@@ -139,8 +117,6 @@ def one_replication(truth: Truth, n_items: int, seed: int, notebooks: tuple = GR
     """Validation rows of one seed: n_items questions per dataset (RM pairs per category; 10's
     questions: `utility_size` when given), the truth file's seed moved by `seed`, a fresh simulator,
     an empty cache (replies change with the seed)."""
-    from lib.models import cache
-
     notebooks = notebooks_for(notebooks)
     if "09" in notebooks and utility_built is None:
         raise ValueError("notebook 10's replication needs 09's candidate sets: pass utility_built (utility_sets)")
@@ -149,13 +125,9 @@ def one_replication(truth: Truth, n_items: int, seed: int, notebooks: tuple = GR
         root = Path(tmp)
         run_dir = root / "runs" / f"replication_{seed}"
         run_dir.mkdir(parents=True)
-        with _env(RAGBIAS_CACHE=root / "cache", RAGBIAS_RUNS=root / "runs"):
-            cache.close_all()
-            try:
-                with SimServer(truth, run_dir) as sim:
-                    run = S.SeedRun(run_dir.name, run_dir, sim.url, seed, n_items, utility_size)
-                    run_notebooks(run, notebooks, utility_built, seconds)
-            finally:
-                cache.close_all()
+        with own_cache(root / "cache", root / "runs"):
+            with SimServer(truth, run_dir) as sim:
+                run = S.SeedRun(run_dir.name, run_dir, sim.url, seed, n_items, utility_size)
+                run_notebooks(run, notebooks, utility_built, seconds)
             table = truth_table(truth, run, notebooks)
     return table.assign(seed=seed)

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,6 +26,7 @@ import pandas as pd
 
 from .replies import Replier
 from .roles import Roles, norm
+from .scratch import own_cache
 from .truth import Design, measure_truths
 from .truth_file import Truth, load_truth
 
@@ -116,25 +115,6 @@ def run_z(run_dir: Path, truth: Truth) -> pd.DataFrame:
         pairs = with_texts(pd.read_json(f, lines=True), load_bank(run_dir / "passage_bank.jsonl"))
         out.append(pair_z(pairs, replier))
     return pd.concat(out, ignore_index=True)
-
-
-@contextmanager
-def own_cache(folder: Path):
-    """The results cache in `folder` while the block runs (replies depend on the truth file: a cache
-    shared with other runs would answer from another truth), the previous one after."""
-    from lib.models import cache
-
-    old = os.environ.get("RAGBIAS_CACHE")
-    os.environ["RAGBIAS_CACHE"] = str(folder)
-    cache.close_all()
-    try:
-        yield folder
-    finally:
-        cache.close_all()
-        if old is None:
-            os.environ.pop("RAGBIAS_CACHE", None)
-        else:
-            os.environ["RAGBIAS_CACHE"] = old
 
 
 def sized_run(truth: Truth, n_items: int, seed: int, run_dir: Path, settings=("normal", "rag"),

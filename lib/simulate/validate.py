@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import shutil
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from lib.stats import wilson_ci
 from .knowledge_rows import knowledge_rows
 from .likelihood_truth import likelihood_truths
 from .rm_validate import compare_by_model, lifted, model_truths, paired_rows
+from .scratch import own_cache
 from .server import SimServer
 from .truth import Design, measure_truths
 from .truth_file import Truth, load_truth
@@ -225,18 +225,12 @@ def validate(truth_path, size: int | str | None = None, run_name: str = "known_t
     shutil.rmtree(run_dir, ignore_errors=True)  # a fresh run: no findings or own texts of an earlier one
     run_dir.mkdir(parents=True)
     cache = run_dir / "results_cache"  # replies depend on the truth file: never share a cache with other runs
-    old_cache = os.environ.get("RAGBIAS_CACHE")
-    os.environ["RAGBIAS_CACHE"] = str(cache)
     try:
-        with SimServer(truth, run_dir) as sim:
+        with own_cache(cache), SimServer(truth, run_dir) as sim:
             cfg = run_config(config, sim.url, size, concurrency)
             runner.run(cfg, run_name, only)
             stats = sim.stats()
     finally:
-        if old_cache is None:
-            os.environ.pop("RAGBIAS_CACHE", None)
-        else:
-            os.environ["RAGBIAS_CACHE"] = old_cache
         shutil.rmtree(cache, ignore_errors=True)
     findings = collect(run_dir)
     design = design_of(cfg, run_dir)

@@ -44,7 +44,7 @@ from .parameters import (MODEL_KINDS, RUN_MODEL, Parameter, ParameterError, appl
                          checked, markdown_table, read_declarations, specs_in, spelling_hint)
 from .models.specs import SpecError, parse_spec, require_api_key
 
-CONFIG_KEYS = {"run", "notebooks", "parameters", "per_notebook", "sweep", "kernel", "timeout"}
+CONFIG_KEYS = {"run", "notebooks", "parameters", "per_notebook", "sweep", "kernel", "timeout", "parallel"}
 KERNEL = "rag-bias-lab"  # the project's Jupyter kernel: this environment's interpreter (make install registers it)
 KERNEL_DISPLAY = "Python (rag-bias-lab)"
 NOTEBOOK_RE = re.compile(r"^\d\d_.+\.ipynb$")
@@ -285,9 +285,8 @@ def _versions() -> dict:
 
 
 def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, kernel: str | None = None) -> dict:
-    """Execute the selected notebooks in order into data/runs/<run>/ and write manifest.json."""
-    import papermill as pm
-
+    """Execute the selected notebooks in order into data/runs/<run>/ and write manifest.json; with the
+    config's `parallel: N`, up to N at once where lib.pipeline's reads allow (`run_parallel`)."""
     name = run_name or cfg.get("run") or "scratch"
     notebooks = select_notebooks(cfg, only)
     effective = effective_parameters(cfg, notebooks)  # validates everything before any notebook starts
@@ -315,32 +314,48 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
                 "git_commit": _git_commit(), "python": sys.version.split()[0], "platform": platform.platform(),
                 "packages": _versions(), "model_specs": specs, "left_out": left, "notebooks": [], "status": "running"}
     started = time.time()
+    entries = {}
     for nb, params in steps:
-        print(f"[run {name}] {nb.stem} with {json.dumps(params)}", flush=True)
-        t0 = time.time()
-        out_nb = out_dir / "notebooks" / nb.name
         eff = dict(effective)[nb]
-        entry = {"notebook": nb.name, "parameters": {k: v for k, (v, _) in eff.items()},
-                 "parameter_sources": {k: src for k, (_, src) in eff.items()},
-                 "model_roles": model_roles(nb, eff),
-                 "output": display_path(out_nb)}
-        manifest["notebooks"].append(entry)
-        blocked = _blocked_by(nb.stem, manifest["notebooks"], params, out_dir)
+        entries[nb] = {"notebook": nb.name, "parameters": {k: v for k, (v, _) in eff.items()},
+                       "parameter_sources": {k: src for k, (_, src) in eff.items()},
+                       "model_roles": model_roles(nb, eff),
+                       "output": display_path(out_dir / "notebooks" / nb.name)}
+    manifest["notebooks"] = [entries[nb] for nb, _ in steps]
+    jobs = {nb: dict(notebook=str(nb), output=str(out_dir / "notebooks" / nb.name),
+                     parameters={**params, "run_name": name}, kernel_name=kernel_name,
+                     timeout=cfg.get("timeout")) for nb, params in steps}
+    parallel = int(cfg.get("parallel") or 1)
+
+    def starting(nb) -> bool:
+        """Announce a notebook; False when an earlier failure blocks it (its entry says so)."""
+        print(f"[run {name}] {nb.stem} with {json.dumps(dict(steps)[nb])}", flush=True)
+        finished = [e for e in manifest["notebooks"] if e.get("status")]
+        blocked = _blocked_by(nb.stem, finished + [entries[nb]], dict(steps)[nb], out_dir)
         if blocked:
-            entry.update(status="skipped", error=blocked, seconds=0.0)
+            entries[nb].update(status="skipped", error=blocked, seconds=0.0)
             print(f"[run {name}] {nb.stem}: skipped ({blocked})", flush=True)
-            continue
-        try:
-            pm.execute_notebook(str(nb), str(out_nb), parameters={**params, "run_name": name},
-                                kernel_name=kernel_name, cwd=str(NOTEBOOKS), progress_bar=False,
-                                execution_timeout=cfg.get("timeout"), kernel_manager_class=IPCKernelManager)
-            entry["status"] = "ok"
-        except Exception as e:  # papermill wraps the cell error; the output notebook has the traceback
-            entry["status"] = "failed"
-            entry["error"] = failure_line(e)
+        return not blocked
+
+    def finished(nb, t0: float, error: Exception | None) -> None:
+        entries[nb]["status"] = "ok" if error is None else "failed"
+        if error is not None:  # papermill wraps the cell error; the output notebook has the traceback
+            entries[nb]["error"] = failure_line(error)
             manifest["status"] = "failed"
-        entry["seconds"] = round(time.time() - t0, 2)
-        print(f"[run {name}] {nb.stem}: {entry['status']} in {entry['seconds']} s", flush=True)
+        entries[nb]["seconds"] = round(time.time() - t0, 2)
+        print(f"[run {name}] {nb.stem}: {entries[nb]['status']} in {entries[nb]['seconds']} s", flush=True)
+
+    if parallel <= 1:
+        for nb, _ in steps:
+            if starting(nb):
+                t0 = time.time()
+                try:
+                    execute_one(**jobs[nb])
+                    finished(nb, t0, None)
+                except Exception as e:
+                    finished(nb, t0, e)
+    else:
+        run_parallel([nb for nb, _ in steps], parallel, starting, finished, jobs)
     if manifest["status"] == "running":
         manifest["status"] = "ok"
     manifest["seconds"] = round(time.time() - started, 2)
@@ -351,6 +366,54 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
             + (f" (full traceback: {e['output']})" if e["status"] == "failed" else "")
             for e in manifest["notebooks"] if e["status"] != "ok"))
     return manifest
+
+
+def execute_one(notebook: str, output: str, parameters: dict, kernel_name: str, timeout=None) -> None:
+    """Execute one notebook with papermill (in this process, or in a worker of `run_parallel`)."""
+    import papermill as pm
+
+    pm.execute_notebook(notebook, output, parameters=parameters, kernel_name=kernel_name, cwd=str(NOTEBOOKS),
+                        progress_bar=False, execution_timeout=timeout, kernel_manager_class=IPCKernelManager)
+
+
+def ready(stem: str, stems: list[str], done: set[str]) -> bool:
+    """Whether a notebook may start: every notebook of the run that writes what it reads has finished."""
+    return all(i.made_by in done or i.made_by not in stems for i in pipeline.step(stem).reads)
+
+
+def run_parallel(notebooks: list[Path], workers: int, starting, finished, jobs: dict, pool=None) -> None:
+    """Run notebooks up to `workers` at once, each in a worker process, a notebook started (in run order)
+    once the notebooks it reads from (lib.pipeline) have finished. `starting(nb)` says whether it still
+    runs, `finished(nb, t0, error)` records it; `pool` is an executor (default: spawned processes, not
+    forked: the calling process may hold threads, e.g. the simulator's)."""
+    import concurrent.futures as cf
+    import multiprocessing
+
+    stems = [nb.stem for nb in notebooks]
+    waiting, done, running = list(notebooks), set(), {}
+    own = pool is None
+    pool = pool or cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        while waiting or running:
+            for nb in [nb for nb in waiting if ready(nb.stem, stems, done)]:
+                if len(running) >= workers:
+                    break
+                waiting.remove(nb)
+                if starting(nb):
+                    running[pool.submit(execute_one, **jobs[nb])] = (nb, time.time())
+                else:
+                    done.add(nb.stem)
+            if not running:
+                if waiting and not any(ready(nb.stem, stems, done) for nb in waiting):
+                    raise RuntimeError(f"no notebook can start: {[nb.stem for nb in waiting]}")  # a cycle
+                continue
+            for future in cf.wait(running, return_when=cf.FIRST_COMPLETED).done:
+                nb, t0 = running.pop(future)
+                finished(nb, t0, future.exception())
+                done.add(nb.stem)
+    finally:
+        if own:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def check_inputs(effective, name: str) -> None:

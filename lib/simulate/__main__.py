@@ -21,6 +21,8 @@ def main(argv=None) -> int:
     v.add_argument("--size", help="items per dataset and RM pairs per category (default: the config's), or "
                    "'paper' for the papers' counts of configs/paper.yaml (01 draws with replacement)")
     v.add_argument("--concurrency", type=int, help="requests in flight per model (the runner's concurrency)")
+    v.add_argument("--parallel", type=int, default=None,
+                   help="notebooks run at once where their inputs allow (default 2; 1: one after another)")
     v.add_argument("--run", default="known_truth", help="run name (data/runs/<run>/)")
     v.add_argument("--only", help="comma-separated notebook numbers, e.g. 01,02,05")
     args = ap.parse_args(argv)
@@ -47,7 +49,10 @@ def main(argv=None) -> int:
     if args.size not in (None, "paper") and not args.size.isdigit():
         print(f"--size {args.size!r}: give a number of items or 'paper'.", file=sys.stderr)
         return 2
-    passed, line, _ = validate(args.truth, args.size, args.run, only=only, concurrency=args.concurrency)
+    from .validate import PARALLEL
+
+    passed, line, _ = validate(args.truth, args.size, args.run, only=only, concurrency=args.concurrency,
+                               parallel=args.parallel or PARALLEL)
     print(line)
     return 0 if passed else 1
 

@@ -18,6 +18,15 @@ from .rm_params import BASE_MODEL, for_model, model_names
 from .truth_file import Truth
 
 
+class _Server(ThreadingHTTPServer):
+    """The HTTP server with a listen backlog above the clients' in-flight limit: at socketserver's
+    default of 5, a batch's burst of connections overflowed it, and each dropped connection waited
+    for the client's SYN retry (1 s, then 3 s, ...) with the notebook idle."""
+
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 class SimServer:
     """The simulated models of one truth file (its `models` section: one per name; any other name gets
     the file's own sections) over one run's data."""
@@ -33,6 +42,10 @@ class SimServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            # keep-alive: HTTP/1.0 closed the connection after every reply, so each request opened a new
+            # one (every reply carries its Content-Length, so 1.1's persistent connections are safe)
+            protocol_version = "HTTP/1.1"
+
             def log_message(self, *a):  # the pipeline's progress bars are the log
                 pass
 
@@ -58,8 +71,7 @@ class SimServer:
                 except Exception as e:  # a bug here must reach the pipeline as an error, not a hang
                     self._send(500, {"error": {"message": f"simulator: {e.__class__.__name__}: {e}"}})
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server(("127.0.0.1", port), Handler)
         self.port = self.httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/v1"
 

@@ -179,6 +179,10 @@ def design_of(cfg: dict, run_dir: Path | None = None) -> Design:
 
 PAPER_CONFIG = paths.CONFIGS / "paper.yaml"
 PAPER_COUNTS = ("n_items", "n_per_category", "style_items")  # item counts only: retries and token limits stay the run's
+# the utility paper's design for one judged model, beside its counts: pairwise on 200 NQ questions (67 per
+# dataset), Figure 6's three requirements, Table 4's k values (no curve over every k): docs/known_truth.md
+PAPER_DESIGN = ("n_pairwise_items", "requirements", "k_values", "k_curve")
+PARALLEL = 2  # notebooks at once where their reads allow (lib.runner.run_parallel): one per core here
 
 
 def paper_sizes(notebooks, paper=PAPER_CONFIG) -> dict:
@@ -187,15 +191,18 @@ def paper_sizes(notebooks, paper=PAPER_CONFIG) -> dict:
     import yaml
 
     per = (yaml.safe_load(Path(paper).read_text()) or {}).get("per_notebook") or {}
-    out = {nb: {k: v for k, v in (per.get(nb) or {}).items() if k in PAPER_COUNTS} for nb in notebooks}
+    out = {nb: {k: v for k, v in (per.get(nb) or {}).items() if k in PAPER_COUNTS + PAPER_DESIGN}
+           for nb in notebooks}
     if "01_dataset" in out:
         out["01_dataset"]["with_replacement"] = True
     return out
 
 
-def run_config(config, url: str, size: int | str | None = None, concurrency: int | None = None) -> dict:
+def run_config(config, url: str, size: int | str | None = None, concurrency: int | None = None,
+               parallel: int = PARALLEL) -> dict:
     """The runner config of a validate run: every model role (13-15's judges too) on the simulator at
-    `url`, the sizes (items per dataset, or "paper" for the papers' counts) and the in-flight limit."""
+    `url`, the sizes (items per dataset, or "paper" for the papers' counts), the in-flight limit and
+    how many notebooks run at once."""
     from lib import runner
 
     overrides = {}
@@ -207,6 +214,7 @@ def run_config(config, url: str, size: int | str | None = None, concurrency: int
     overrides["chat_model"] = overrides["model"]  # 09's writer too (a role `model` does not reach)
     cfg = runner.load_config(config, overrides)
     cfg["_overrides"].update(lifted(cfg, url))  # 13-15's judges at this address too (rm_validate.py)
+    cfg["parallel"] = parallel
     if size == "paper":
         for nb, counts in paper_sizes(list(cfg["per_notebook"])).items():
             cfg["per_notebook"][nb].update(counts)
@@ -214,7 +222,8 @@ def run_config(config, url: str, size: int | str | None = None, concurrency: int
 
 
 def validate(truth_path, size: int | str | None = None, run_name: str = "known_truth", config=RUN_CONFIG,
-             only: list[str] | None = None, concurrency: int | None = None) -> tuple[bool, str, pd.DataFrame]:
+             only: list[str] | None = None, concurrency: int | None = None,
+             parallel: int = PARALLEL) -> tuple[bool, str, pd.DataFrame]:
     """Run the notebooks against a fresh simulator and write validation.csv; (passed, summary, table).
     `size` is items per dataset, or "paper" for the papers' counts (`paper_sizes`)."""
     from lib import runner
@@ -227,7 +236,7 @@ def validate(truth_path, size: int | str | None = None, run_name: str = "known_t
     cache = run_dir / "results_cache"  # replies depend on the truth file: never share a cache with other runs
     try:
         with own_cache(cache), SimServer(truth, run_dir) as sim:
-            cfg = run_config(config, sim.url, size, concurrency)
+            cfg = run_config(config, sim.url, size, concurrency, parallel)
             runner.run(cfg, run_name, only)
             stats = sim.stats()
     finally:

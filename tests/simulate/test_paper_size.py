@@ -1,5 +1,6 @@
-"""`validate --size paper`: the run's notebooks get the item counts of configs/paper.yaml and nothing
-else of it (retries and token limits stay the run's), and 01 draws with replacement."""
+"""`validate --size paper`: the run's notebooks get the item counts of configs/paper.yaml (and the
+utility study's design for one judged model) and nothing else of it (retries and token limits stay the
+run's), and 01 draws with replacement."""
 import yaml
 
 from lib import paths
@@ -27,3 +28,21 @@ def test_paper_sizes_follow_the_file(tmp_path):
 def test_a_size_that_is_neither_a_number_nor_paper_stops_with_one_message(capsys):
     assert main(["validate", "--size", "papers"]) == 2
     assert "give a number of items or 'paper'" in capsys.readouterr().err
+
+
+def test_the_utility_study_takes_the_papers_design_for_one_judged_model():
+    """11: pairwise on 67 questions per dataset (the paper's 200 NQ) and Figure 6's three requirements;
+    12: Table 4's k values without the curve over every k (beyond the paper)."""
+    got = paper_sizes(["11_utility_factors", "12_utility_for_answering"])
+    assert got["11_utility_factors"] == {"n_items": 0, "n_pairwise_items": 67,
+                                         "requirements": ["cot", "reasoning", "answer"]}
+    assert got["12_utility_for_answering"] == {"n_items": 0, "k_values": [5, 10], "k_curve": False}
+
+
+def test_a_paper_run_config_runs_two_notebooks_at_once_and_one_when_asked():
+    from lib.simulate.validate import run_config
+
+    cfg = run_config(RUN_CONFIG, "http://127.0.0.1:1/v1", "paper")
+    assert cfg["parallel"] == 2
+    assert cfg["per_notebook"]["11_utility_factors"]["n_pairwise_items"] == 67
+    assert run_config(RUN_CONFIG, "http://127.0.0.1:1/v1", 10, parallel=1)["parallel"] == 1

@@ -95,8 +95,9 @@ clean-runs:
 TRUTH ?= configs/known_truth.yaml
 SIZE ?=
 CONCURRENCY ?=
+PARALLEL ?=
 validate: install
-	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
+	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(if $(PARALLEL),--parallel $(PARALLEL))
 
 # questions for 80% power of the headline effects at 3 planted sizes (docs/power.md): data/runs/power/
 # e.g. make power POWER_ARGS="--config configs/my_run.yaml --reps 400" (Holm families counted at that design)

@@ -45,6 +45,9 @@ class SimServer:
             # keep-alive: HTTP/1.0 closed the connection after every reply, so each request opened a new
             # one (every reply carries its Content-Length, so 1.1's persistent connections are safe)
             protocol_version = "HTTP/1.1"
+            # TCP_NODELAY: a reply goes out as two writes (headers, body), and on a kept-alive connection
+            # Nagle's algorithm held the body until the client's delayed ACK of the headers (~40 ms)
+            disable_nagle_algorithm = True
 
             def log_message(self, *a):  # the pipeline's progress bars are the log
                 pass

@@ -180,3 +180,26 @@ def test_parsed_share_of_10_counts_distinct_prompts_and_misses_a_wrong_rate(tmp_
     row = parsed_shares(tmp_path, Truth(format_failure=0.05)).iloc[0]
     assert row["n_items"] == 200 and row["estimate"] == pytest.approx(1 - failures / 200)
     assert row["covered"] == covered
+
+
+def test_role_look_ups_do_not_queue_on_the_shared_lock_when_the_files_are_current(tmp_path):
+    """Every passage of every utility request asks for its role: with the candidate files unchanged the
+    look-up reads no file and takes no lock (64 request threads queued on it before)."""
+    import json
+    import threading
+
+    from lib.simulate.roles import Roles
+    from lib.simulate.truth_file import Truth
+    from lib.simulate.utility_roles import UtilityRoles
+
+    row = {"question": "who wrote it?", "answer": "Ann", "source": "nq", "passage": ["Ann wrote it.", "Bob sang."],
+           "passages_types": ["ground_truth", "hr_noise"]}
+    (tmp_path / "utility_gti.jsonl").write_text(json.dumps(row) + "\n")
+    roles = UtilityRoles(Roles(tmp_path, Truth()))
+    assert roles.role("who wrote it?", "Ann wrote it.") == "ground_truth"  # first look-up reads the file
+    got = []
+    with roles.roles._lock:  # held by "another request" (an RLock: the look-up runs in its own thread)
+        t = threading.Thread(target=lambda: got.append(roles.role("who wrote it?", "Bob sang.")))
+        t.start()
+        t.join(timeout=5)
+    assert got == ["distractor"]

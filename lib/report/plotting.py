@@ -132,6 +132,9 @@ def is_empty(ax) -> bool:
     return data_values(ax)[1].size == 0
 
 
+NOTE_GID = "empty-panel-note"  # the gid of note_empty's text
+
+
 def note_empty(ax, reason: str) -> None:
     """Write a centred note in the panel ('no data: <reason>'); its reference lines and ticks,
     meaningless without data, are hidden."""
@@ -144,8 +147,9 @@ def note_empty(ax, reason: str) -> None:
     # wrapped to the panel's width (a character is about 0.55 em wide)
     size = matplotlib.font_manager.FontProperties(size="medium").get_size_in_points()
     chars = int(ax.get_position().width * ax.figure.get_figwidth() * 72 / (0.55 * size))
-    ax.text(0.5, 0.5, textwrap.fill(text, max(12, min(chars - 2, 40))), transform=ax.transAxes, ha="center",
-            va="center", fontsize="medium", color="0.3")
+    note = ax.text(0.5, 0.5, textwrap.fill(text, max(12, min(chars - 2, 40))), transform=ax.transAxes, ha="center",
+                   va="center", fontsize="medium", color="0.3")
+    note.set_gid(NOTE_GID)  # fit_to_span re-wraps it to the panel's final width
     # Only an axis of its own loses its ticks: a facet's shared axis may carry the scale of its
     # neighbours (which hide their own tick labels), and set_xticks([]) would empty theirs too.
     if len(ax.get_shared_x_axes().get_siblings(ax)) == 1:
@@ -259,16 +263,56 @@ def _anchor_below(ax) -> None:
     leg.set_visible(True)
 
 
+def text_outline(t: Text, renderer, shrink: float = 0.0) -> np.ndarray:
+    """The four corners (display pixels) of the rectangle a text is drawn in, rotated with it, each side
+    pulled in by `shrink` pixels: the window extent of a rotated text is the upright box around it, and
+    upright boxes of neighbouring slanted labels overlap where the labels themselves do not."""
+    box = t.get_window_extent(renderer)
+    angle = np.deg2rad(t.get_rotation())
+    c, s = abs(np.cos(angle)), abs(np.sin(angle))
+    if np.isclose(np.sin(2 * angle), 0.0) or np.isclose(c, s):
+        # upright or turned by 90 degrees the box is the text's own; at 45 degrees its size does not
+        # tell the text's, and the upright box (larger) stands in for it
+        w, h, angle = box.width, box.height, 0.0
+    else:  # solve the upright box's size (W, H) for the rotated text's own (w, h)
+        w, h = np.linalg.solve([[c, s], [s, c]], [box.width, box.height])
+    w, h = max(w - 2 * shrink, 0.0), max(h - 2 * shrink, 0.0)
+    corners = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2
+    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    return corners @ rot.T + [box.x0 + box.width / 2, box.y0 + box.height / 2]
+
+
+def _outlines_overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """True when two convex outlines (corners in order) overlap: no side of either separates them."""
+    for poly in (a, b):
+        for i in range(len(poly)):
+            edge = poly[(i + 1) % len(poly)] - poly[i]
+            normal = np.array([-edge[1], edge[0]])
+            if not normal.any():
+                continue
+            pa, pb = a @ normal, b @ normal
+            if pa.max() <= pb.min() or pb.max() <= pa.min():
+                return False
+    return bool(len(a) and len(b))
+
+
+def texts_overlap(a: Text, b: Text, renderer, tolerance: float = 0.0) -> bool:
+    """True when two texts are drawn over each other, rotated texts by their own outline;
+    `tolerance` pixels of touching are allowed."""
+    return _outlines_overlap(text_outline(a, renderer, tolerance), text_outline(b, renderer, tolerance))
+
+
 def _x_ticks_overlap(ax, renderer) -> bool:
     """True when two neighbouring x tick labels in view are drawn over each other."""
     ticks = ax.xaxis._update_ticks()  # the ticks in view (get_ticklabels also returns those beyond the limits)
-    boxes = [t.label1.get_window_extent(renderer) for t in ticks if t.label1.get_visible() and t.label1.get_text()]
-    return any(a.overlaps(b) for a, b in zip(boxes, boxes[1:]))
+    labels = [t.label1 for t in ticks if t.label1.get_visible() and t.label1.get_text()]
+    return any(texts_overlap(a, b, renderer) for a, b in zip(labels, labels[1:]))
 
 
 def _unoverlap_ticks(fig, renderer) -> None:
     """x tick labels that overlap their neighbours: a numeric axis gets fewer ticks (rotated numbers are
-    hard to read), then, still overlapping, or categorical, the labels rotate."""
+    hard to read), then, still overlapping, or categorical, the labels slant; slanted and still
+    overlapping (labels of two lines, "TF\nn=34", in a narrow panel), they stand upright, on one line."""
     for ax in fig.axes:
         locator = ax.xaxis.get_major_locator()
         if isinstance(locator, MaxNLocator):  # AutoLocator is one: numeric ticks, not categories
@@ -280,6 +324,12 @@ def _unoverlap_ticks(fig, renderer) -> None:
         if _x_ticks_overlap(ax, renderer):
             for t in ax.get_xticklabels():
                 t.set_rotation(30), t.set_ha("right"), t.set_rotation_mode("anchor")
+            fig.canvas.draw()
+        if _x_ticks_overlap(ax, renderer):
+            # set through the axis: tick labels set one by one are re-made from the formatter
+            ax.set_xticks(ax.get_xticks(), [" ".join(t.get_text().split("\n")) for t in ax.get_xticklabels()],
+                          rotation=90, ha="center", rotation_mode="default")
+            fig.canvas.draw()
 
 
 def _mark_lone_points(ax) -> None:
@@ -573,11 +623,59 @@ def _reflow_legends_below(fig) -> None:
         legend_below(ax, ncols=max(1, leg._ncols - 1), handles=list(handles), title=title, fontsize=size)
 
 
+def _wrap_to(t: Text, renderer, room: float, original: str, min_chars: int = 8) -> None:
+    """Wrap `original` into `t` on lines short enough for the drawn text to be at most `room` pixels wide
+    (or its lines `min_chars` characters long, words unbroken)."""
+    t.set_text(original)
+    chars = max(len(line) for line in original.split("\n"))
+    while t.get_window_extent(renderer).width > room and chars > min_chars:
+        chars -= 2
+        t.set_text("\n".join(textwrap.fill(" ".join(line.split()), chars, break_long_words=False)
+                             for line in original.split("\n")))
+
+
+def _wrap_xlabels(fig) -> None:
+    """An x label wider than its panel, in a row of panels, wraps to the panel's width: it would run
+    under the next panel (the label of an empty panel, without tick labels, sits level with them)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        label_ = ax.xaxis.label
+        if not (is_panel(ax) and label_.get_visible() and label_.get_text().strip()) or _alone_in_row(fig, ax):
+            continue
+        original = getattr(label_, "_unwrapped", None) or " ".join(label_.get_text().split())
+        label_._unwrapped = original  # the layout loop changes the panel's width: wrap from the whole text
+        _wrap_to(label_, renderer, ax.get_window_extent(renderer).width, original)
+
+
+NOTE_PAD_PX = 4  # pixels kept between an empty panel's note and the panel's frame
+
+
+def _fit_notes(fig) -> None:
+    """An empty panel's note (note_empty's) re-wrapped to the panel's final width, in a smaller size if
+    its lines are still wider: spilling out of the panel it covers the tick labels beside it."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        box = ax.get_window_extent(renderer)
+        room_w, room_h = box.width - 2 * NOTE_PAD_PX, box.height - 2 * NOTE_PAD_PX
+        for note in [t for t in ax.texts if t.get_gid() == NOTE_GID and t.get_visible()]:
+            original = getattr(note, "_unwrapped", None) or " ".join(note.get_text().split())
+            note._unwrapped = original
+            for size in ("medium", "small", "x-small"):  # x-small: 6.9 pt, still above MIN_PRINTED_PT
+                note.set_fontsize(size)
+                _wrap_to(note, renderer, room_w, original)
+                extent = note.get_window_extent(renderer)
+                if extent.width <= room_w and extent.height <= room_h:
+                    break
+
+
 def _fit_width(fig, target: float, tries: int) -> float:
     """Change the figure's width until its tight bounding box is `target` inches wide; that width.
     Each step first brings what sticks out back inside (so a change of width is a change of the same
     size in the saved figure), then sets the width."""
     for _ in range(tries):
+        _wrap_xlabels(fig)
         _relayout(fig)
         _center_titles(fig)
         _reflow_legends_below(fig)
@@ -602,7 +700,7 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
     # a legend placed at 'best' for the drawn width may lie over the data at the span's width
     covering = any(_legend_over_data(ax, ax.get_legend(), renderer) for ax in fig.axes
                    if ax.get_legend() is not None and not getattr(ax.get_legend(), "below", False))
-    if narrowest_panel_in(fig) < MIN_PANEL_IN or covering:
+    if narrowest_panel_in(fig) < MIN_PANEL_IN or covering or _squeezed_by_legend(fig, target):
         # a legend beside the panel takes the width it needs: under the panel it takes height instead
         moved = False
         for ax in fig.axes:
@@ -620,11 +718,30 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
     _reflow_legends_below(fig)
     fig.canvas.draw()
     _unoverlap_ticks(fig, fig.canvas.get_renderer())
+    _fit_notes(fig)
     for ax in fig.axes:
         if getattr(ax.get_legend(), "below", False):
             _anchor_below(ax)
     _suptitle_above(fig)
     return saved_width(fig) + 2 * float(plt.rcParams["savefig.pad_inches"])
+
+
+MIN_LONE_PANEL_SHARE = 0.5  # of the span: a panel alone in its row narrower than this gave its width to a legend
+
+
+def _squeezed_by_legend(fig, target: float) -> bool:
+    """True when a panel alone in its row has a legend beside it and is left narrower than half the
+    span (03_perplexity: a 1.25-in panel beside its legend in a 3.3-in column)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        if leg is None or getattr(leg, "below", False) or not (is_panel(ax) and _alone_in_row(fig, ax)):
+            continue
+        beside = leg.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1 - 1
+        if beside and ax.get_position().width * fig.get_figwidth() < MIN_LONE_PANEL_SHARE * target:
+            return True
+    return False
 
 
 def _panels_in_row(fig, ax) -> int:
@@ -698,10 +815,13 @@ _ERRORS_NAMED = re.compile(r"\b(CIs?|intervals?|error bars?|whiskers?|bands?|s\.
 
 
 def has_error_bars(fig) -> bool:
-    """True when a panel draws error bars (matplotlib's errorbar / bar yerr, seaborn's interval lines)."""
+    """True when a panel draws error bars (matplotlib's errorbar / bar yerr, seaborn's interval lines) or
+    box plots (seaborn's: what the boxes and whiskers span is a choice a reader must be told)."""
     from matplotlib.collections import LineCollection
 
     for ax in fig.axes:
+        if any(type(c).__name__ == "BoxPlotContainer" for c in ax.containers):
+            return True
         if any(isinstance(c, LineCollection) and c.get_visible() and len(c.get_segments()) for c in ax.collections):
             return True
         if ax.containers and any(getattr(c, "has_yerr", False) or getattr(c, "errorbar", None) is not None
@@ -786,5 +906,31 @@ def overlapping_texts(fig, tolerance: float = 1.0) -> list[tuple[str, str]]:
     legends), by their texts; `tolerance` pixels of touching are allowed."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
-    boxes = [(t.get_text(), t.get_window_extent(renderer).padded(-tolerance)) for t in _drawn_texts(fig)]
-    return [(a, b) for i, (a, box_a) in enumerate(boxes) for b, box_b in boxes[i + 1:] if box_a.overlaps(box_b)]
+    outlines = [(t.get_text(), text_outline(t, renderer, tolerance)) for t in _drawn_texts(fig)]
+    return [(a, b) for i, (a, box_a) in enumerate(outlines) for b, box_b in outlines[i + 1:]
+            if _outlines_overlap(box_a, box_b)]
+
+
+def layout_problems(fig) -> list[str]:
+    """What a reader of the saved figure would see drawn over something else: texts over texts (tick
+    labels, labels, notes, titles, legends), an empty panel's note reaching out of its panel, an x label
+    reaching under another panel. Call after the finishing pass (RunOutputs.figure)."""
+    found = [f"{a!r} over {b!r}" for a, b in overlapping_texts(fig)]
+    renderer = fig.canvas.get_renderer()
+    panels = [ax for ax in fig.axes if is_panel(ax)]
+    for ax in panels:
+        box = ax.get_window_extent(renderer)
+        for note in [t for t in ax.texts if t.get_gid() == NOTE_GID and t.get_visible()]:
+            extent = note.get_window_extent(renderer)
+            if not (box.contains(*extent.min) and box.contains(*extent.max)):
+                found.append(f"note {' '.join(note.get_text().split())!r} out of its panel")
+        label_ = ax.xaxis.label
+        if label_.get_visible() and label_.get_text().strip():
+            extent = label_.get_window_extent(renderer)
+            for other in panels:
+                # within the other panel's frame left to right, and its tick labels' height top to bottom
+                frame, tight = other.get_window_extent(renderer), other.get_tightbbox(renderer)
+                if other is not ax and extent.x1 > frame.x0 and extent.x0 < frame.x1 and extent.y1 > tight.y0 \
+                        and extent.y0 < tight.y1:
+                    found.append(f"x label {' '.join(label_.get_text().split())!r} under another panel")
+    return found

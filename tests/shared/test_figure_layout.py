@@ -1,0 +1,148 @@
+"""The finishing pass lays out narrow panels so that nothing is drawn over anything else, measured with
+matplotlib's renderer: an empty panel's note stays inside its panel (off the tick labels beside it), an
+x label stays under its own panel, tick labels of two lines that collide slanted stand upright, a legend
+beside a lone panel does not leave it under half the column, and box plots say what their boxes are."""
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+from lib.report.outputs import FigureWarning, RunOutputs  # noqa: E402
+from lib.report.plotting import (COLUMN_WIDTH, house_style, layout_problems, note_empty, state_n,  # noqa: E402
+                                 texts_overlap)
+
+LONG_NOTE = "no reply in the paper's format: see the likelihood panel"
+
+
+@pytest.fixture
+def out():
+    house_style()
+    yield RunOutputs("t", "nb")
+    plt.close("all")
+
+
+def _two_panels(labels, note=True):
+    """06/07's layout: two panels sharing the 0-1 axis, the left one empty with a long note, the right one
+    with grouped bars over two-line 'name\\nn=..' tick labels and the same x label under each."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(5.0, 3.0), sharey=True)
+    for ax in (left, right):
+        ax.set_xticks(range(len(labels)), [f"{c}\nn={10 * i}" for i, c in enumerate(labels)])
+        ax.set(xlabel="factuality (self, other)", ylim=(0, 1))
+    if note:
+        note_empty(left, LONG_NOTE)
+    for j, colour in enumerate(("C0", "C1", "C2")):
+        right.bar(np.arange(len(labels)) - 0.27 + 0.27 * j, [0.4, 0.5, 0.8, 0.3][:len(labels)], 0.27, color=colour)
+    left.set_ylabel("self-preference")
+    state_n(fig, "Self-preference per factuality (bars: rates)\nn = 60 pairs")
+    return fig, left, right
+
+
+def test_an_empty_panels_note_stays_inside_its_narrow_panel(out):
+    """06_figure3_self_by_combo (demo run): the note, wrapped for the panel as first drawn, spilled over
+    the shared y axis's tick labels once the figure was brought to a column's width."""
+    fig, left, _ = _two_panels(["TT", "TF", "FT", "FF"])
+    out.figure(fig, "note")
+    renderer = fig.canvas.get_renderer()
+    note = left.texts[0]
+    frame, extent = left.get_window_extent(renderer), note.get_window_extent(renderer)
+    assert frame.x0 <= extent.x0 and extent.x1 <= frame.x1 and frame.y0 <= extent.y0 and extent.y1 <= frame.y1
+    ticks = [t for t in left.get_yticklabels() if t.get_text()]
+    assert ticks and not any(texts_overlap(note, t, renderer) for t in ticks)
+    assert " ".join(note.get_text().split()) == "no data: " + LONG_NOTE  # re-wrapped, not cut
+    assert note.get_fontsize() >= 6.5
+    assert layout_problems(fig) == []
+
+
+def test_an_x_label_wider_than_its_panel_wraps_under_it(out):
+    """06/07: the empty panel's x label (no tick labels above it) ran under the next panel's tick labels."""
+    fig, left, right = _two_panels(["TT", "TF", "FT", "FF"])
+    out.figure(fig, "xlabel")
+    renderer = fig.canvas.get_renderer()
+    for ax in (left, right):
+        label, frame = ax.xaxis.label.get_window_extent(renderer), ax.get_window_extent(renderer)
+        # within its panel's frame, give or take the gap to its neighbour
+        assert label.width <= frame.width + 1
+        assert " ".join(ax.get_xlabel().split()) == "factuality (self, other)"
+    assert left.xaxis.label.get_window_extent(renderer).x1 < right.get_window_extent(renderer).x0
+    assert layout_problems(fig) == []
+
+
+def test_two_line_tick_labels_that_collide_slanted_stand_upright_on_one_line(out):
+    """06/07: 'TT\\nn=0' labels slanted by 30 degrees still ran into each other in a 1-in panel."""
+    fig, _, right = _two_panels(["TT", "TF", "FT", "FF"])
+    out.figure(fig, "ticks")
+    renderer = fig.canvas.get_renderer()
+    labels = [t for t in right.get_xticklabels() if t.get_text()]
+    assert [t.get_text() for t in labels] == ["TT n=0", "TF n=10", "FT n=20", "FF n=30"]
+    assert not any(texts_overlap(a, b, renderer) for a, b in zip(labels, labels[1:]))
+    assert layout_problems(fig) == []
+
+
+def test_short_labels_that_fit_stay_as_they_are(out):
+    """The upright turn is the last resort: two categories in a column's panel keep their two lines."""
+    fig, ax = plt.subplots()
+    ax.bar([0, 1], [0.4, 0.6])
+    ax.set_xticks([0, 1], ["TT\nn=4", "TF\nn=5"])
+    ax.set_title("Rate per combination (n = 9 pairs)")
+    out.figure(fig, "short")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["TT\nn=4", "TF\nn=5"]
+    assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())
+
+
+def test_slanted_neighbours_overlap_only_where_their_outlines_do():
+    """Upright boxes of slanted labels overlap where the labels do not: the outline test tells them apart."""
+    house_style()
+    fig, ax = plt.subplots(figsize=(3.0, 2.0))
+    ax.set_xticks([0, 1, 2], ["MS MARCO long name", "TriviaQA long name", "NQ"], rotation=30, ha="right",
+                  rotation_mode="anchor")
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    a, b, _ = ax.get_xticklabels()
+    assert a.get_window_extent(renderer).overlaps(b.get_window_extent(renderer))  # the upright boxes do
+    assert not texts_overlap(a, b, renderer)
+    c = ax.text(0.5, 0.5, "over", transform=ax.transAxes)  # a text set on the label itself does overlap
+    c.set_position(a.get_position()), c.set_transform(a.get_transform())
+    fig.canvas.draw()
+    assert texts_overlap(a, c, renderer)
+    plt.close(fig)
+
+
+def _boxes(ax):
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"dataset": np.repeat(["NQ", "MS MARCO", "TriviaQA"], 20),
+                         "author": np.tile(["human", "SmolLM2"], 30), "v": rng.normal(1.1, 0.15, 60)})
+    sns.boxplot(data=data, x="dataset", y="v", hue="author", ax=ax)
+
+
+def test_a_legend_beside_a_lone_panel_that_leaves_it_under_half_the_column_moves_under_it(out):
+    """03_perplexity (demo run): the legend beside the boxes left the panel 1.25 in of a 3.3-in column."""
+    fig, ax = plt.subplots()
+    _boxes(ax)
+    sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title("Passage perplexity (boxes: quartiles, whiskers: 1.5 IQR), n = 60 passages")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        out.figure(fig, "perplexity")
+    assert ax.get_legend().below
+    assert ax.get_position().width * fig.get_figwidth() >= 0.5 * (COLUMN_WIDTH - 0.2)
+    assert layout_problems(fig) == []
+
+
+def test_box_plots_that_do_not_say_what_their_boxes_are_warn(out):
+    fig, ax = plt.subplots()
+    _boxes(ax)
+    ax.set_title("Passage perplexity, n = 60 passages")
+    with pytest.warns(FigureWarning, match="error bars that nothing names"):
+        out.figure(fig, "boxes_unnamed")
+    fig, ax = plt.subplots()
+    _boxes(ax)
+    ax.set_title("Passage perplexity (boxes: quartiles, whiskers: 1.5 IQR), n = 60 passages")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        out.figure(fig, "boxes_named")

@@ -257,8 +257,10 @@ def _anchor_below(ax) -> None:
     renderer = fig.canvas.get_renderer()
     box = ax.get_tightbbox(renderer).transformed(ax.transAxes.inverted())
     pos = ax.get_position()
-    # under a panel alone in its row the legend is centred on the figure, where a row as wide as it fits
-    x = (0.5 - pos.x0) / pos.width if _alone_in_row(fig, ax) and pos.width else 0.5
+    # under a panel alone in its row, or the one legend under a row of panels (method_panels' legend of
+    # them all), the legend is centred on the figure, where a row as wide as it fits
+    centred = _alone_in_row(fig, ax) or _only_legend_below_in_row(fig, ax)
+    x = (0.5 - pos.x0) / pos.width if centred and pos.width else 0.5
     leg.set_bbox_to_anchor((x, box.y0), transform=ax.transAxes)
     leg.set_visible(True)
 
@@ -300,6 +302,13 @@ def texts_overlap(a: Text, b: Text, renderer, tolerance: float = 0.0) -> bool:
     """True when two texts are drawn over each other, rotated texts by their own outline;
     `tolerance` pixels of touching are allowed."""
     return _outlines_overlap(text_outline(a, renderer, tolerance), text_outline(b, renderer, tolerance))
+
+
+def _only_legend_below_in_row(fig, ax) -> bool:
+    """True when no other panel of the axes' row has a legend under it."""
+    box = ax.get_position()
+    return not any(o is not ax and is_panel(o) and getattr(o.get_legend(), "below", False)
+                   and o.get_position().y0 < box.y1 and o.get_position().y1 > box.y0 for o in fig.axes)
 
 
 def _x_ticks_overlap(ax, renderer) -> bool:
@@ -630,22 +639,30 @@ def _wrap_to(t: Text, renderer, room: float, original: str, min_chars: int = 8) 
     chars = max(len(line) for line in original.split("\n"))
     while t.get_window_extent(renderer).width > room and chars > min_chars:
         chars -= 2
-        t.set_text("\n".join(textwrap.fill(" ".join(line.split()), chars, break_long_words=False)
+        t.set_text("\n".join(textwrap.fill(_one_line(line), chars, break_long_words=False)
                              for line in original.split("\n")))
 
 
-def _wrap_xlabels(fig) -> None:
-    """An x label wider than its panel, in a row of panels, wraps to the panel's width: it would run
-    under the next panel (the label of an empty panel, without tick labels, sits level with them)."""
+def _one_line(text: str) -> str:
+    """The text on one line (no-break spaces kept: "n = 2" stays together when wrapped again)."""
+    return re.sub(r"[ \n]+", " ", text).strip()
+
+
+def _wrap_to_panels(fig) -> None:
+    """An x label or a title wider than its panel, in a row of panels, wraps to the panel's width: it would
+    run under or over the next panel (the x label of an empty panel, without tick labels, sits level
+    with its neighbour's; a title centred on a narrow panel reaches over its neighbour's)."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
-        label_ = ax.xaxis.label
-        if not (is_panel(ax) and label_.get_visible() and label_.get_text().strip()) or _alone_in_row(fig, ax):
+        if not is_panel(ax) or _alone_in_row(fig, ax):
             continue
-        original = getattr(label_, "_unwrapped", None) or " ".join(label_.get_text().split())
-        label_._unwrapped = original  # the layout loop changes the panel's width: wrap from the whole text
-        _wrap_to(label_, renderer, ax.get_window_extent(renderer).width, original)
+        for text in (ax.xaxis.label, ax.title):
+            if not (text.get_visible() and text.get_text().strip()):
+                continue
+            original = getattr(text, "_unwrapped", None) or _one_line(text.get_text())
+            text._unwrapped = original  # the layout loop changes the panel's width: wrap from the whole text
+            _wrap_to(text, renderer, ax.get_window_extent(renderer).width, original)
 
 
 NOTE_PAD_PX = 4  # pixels kept between an empty panel's note and the panel's frame
@@ -660,7 +677,7 @@ def _fit_notes(fig) -> None:
         box = ax.get_window_extent(renderer)
         room_w, room_h = box.width - 2 * NOTE_PAD_PX, box.height - 2 * NOTE_PAD_PX
         for note in [t for t in ax.texts if t.get_gid() == NOTE_GID and t.get_visible()]:
-            original = getattr(note, "_unwrapped", None) or " ".join(note.get_text().split())
+            original = getattr(note, "_unwrapped", None) or _one_line(note.get_text())
             note._unwrapped = original
             for size in ("medium", "small", "x-small"):  # x-small: 6.9 pt, still above MIN_PRINTED_PT
                 note.set_fontsize(size)
@@ -675,7 +692,7 @@ def _fit_width(fig, target: float, tries: int) -> float:
     Each step first brings what sticks out back inside (so a change of width is a change of the same
     size in the saved figure), then sets the width."""
     for _ in range(tries):
-        _wrap_xlabels(fig)
+        _wrap_to_panels(fig)
         _relayout(fig)
         _center_titles(fig)
         _reflow_legends_below(fig)

@@ -170,8 +170,11 @@ def _integer_ticks(ax) -> None:
     for values, axis in ((x, ax.xaxis), (y, ax.yaxis)):
         # only the default numeric locator: categorical and hand-set ticks stay as they are
         if values.size and np.all(np.mod(values, 1) == 0) and type(axis.get_major_locator()) is AutoLocator:
-            # steps: 0, 20, 40 rather than 0, 15, 30; min_n_ticks=1: one whole tick even on a narrow range
-            axis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10], min_n_ticks=1))
+            # steps: 0, 20, 40 rather than 0, 15, 30; min_n_ticks=1: one whole tick even on a narrow range;
+            # nbins="auto" on the y axis only: there crowded labels have no other remedy, while crowded
+            # x labels get fewer ticks from _unoverlap_ticks ("auto" left a 1-in wide x axis one tick)
+            axis.set_major_locator(MaxNLocator(nbins="auto" if axis is ax.yaxis else 10, integer=True,
+                                               steps=[1, 2, 5, 10], min_n_ticks=1))
 
 
 def _along_lines(ax, per_segment: int = 24) -> np.ndarray:
@@ -300,7 +303,7 @@ def _outlines_overlap(a: np.ndarray, b: np.ndarray) -> bool:
 
 def texts_overlap(a: Text, b: Text, renderer, tolerance: float = 0.0) -> bool:
     """True when two texts are drawn over each other, rotated texts by their own outline;
-    `tolerance` pixels of touching are allowed."""
+    `tolerance` pixels of touching are allowed (a negative one asks for that gap between them)."""
     return _outlines_overlap(text_outline(a, renderer, tolerance), text_outline(b, renderer, tolerance))
 
 
@@ -315,7 +318,22 @@ def _x_ticks_overlap(ax, renderer) -> bool:
     """True when two neighbouring x tick labels in view are drawn over each other."""
     ticks = ax.xaxis._update_ticks()  # the ticks in view (get_ticklabels also returns those beyond the limits)
     labels = [t.label1 for t in ticks if t.label1.get_visible() and t.label1.get_text()]
-    return any(texts_overlap(a, b, renderer) for a, b in zip(labels, labels[1:]))
+    # upright labels need a gap of half an em between them ("10152025" touches without overlapping);
+    # slanted ones are apart by their line spacing already
+    pad = [-0.25 * t.get_fontsize() * ax.figure.dpi / 72 if t.get_rotation() == 0 else 0.0 for t in labels]
+    return any(texts_overlap(a, b, renderer, tolerance=p) for a, b, p in zip(labels, labels[1:], pad))
+
+
+def _turn_ticks_back(ax) -> None:
+    """Undo _unoverlap_ticks' turn of the axes' x tick labels (their locator, formatter and rotation)."""
+    saved = getattr(ax, "_ticks_before_turn", None)
+    if saved is None:
+        return
+    ax.xaxis.set_major_locator(saved[0]), ax.xaxis.set_major_formatter(saved[1])
+    for t in ax.get_xticklabels():
+        t.set_rotation(0), t.set_ha("center"), t.set_rotation_mode("default")
+    ax._ticks_before_turn = None
+    ax.figure.canvas.draw()
 
 
 def _unoverlap_ticks(fig, renderer) -> None:
@@ -331,6 +349,7 @@ def _unoverlap_ticks(fig, renderer) -> None:
                 locator.set_params(nbins=nbins)
                 fig.canvas.draw()
         if _x_ticks_overlap(ax, renderer):
+            ax._ticks_before_turn = (ax.xaxis.get_major_locator(), ax.xaxis.get_major_formatter())
             for t in ax.get_xticklabels():
                 t.set_rotation(30), t.set_ha("right"), t.set_rotation_mode("anchor")
             fig.canvas.draw()
@@ -657,12 +676,18 @@ def _wrap_to_panels(fig) -> None:
     for ax in fig.axes:
         if not is_panel(ax) or _alone_in_row(fig, ax):
             continue
-        for text in (ax.xaxis.label, ax.title):
+        box = ax.get_window_extent(renderer)
+        centre = (box.x0 + box.x1) / 2
+        # two titles centred on their panels meet when their half widths add up to the centres' distance
+        row = [o.get_window_extent(renderer) for o in fig.axes if o is not ax and is_panel(o)
+               and o.get_position().y0 < ax.get_position().y1 and o.get_position().y1 > ax.get_position().y0]
+        title_room = min(abs((o.x0 + o.x1) / 2 - centre) for o in row) - 4
+        for text, room in ((ax.xaxis.label, box.width), (ax.title, title_room)):
             if not (text.get_visible() and text.get_text().strip()):
                 continue
             original = getattr(text, "_unwrapped", None) or _one_line(text.get_text())
             text._unwrapped = original  # the layout loop changes the panel's width: wrap from the whole text
-            _wrap_to(text, renderer, ax.get_window_extent(renderer).width, original)
+            _wrap_to(text, renderer, room, original)
 
 
 NOTE_PAD_PX = 4  # pixels kept between an empty panel's note and the panel's frame
@@ -710,9 +735,13 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
     # bbox_inches='tight' adds savefig.pad_inches on each side of the drawn content
     target = SPANS[span] - 2 * float(plt.rcParams["savefig.pad_inches"])
     _wrap_titles(fig, target)
+    for ax in fig.axes:
+        _turn_ticks_back(ax)  # turned by tidy at the drawn width, they may fit upright at the span's
     size = fig.get_size_inches().copy()
     positions = [ax.get_position() for ax in fig.axes]
     _fit_width(fig, target, tries)
+    if _narrow_y_labels(fig, target):
+        _fit_width(fig, target, tries)
     renderer = fig.canvas.get_renderer()
     # a legend placed at 'best' for the drawn width may lie over the data at the span's width
     covering = any(_legend_over_data(ax, ax.get_legend(), renderer) for ax in fig.axes
@@ -735,6 +764,8 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
     _reflow_legends_below(fig)
     fig.canvas.draw()
     _unoverlap_ticks(fig, fig.canvas.get_renderer())
+    if any(getattr(ax, "_ticks_before_turn", None) is not None for ax in fig.axes):
+        _fit_width(fig, target, tries)  # turned labels take other room: the panels are laid out again
     _fit_notes(fig)
     for ax in fig.axes:
         if getattr(ax.get_legend(), "below", False):
@@ -744,6 +775,29 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
 
 
 MIN_LONE_PANEL_SHARE = 0.5  # of the span: a panel alone in its row narrower than this gave its width to a legend
+
+
+NARROW_WRAP_Y_TICKS = 14  # characters: category names of a squeezed panel's y axis wrap to this
+
+
+def _narrow_y_labels(fig, target: float) -> bool:
+    """Category names on the y axis of a panel alone in its row that leave it under half the span
+    (02_verification: a 1.1-in panel beside 22-character names) wrap to NARROW_WRAP_Y_TICKS characters;
+    True when any did."""
+    changed = False
+    for ax in fig.axes:
+        if not (is_panel(ax) and _alone_in_row(fig, ax)):
+            continue
+        if ax.get_position().width * fig.get_figwidth() >= MIN_LONE_PANEL_SHARE * target:
+            continue
+        texts = [t.get_text() for t in ax.get_yticklabels()]
+        if not texts or all(re.fullmatch(r"[-\u2212\d.,e+ ]*", t) for t in texts):
+            continue  # numbers, not names
+        new = [textwrap.fill(_one_line(t), NARROW_WRAP_Y_TICKS, break_long_words=False) for t in texts]
+        if new != texts:
+            ax.set_yticks(ax.get_yticks(), new)
+            changed = True
+    return changed
 
 
 def _squeezed_by_legend(fig, target: float) -> bool:

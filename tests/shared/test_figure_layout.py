@@ -146,3 +146,53 @@ def test_box_plots_that_do_not_say_what_their_boxes_are_warn(out):
     with warnings.catch_warnings():
         warnings.simplefilter("error", FigureWarning)
         out.figure(fig, "boxes_named")
+
+
+def test_labels_slanted_at_the_drawn_width_stand_upright_when_the_span_has_room(out):
+    """11's Fig. 4 over the page: slanted by tidy at the 5-in drawn width, its three dataset names stayed
+    slanted at 7 in, where they fit upright."""
+    fig, axes = plt.subplots(1, 2, figsize=(2.5, 2.5))
+    for ax in axes:
+        ax.bar(["NQ", "HotpotQA", "MS MARCO"], [50, 60, 70])
+        ax.set(xlabel="source", title="F1 (n = 45 questions)")
+    fig.suptitle("Utility judgments by source (bars: values)")
+    out.figure(fig, "upright", span="page")
+    assert all(t.get_rotation() == 0 for ax in axes for t in ax.get_xticklabels())
+    assert layout_problems(fig) == []
+
+
+def test_a_grid_whose_labels_turn_at_the_span_is_laid_out_again(out):
+    """11's Fig. 6: upright at the drawn width, the labels turned at the span's and ran into the titles of
+    the row below, the layout having been made for upright ones."""
+    fig, axes = plt.subplots(3, 2, figsize=(9, 6))
+    names = ["none", "requirement", "cot", "reasoning", "answer"]
+    for i, ax in enumerate(axes.flat):
+        ax.bar(names, [50, 52, 48, 47, 55])
+        ax.set(xlabel="level", title=f"form {i}: F1 (paper: from averaged P, R)")
+    fig.suptitle("Utility judgments by the requirement (bars: values), n = 45 questions")
+    out.figure(fig, "grid", span="page")
+    assert any(t.get_rotation() != 0 for t in axes[0, 0].get_xticklabels())
+    assert layout_problems(fig) == []
+
+
+def test_long_category_names_that_squeeze_a_lone_panel_wrap_narrower(out):
+    """02_verification (fresh demo run): 22-character (author, kind) names left the bars 1.1 in of a
+    3.3-in column; wrapped to 14 characters the panel takes half the span, and its count axis, wider
+    now, keeps a gap between its numbers ("10152025" touched without overlapping)."""
+    fig, ax = plt.subplots()
+    report = pd.DataFrame({"author": "local:smollm2",
+                           "kind": ["rewrite", "false answer", "false answer (ours, fallback)", "long", "qa"],
+                           "ok_first_try": [28, 3, 31, 2, 3], "ok_after_retry": [5, 8, 0, 1, 0],
+                           "dropped": [9, 31, 0, 0, 0]})
+    report.set_index(["author", "kind"]).plot.barh(stacked=True, ax=ax)
+    ax.set(xlabel="items", title="Verification of generated text (n = 121 texts)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        out.figure(fig, "verification")
+    assert ax.get_position().width * fig.get_figwidth() >= 0.5 * (COLUMN_WIDTH - 0.2)
+    assert "SmolLM2, false\nanswer (ours,\nfallback)" in [t.get_text() for t in ax.get_yticklabels()]
+    renderer = fig.canvas.get_renderer()
+    ticks = [t.label1 for t in ax.xaxis._update_ticks() if t.label1.get_text()]
+    gaps = [b.get_window_extent(renderer).x0 - a.get_window_extent(renderer).x1 for a, b in zip(ticks, ticks[1:])]
+    assert len(ticks) >= 2 and min(gaps) >= 0.4 * ticks[0].get_fontsize() * fig.dpi / 72
+    assert layout_problems(fig) == []

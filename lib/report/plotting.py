@@ -318,9 +318,9 @@ def _x_ticks_overlap(ax, renderer) -> bool:
     """True when two neighbouring x tick labels in view are drawn over each other."""
     ticks = ax.xaxis._update_ticks()  # the ticks in view (get_ticklabels also returns those beyond the limits)
     labels = [t.label1 for t in ticks if t.label1.get_visible() and t.label1.get_text()]
-    # upright labels need a gap of half an em between them ("10152025" touches without overlapping);
+    # upright labels need a gap of 0.3 em between them ("10152025" touches without overlapping);
     # slanted ones are apart by their line spacing already
-    pad = [-0.25 * t.get_fontsize() * ax.figure.dpi / 72 if t.get_rotation() == 0 else 0.0 for t in labels]
+    pad = [-0.15 * t.get_fontsize() * ax.figure.dpi / 72 if t.get_rotation() == 0 else 0.0 for t in labels]
     return any(texts_overlap(a, b, renderer, tolerance=p) for a, b, p in zip(labels, labels[1:], pad))
 
 
@@ -765,7 +765,12 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
     fig.canvas.draw()
     _unoverlap_ticks(fig, fig.canvas.get_renderer())
     if any(getattr(ax, "_ticks_before_turn", None) is not None for ax in fig.axes):
-        _fit_width(fig, target, tries)  # turned labels take other room: the panels are laid out again
+        # turned labels take other room: the panels are laid out again, panels stacked in a column
+        # (each alone in its row, which the width fit moves only sideways) top to bottom too
+        panels = [ax for ax in fig.axes if is_panel(ax)]
+        if len(panels) > 1 and all(_alone_in_row(fig, ax) for ax in panels):
+            _grid_relayout(fig, fig.canvas.get_renderer())
+        _fit_width(fig, target, tries)
     _fit_notes(fig)
     for ax in fig.axes:
         if getattr(ax.get_legend(), "below", False):

@@ -194,6 +194,11 @@ def _n_texts_apart(ax) -> None:
     if any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]):
         for t in ax.texts:
             t.set_rotation(90)
+        # upright, the tallest n may reach over the panel's top into its title: the axis grows to hold it
+        ax.figure.canvas.draw()
+        tops = [ax.transData.inverted().transform(t.get_window_extent(renderer).p1)[1] for t in ax.texts]
+        if tops and max(tops) > ax.get_ylim()[1]:
+            ax.set_ylim(ax.get_ylim()[0], 1.15 * max(tops))
 
 
 def _bar_panel(ax, bars: pd.DataFrame, judgments: list, colors: dict, top: float) -> None:
@@ -216,6 +221,9 @@ def _bar_panel(ax, bars: pd.DataFrame, judgments: list, colors: dict, top: float
     ax.set_xticks(np.arange(len(sources)), [str(s) for s in sources])
     ax.set_xlim(-0.5, max(len(sources), 1) - 0.5)
     ax.set_ylim(0, top * 1.25)  # headroom for the n over the tallest bars
+
+
+RQ1_TITLE = "Relevance vs utility per dataset (bars: 95% CI, bootstrap over questions)"
 
 
 def relevance_vs_utility_figure(per_q: pd.DataFrame, summary: pd.DataFrame):
@@ -262,7 +270,8 @@ def relevance_vs_utility_figure(per_q: pd.DataFrame, summary: pd.DataFrame):
     legend_below(axes[-1, 0], ncols=2, handles=handles, title="judgment", fontsize="small", title_fontsize="small")
     # wrapped to the figure's width (a small character is about 0.5 em)
     chars = int(fig.get_figwidth() * 72 / (0.5 * 9.6))
-    return state_n(fig, "\n".join(textwrap.fill(line, chars) for line in lines))
+    # the title is left whole: the finishing pass wraps it to the saved width (wrapped twice it broke badly)
+    return state_n(fig, "\n".join([RQ1_TITLE] + [textwrap.fill(line, chars) for line in lines]))
 
 
 K_CURVE_TITLE = "Answer score over k, the number of shuffled orders voted (no intervals: one run per k)"

@@ -248,7 +248,7 @@ def relevance_vs_utility_figure(per_q: pd.DataFrame, summary: pd.DataFrame):
         lo, hi = int(bars["n"].min()), int(bars["n"].max())
         n_text = (n_label(hi, "readable questions per bar") if lo == hi
                   else f"n = {lo} to {hi} readable questions per bar")
-        lines.insert(0, f"{n_text} (of {int(bars['asked'].max())})")
+        lines.insert(0, f"{n_text} (of\u00a0{int(bars['asked'].max())})")  # no-break: "(of" never ends a line
         lines.insert(1, failed_label(int(per_q["failed"].astype(bool).sum()), len(per_q), "question judgments failed"))
     forms = list(dict.fromkeys(bars["form"]))
     judgments = list(dict.fromkeys(bars["judgment"]))
@@ -268,10 +268,10 @@ def relevance_vs_utility_figure(per_q: pd.DataFrame, summary: pd.DataFrame):
     if ((bars["n"] > 0) & (bars["n"] < FEW)).any():
         handles.append(Patch(facecolor="none", edgecolor="0.3", hatch="////", label=FEW_LABEL))
     legend_below(axes[-1, 0], ncols=2, handles=handles, title="judgment", fontsize="small", title_fontsize="small")
-    # wrapped to the figure's width (a small character is about 0.5 em)
-    chars = int(fig.get_figwidth() * 72 / (0.5 * 9.6))
-    # the title is left whole: the finishing pass wraps it to the saved width (wrapped twice it broke badly)
-    return state_n(fig, "\n".join([RQ1_TITLE] + [textwrap.fill(line, chars) for line in lines]))
+    # wrapped to the figure's width (a small character is about 0.55 em: at 0.5 em the lines came out too
+    # wide, and the finishing pass wrapped each again, leaving one word on a line)
+    chars = int(fig.get_figwidth() * 72 / (0.55 * 9.6))
+    return state_n(fig, "\n".join(textwrap.fill(line, chars) for line in [RQ1_TITLE] + lines))
 
 
 K_CURVE_TITLE = "Answer score over k, the number of shuffled orders voted (no intervals: one run per k)"

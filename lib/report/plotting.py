@@ -652,11 +652,14 @@ def _reflow_legends_below(fig) -> None:
 
 
 def _wrap_to(t: Text, renderer, room: float, original: str, min_chars: int = 8) -> None:
-    """Wrap `original` into `t` on lines short enough for the drawn text to be at most `room` pixels wide
+    """Wrap `original` into `t` on lines short enough for the drawn text to be at most `room` pixels long
     (or its lines `min_chars` characters long, words unbroken)."""
     t.set_text(original)
     chars = max(len(line) for line in original.split("\n"))
-    while t.get_window_extent(renderer).width > room and chars > min_chars:
+    # a text turned upright (a y label) runs along its box's height
+    length = (lambda: t.get_window_extent(renderer).height) if t.get_rotation() % 180 == 90 else (
+        lambda: t.get_window_extent(renderer).width)
+    while length() > room and chars > min_chars:
         chars -= 2
         t.set_text("\n".join(textwrap.fill(_one_line(line), chars, break_long_words=False)
                              for line in original.split("\n")))
@@ -668,12 +671,18 @@ def _one_line(text: str) -> str:
 
 
 def _wrap_to_panels(fig) -> None:
-    """An x label or a title wider than its panel, in a row of panels, wraps to the panel's width: it would
-    run under or over the next panel (the x label of an empty panel, without tick labels, sits level
+    """A y label longer than its panel is tall wraps to its height; an x label or a title wider than its
+    panel, in a row of panels, wraps to the panel's width: it would run under or over the next panel (the x label of an empty panel, without tick labels, sits level
     with its neighbour's; a title centred on a narrow panel reaches over its neighbour's)."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
+        label_ = ax.yaxis.label
+        if is_panel(ax) and label_.get_visible() and label_.get_text().strip():
+            # a y label longer than its panel is tall runs past it into the title (05_likelihood_vs_parsed)
+            original = getattr(label_, "_unwrapped", None) or label_.get_text()
+            label_._unwrapped = original  # its own line breaks (a label set on two lines on purpose) kept
+            _wrap_to(label_, renderer, ax.get_window_extent(renderer).height, original)
         if not is_panel(ax) or _alone_in_row(fig, ax):
             continue
         box = ax.get_window_extent(renderer)

@@ -196,3 +196,16 @@ def test_long_category_names_that_squeeze_a_lone_panel_wrap_narrower(out):
     gaps = [b.get_window_extent(renderer).x0 - a.get_window_extent(renderer).x1 for a, b in zip(ticks, ticks[1:])]
     assert len(ticks) >= 2 and min(gaps) >= 0.4 * ticks[0].get_fontsize() * fig.dpi / 72
     assert layout_problems(fig) == []
+
+
+def test_a_y_label_longer_than_its_panel_is_tall_wraps_to_it(out):
+    """05_likelihood_vs_parsed (fresh demo run): 'next-token expected score after ###' ran past the
+    panel's top into the title."""
+    fig, ax = plt.subplots(figsize=(4.5, 3.5))
+    ax.scatter([1, 3, 3], [2.4, 2.5, 2.6])
+    ax.set(xlabel="parsed score (paper method)", ylabel="next-token expected score after ### (1-5 scale)",
+           ylim=(1, 5), title="Parsed score vs the likelihood's expected score (n = 3 ratings)")
+    out.figure(fig, "ylabel")
+    renderer = fig.canvas.get_renderer()
+    assert ax.yaxis.label.get_window_extent(renderer).height <= ax.get_window_extent(renderer).height
+    assert " ".join(ax.get_ylabel().split()) == "next-token expected score after ### (1-5 scale)"

@@ -132,6 +132,9 @@ def is_empty(ax) -> bool:
     return data_values(ax)[1].size == 0
 
 
+NOTE_GID = "empty-panel-note"  # the gid of note_empty's text
+
+
 def note_empty(ax, reason: str) -> None:
     """Write a centred note in the panel ('no data: <reason>'); its reference lines and ticks,
     meaningless without data, are hidden."""
@@ -144,8 +147,9 @@ def note_empty(ax, reason: str) -> None:
     # wrapped to the panel's width (a character is about 0.55 em wide)
     size = matplotlib.font_manager.FontProperties(size="medium").get_size_in_points()
     chars = int(ax.get_position().width * ax.figure.get_figwidth() * 72 / (0.55 * size))
-    ax.text(0.5, 0.5, textwrap.fill(text, max(12, min(chars - 2, 40))), transform=ax.transAxes, ha="center",
-            va="center", fontsize="medium", color="0.3")
+    note = ax.text(0.5, 0.5, textwrap.fill(text, max(12, min(chars - 2, 40))), transform=ax.transAxes, ha="center",
+                   va="center", fontsize="medium", color="0.3")
+    note.set_gid(NOTE_GID)  # fit_to_span re-wraps it to the panel's final width
     # Only an axis of its own loses its ticks: a facet's shared axis may carry the scale of its
     # neighbours (which hide their own tick labels), and set_xticks([]) would empty theirs too.
     if len(ax.get_shared_x_axes().get_siblings(ax)) == 1:
@@ -166,8 +170,11 @@ def _integer_ticks(ax) -> None:
     for values, axis in ((x, ax.xaxis), (y, ax.yaxis)):
         # only the default numeric locator: categorical and hand-set ticks stay as they are
         if values.size and np.all(np.mod(values, 1) == 0) and type(axis.get_major_locator()) is AutoLocator:
-            # steps: 0, 20, 40 rather than 0, 15, 30; min_n_ticks=1: one whole tick even on a narrow range
-            axis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10], min_n_ticks=1))
+            # steps: 0, 20, 40 rather than 0, 15, 30; min_n_ticks=1: one whole tick even on a narrow range;
+            # nbins="auto" on the y axis only: there crowded labels have no other remedy, while crowded
+            # x labels get fewer ticks from _unoverlap_ticks ("auto" left a 1-in wide x axis one tick)
+            axis.set_major_locator(MaxNLocator(nbins="auto" if axis is ax.yaxis else 10, integer=True,
+                                               steps=[1, 2, 5, 10], min_n_ticks=1))
 
 
 def _along_lines(ax, per_segment: int = 24) -> np.ndarray:
@@ -253,22 +260,86 @@ def _anchor_below(ax) -> None:
     renderer = fig.canvas.get_renderer()
     box = ax.get_tightbbox(renderer).transformed(ax.transAxes.inverted())
     pos = ax.get_position()
-    # under a panel alone in its row the legend is centred on the figure, where a row as wide as it fits
-    x = (0.5 - pos.x0) / pos.width if _alone_in_row(fig, ax) and pos.width else 0.5
+    # under a panel alone in its row, or the one legend under a row of panels (method_panels' legend of
+    # them all), the legend is centred on the figure, where a row as wide as it fits
+    centred = _alone_in_row(fig, ax) or _only_legend_below_in_row(fig, ax)
+    x = (0.5 - pos.x0) / pos.width if centred and pos.width else 0.5
     leg.set_bbox_to_anchor((x, box.y0), transform=ax.transAxes)
     leg.set_visible(True)
+
+
+def text_outline(t: Text, renderer, shrink: float = 0.0) -> np.ndarray:
+    """The four corners (display pixels) of the rectangle a text is drawn in, rotated with it, each side
+    pulled in by `shrink` pixels: the window extent of a rotated text is the upright box around it, and
+    upright boxes of neighbouring slanted labels overlap where the labels themselves do not."""
+    box = t.get_window_extent(renderer)
+    angle = np.deg2rad(t.get_rotation())
+    c, s = abs(np.cos(angle)), abs(np.sin(angle))
+    if np.isclose(np.sin(2 * angle), 0.0) or np.isclose(c, s):
+        # upright or turned by 90 degrees the box is the text's own; at 45 degrees its size does not
+        # tell the text's, and the upright box (larger) stands in for it
+        w, h, angle = box.width, box.height, 0.0
+    else:  # solve the upright box's size (W, H) for the rotated text's own (w, h)
+        w, h = np.linalg.solve([[c, s], [s, c]], [box.width, box.height])
+    w, h = max(w - 2 * shrink, 0.0), max(h - 2 * shrink, 0.0)
+    corners = np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) / 2
+    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    return corners @ rot.T + [box.x0 + box.width / 2, box.y0 + box.height / 2]
+
+
+def _outlines_overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """True when two convex outlines (corners in order) overlap: no side of either separates them."""
+    for poly in (a, b):
+        for i in range(len(poly)):
+            edge = poly[(i + 1) % len(poly)] - poly[i]
+            normal = np.array([-edge[1], edge[0]])
+            if not normal.any():
+                continue
+            pa, pb = a @ normal, b @ normal
+            if pa.max() <= pb.min() or pb.max() <= pa.min():
+                return False
+    return bool(len(a) and len(b))
+
+
+def texts_overlap(a: Text, b: Text, renderer, tolerance: float = 0.0) -> bool:
+    """True when two texts are drawn over each other, rotated texts by their own outline;
+    `tolerance` pixels of touching are allowed (a negative one asks for that gap between them)."""
+    return _outlines_overlap(text_outline(a, renderer, tolerance), text_outline(b, renderer, tolerance))
+
+
+def _only_legend_below_in_row(fig, ax) -> bool:
+    """True when no other panel of the axes' row has a legend under it."""
+    box = ax.get_position()
+    return not any(o is not ax and is_panel(o) and getattr(o.get_legend(), "below", False)
+                   and o.get_position().y0 < box.y1 and o.get_position().y1 > box.y0 for o in fig.axes)
 
 
 def _x_ticks_overlap(ax, renderer) -> bool:
     """True when two neighbouring x tick labels in view are drawn over each other."""
     ticks = ax.xaxis._update_ticks()  # the ticks in view (get_ticklabels also returns those beyond the limits)
-    boxes = [t.label1.get_window_extent(renderer) for t in ticks if t.label1.get_visible() and t.label1.get_text()]
-    return any(a.overlaps(b) for a, b in zip(boxes, boxes[1:]))
+    labels = [t.label1 for t in ticks if t.label1.get_visible() and t.label1.get_text()]
+    # upright labels need a gap of 0.3 em between them ("10152025" touches without overlapping);
+    # slanted ones are apart by their line spacing already
+    pad = [-0.15 * t.get_fontsize() * ax.figure.dpi / 72 if t.get_rotation() == 0 else 0.0 for t in labels]
+    return any(texts_overlap(a, b, renderer, tolerance=p) for a, b, p in zip(labels, labels[1:], pad))
+
+
+def _turn_ticks_back(ax) -> None:
+    """Undo _unoverlap_ticks' turn of the axes' x tick labels (their locator, formatter and rotation)."""
+    saved = getattr(ax, "_ticks_before_turn", None)
+    if saved is None:
+        return
+    ax.xaxis.set_major_locator(saved[0]), ax.xaxis.set_major_formatter(saved[1])
+    for t in ax.get_xticklabels():
+        t.set_rotation(0), t.set_ha("center"), t.set_rotation_mode("default")
+    ax._ticks_before_turn = None
+    ax.figure.canvas.draw()
 
 
 def _unoverlap_ticks(fig, renderer) -> None:
     """x tick labels that overlap their neighbours: a numeric axis gets fewer ticks (rotated numbers are
-    hard to read), then, still overlapping, or categorical, the labels rotate."""
+    hard to read), then, still overlapping, or categorical, the labels slant; slanted and still
+    overlapping (labels of two lines, "TF\nn=34", in a narrow panel), they stand upright, on one line."""
     for ax in fig.axes:
         locator = ax.xaxis.get_major_locator()
         if isinstance(locator, MaxNLocator):  # AutoLocator is one: numeric ticks, not categories
@@ -278,8 +349,15 @@ def _unoverlap_ticks(fig, renderer) -> None:
                 locator.set_params(nbins=nbins)
                 fig.canvas.draw()
         if _x_ticks_overlap(ax, renderer):
+            ax._ticks_before_turn = (ax.xaxis.get_major_locator(), ax.xaxis.get_major_formatter())
             for t in ax.get_xticklabels():
                 t.set_rotation(30), t.set_ha("right"), t.set_rotation_mode("anchor")
+            fig.canvas.draw()
+        if _x_ticks_overlap(ax, renderer):
+            # set through the axis: tick labels set one by one are re-made from the formatter
+            ax.set_xticks(ax.get_xticks(), [" ".join(t.get_text().split("\n")) for t in ax.get_xticklabels()],
+                          rotation=90, ha="center", rotation_mode="default")
+            fig.canvas.draw()
 
 
 def _mark_lone_points(ax) -> None:
@@ -573,11 +651,82 @@ def _reflow_legends_below(fig) -> None:
         legend_below(ax, ncols=max(1, leg._ncols - 1), handles=list(handles), title=title, fontsize=size)
 
 
+def _wrap_to(t: Text, renderer, room: float, original: str, min_chars: int = 8) -> None:
+    """Wrap `original` into `t` on lines short enough for the drawn text to be at most `room` pixels long
+    (or its lines `min_chars` characters long, words unbroken)."""
+    t.set_text(original)
+    chars = max(len(line) for line in original.split("\n"))
+    # a text turned upright (a y label) runs along its box's height
+    length = (lambda: t.get_window_extent(renderer).height) if t.get_rotation() % 180 == 90 else (
+        lambda: t.get_window_extent(renderer).width)
+    while length() > room and chars > min_chars:
+        chars -= 2
+        t.set_text("\n".join(textwrap.fill(_one_line(line), chars, break_long_words=False)
+                             for line in original.split("\n")))
+
+
+def _one_line(text: str) -> str:
+    """The text on one line (no-break spaces kept: "n = 2" stays together when wrapped again)."""
+    return re.sub(r"[ \n]+", " ", text).strip()
+
+
+def _wrap_to_panels(fig) -> None:
+    """A y label longer than its panel is tall wraps to its height; an x label or a title wider than its
+    panel, in a row of panels, wraps to the panel's width: it would run under or over the next panel (the x label of an empty panel, without tick labels, sits level
+    with its neighbour's; a title centred on a narrow panel reaches over its neighbour's)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        label_ = ax.yaxis.label
+        if is_panel(ax) and label_.get_visible() and label_.get_text().strip():
+            # a y label longer than its panel is tall runs past it into the title (05_likelihood_vs_parsed)
+            original = getattr(label_, "_unwrapped", None) or label_.get_text()
+            label_._unwrapped = original  # its own line breaks (a label set on two lines on purpose) kept
+            _wrap_to(label_, renderer, ax.get_window_extent(renderer).height, original)
+        if not is_panel(ax) or _alone_in_row(fig, ax):
+            continue
+        box = ax.get_window_extent(renderer)
+        centre = (box.x0 + box.x1) / 2
+        # two titles centred on their panels meet when their half widths add up to the centres' distance
+        row = [o.get_window_extent(renderer) for o in fig.axes if o is not ax and is_panel(o)
+               and o.get_position().y0 < ax.get_position().y1 and o.get_position().y1 > ax.get_position().y0]
+        title_room = min(abs((o.x0 + o.x1) / 2 - centre) for o in row) - 4
+        for text, room in ((ax.xaxis.label, box.width), (ax.title, title_room)):
+            if not (text.get_visible() and text.get_text().strip()):
+                continue
+            original = getattr(text, "_unwrapped", None) or _one_line(text.get_text())
+            text._unwrapped = original  # the layout loop changes the panel's width: wrap from the whole text
+            _wrap_to(text, renderer, room, original)
+
+
+NOTE_PAD_PX = 4  # pixels kept between an empty panel's note and the panel's frame
+
+
+def _fit_notes(fig) -> None:
+    """An empty panel's note (note_empty's) re-wrapped to the panel's final width, in a smaller size if
+    its lines are still wider: spilling out of the panel it covers the tick labels beside it."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        box = ax.get_window_extent(renderer)
+        room_w, room_h = box.width - 2 * NOTE_PAD_PX, box.height - 2 * NOTE_PAD_PX
+        for note in [t for t in ax.texts if t.get_gid() == NOTE_GID and t.get_visible()]:
+            original = getattr(note, "_unwrapped", None) or _one_line(note.get_text())
+            note._unwrapped = original
+            for size in ("medium", "small", "x-small"):  # x-small: 6.9 pt, still above MIN_PRINTED_PT
+                note.set_fontsize(size)
+                _wrap_to(note, renderer, room_w, original)
+                extent = note.get_window_extent(renderer)
+                if extent.width <= room_w and extent.height <= room_h:
+                    break
+
+
 def _fit_width(fig, target: float, tries: int) -> float:
     """Change the figure's width until its tight bounding box is `target` inches wide; that width.
     Each step first brings what sticks out back inside (so a change of width is a change of the same
     size in the saved figure), then sets the width."""
     for _ in range(tries):
+        _wrap_to_panels(fig)
         _relayout(fig)
         _center_titles(fig)
         _reflow_legends_below(fig)
@@ -595,14 +744,18 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
     # bbox_inches='tight' adds savefig.pad_inches on each side of the drawn content
     target = SPANS[span] - 2 * float(plt.rcParams["savefig.pad_inches"])
     _wrap_titles(fig, target)
+    for ax in fig.axes:
+        _turn_ticks_back(ax)  # turned by tidy at the drawn width, they may fit upright at the span's
     size = fig.get_size_inches().copy()
     positions = [ax.get_position() for ax in fig.axes]
     _fit_width(fig, target, tries)
+    if _narrow_y_labels(fig, target):
+        _fit_width(fig, target, tries)
     renderer = fig.canvas.get_renderer()
     # a legend placed at 'best' for the drawn width may lie over the data at the span's width
     covering = any(_legend_over_data(ax, ax.get_legend(), renderer) for ax in fig.axes
                    if ax.get_legend() is not None and not getattr(ax.get_legend(), "below", False))
-    if narrowest_panel_in(fig) < MIN_PANEL_IN or covering:
+    if narrowest_panel_in(fig) < MIN_PANEL_IN or covering or _squeezed_by_legend(fig, target):
         # a legend beside the panel takes the width it needs: under the panel it takes height instead
         moved = False
         for ax in fig.axes:
@@ -620,11 +773,60 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
     _reflow_legends_below(fig)
     fig.canvas.draw()
     _unoverlap_ticks(fig, fig.canvas.get_renderer())
+    if any(getattr(ax, "_ticks_before_turn", None) is not None for ax in fig.axes):
+        # turned labels take other room: the panels are laid out again, panels stacked in a column
+        # (each alone in its row, which the width fit moves only sideways) top to bottom too
+        panels = [ax for ax in fig.axes if is_panel(ax)]
+        if len(panels) > 1 and all(_alone_in_row(fig, ax) for ax in panels):
+            _grid_relayout(fig, fig.canvas.get_renderer())
+        _fit_width(fig, target, tries)
+    _fit_notes(fig)
     for ax in fig.axes:
         if getattr(ax.get_legend(), "below", False):
             _anchor_below(ax)
     _suptitle_above(fig)
     return saved_width(fig) + 2 * float(plt.rcParams["savefig.pad_inches"])
+
+
+MIN_LONE_PANEL_SHARE = 0.5  # of the span: a panel alone in its row narrower than this gave its width to a legend
+
+
+NARROW_WRAP_Y_TICKS = 14  # characters: category names of a squeezed panel's y axis wrap to this
+
+
+def _narrow_y_labels(fig, target: float) -> bool:
+    """Category names on the y axis of a panel alone in its row that leave it under half the span
+    (02_verification: a 1.1-in panel beside 22-character names) wrap to NARROW_WRAP_Y_TICKS characters;
+    True when any did."""
+    changed = False
+    for ax in fig.axes:
+        if not (is_panel(ax) and _alone_in_row(fig, ax)):
+            continue
+        if ax.get_position().width * fig.get_figwidth() >= MIN_LONE_PANEL_SHARE * target:
+            continue
+        texts = [t.get_text() for t in ax.get_yticklabels()]
+        if not texts or all(re.fullmatch(r"[-\u2212\d.,e+ ]*", t) for t in texts):
+            continue  # numbers, not names
+        new = [textwrap.fill(_one_line(t), NARROW_WRAP_Y_TICKS, break_long_words=False) for t in texts]
+        if new != texts:
+            ax.set_yticks(ax.get_yticks(), new)
+            changed = True
+    return changed
+
+
+def _squeezed_by_legend(fig, target: float) -> bool:
+    """True when a panel alone in its row has a legend beside it and is left narrower than half the
+    span (03_perplexity: a 1.25-in panel beside its legend in a 3.3-in column)."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        if leg is None or getattr(leg, "below", False) or not (is_panel(ax) and _alone_in_row(fig, ax)):
+            continue
+        beside = leg.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1 - 1
+        if beside and ax.get_position().width * fig.get_figwidth() < MIN_LONE_PANEL_SHARE * target:
+            return True
+    return False
 
 
 def _panels_in_row(fig, ax) -> int:
@@ -698,10 +900,13 @@ _ERRORS_NAMED = re.compile(r"\b(CIs?|intervals?|error bars?|whiskers?|bands?|s\.
 
 
 def has_error_bars(fig) -> bool:
-    """True when a panel draws error bars (matplotlib's errorbar / bar yerr, seaborn's interval lines)."""
+    """True when a panel draws error bars (matplotlib's errorbar / bar yerr, seaborn's interval lines) or
+    box plots (seaborn's: what the boxes and whiskers span is a choice a reader must be told)."""
     from matplotlib.collections import LineCollection
 
     for ax in fig.axes:
+        if any(type(c).__name__ == "BoxPlotContainer" for c in ax.containers):
+            return True
         if any(isinstance(c, LineCollection) and c.get_visible() and len(c.get_segments()) for c in ax.collections):
             return True
         if ax.containers and any(getattr(c, "has_yerr", False) or getattr(c, "errorbar", None) is not None
@@ -786,5 +991,31 @@ def overlapping_texts(fig, tolerance: float = 1.0) -> list[tuple[str, str]]:
     legends), by their texts; `tolerance` pixels of touching are allowed."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
-    boxes = [(t.get_text(), t.get_window_extent(renderer).padded(-tolerance)) for t in _drawn_texts(fig)]
-    return [(a, b) for i, (a, box_a) in enumerate(boxes) for b, box_b in boxes[i + 1:] if box_a.overlaps(box_b)]
+    outlines = [(t.get_text(), text_outline(t, renderer, tolerance)) for t in _drawn_texts(fig)]
+    return [(a, b) for i, (a, box_a) in enumerate(outlines) for b, box_b in outlines[i + 1:]
+            if _outlines_overlap(box_a, box_b)]
+
+
+def layout_problems(fig) -> list[str]:
+    """What a reader of the saved figure would see drawn over something else: texts over texts (tick
+    labels, labels, notes, titles, legends), an empty panel's note reaching out of its panel, an x label
+    reaching under another panel. Call after the finishing pass (RunOutputs.figure)."""
+    found = [f"{a!r} over {b!r}" for a, b in overlapping_texts(fig)]
+    renderer = fig.canvas.get_renderer()
+    panels = [ax for ax in fig.axes if is_panel(ax)]
+    for ax in panels:
+        box = ax.get_window_extent(renderer)
+        for note in [t for t in ax.texts if t.get_gid() == NOTE_GID and t.get_visible()]:
+            extent = note.get_window_extent(renderer)
+            if not (box.contains(*extent.min) and box.contains(*extent.max)):
+                found.append(f"note {' '.join(note.get_text().split())!r} out of its panel")
+        label_ = ax.xaxis.label
+        if label_.get_visible() and label_.get_text().strip():
+            extent = label_.get_window_extent(renderer)
+            for other in panels:
+                # within the other panel's frame left to right, and its tick labels' height top to bottom
+                frame, tight = other.get_window_extent(renderer), other.get_tightbbox(renderer)
+                if other is not ax and extent.x1 > frame.x0 and extent.x0 < frame.x1 and extent.y1 > tight.y0 \
+                        and extent.y0 < tight.y1:
+                    found.append(f"x label {' '.join(label_.get_text().split())!r} under another panel")
+    return found

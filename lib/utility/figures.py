@@ -194,6 +194,11 @@ def _n_texts_apart(ax) -> None:
     if any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]):
         for t in ax.texts:
             t.set_rotation(90)
+        # upright, the tallest n may reach over the panel's top into its title: the axis grows to hold it
+        ax.figure.canvas.draw()
+        tops = [ax.transData.inverted().transform(t.get_window_extent(renderer).p1)[1] for t in ax.texts]
+        if tops and max(tops) > ax.get_ylim()[1]:
+            ax.set_ylim(ax.get_ylim()[0], 1.15 * max(tops))
 
 
 def _bar_panel(ax, bars: pd.DataFrame, judgments: list, colors: dict, top: float) -> None:
@@ -218,6 +223,9 @@ def _bar_panel(ax, bars: pd.DataFrame, judgments: list, colors: dict, top: float
     ax.set_ylim(0, top * 1.25)  # headroom for the n over the tallest bars
 
 
+RQ1_TITLE = "Relevance vs utility per dataset (bars: 95% CI, bootstrap over questions)"
+
+
 def relevance_vs_utility_figure(per_q: pd.DataFrame, summary: pd.DataFrame):
     """Notebook 10's figure: F1 per question (set forms) and NDCG@1 (rank forms) per dataset, relevance vs
     utility prompts, means over readable replies with 95% intervals over questions, one panel per form
@@ -240,7 +248,7 @@ def relevance_vs_utility_figure(per_q: pd.DataFrame, summary: pd.DataFrame):
         lo, hi = int(bars["n"].min()), int(bars["n"].max())
         n_text = (n_label(hi, "readable questions per bar") if lo == hi
                   else f"n = {lo} to {hi} readable questions per bar")
-        lines.insert(0, f"{n_text} (of {int(bars['asked'].max())})")
+        lines.insert(0, f"{n_text} (of\u00a0{int(bars['asked'].max())})")  # no-break: "(of" never ends a line
         lines.insert(1, failed_label(int(per_q["failed"].astype(bool).sum()), len(per_q), "question judgments failed"))
     forms = list(dict.fromkeys(bars["form"]))
     judgments = list(dict.fromkeys(bars["judgment"]))
@@ -260,9 +268,10 @@ def relevance_vs_utility_figure(per_q: pd.DataFrame, summary: pd.DataFrame):
     if ((bars["n"] > 0) & (bars["n"] < FEW)).any():
         handles.append(Patch(facecolor="none", edgecolor="0.3", hatch="////", label=FEW_LABEL))
     legend_below(axes[-1, 0], ncols=2, handles=handles, title="judgment", fontsize="small", title_fontsize="small")
-    # wrapped to the figure's width (a small character is about 0.5 em)
-    chars = int(fig.get_figwidth() * 72 / (0.5 * 9.6))
-    return state_n(fig, "\n".join(textwrap.fill(line, chars) for line in lines))
+    # wrapped to the figure's width (a small character is about 0.55 em: at 0.5 em the lines came out too
+    # wide, and the finishing pass wrapped each again, leaving one word on a line)
+    chars = int(fig.get_figwidth() * 72 / (0.55 * 9.6))
+    return state_n(fig, "\n".join(textwrap.fill(line, chars) for line in [RQ1_TITLE] + lines))
 
 
 K_CURVE_TITLE = "Answer score over k, the number of shuffled orders voted (no intervals: one run per k)"

@@ -130,3 +130,39 @@ def test_the_by_method_figure_says_what_it_shows():
                          "self_rate": [0.6, 0.5], "order_rate": [0.7, 0.5], "fact_rate": [0.8, 0.9],
                          "n_valid": [10, 12], "n_pairs": [14, 14], "n_unparsed": [4, 0]})
     assert title_text(preferences_by_method_figure(both)) == BY_METHOD_TITLE
+
+
+def _demo_combo_table():
+    """06_self_by_combo_by_method as the demo run wrote it: no reply parsed, the likelihood deciding TF and
+    FT only, three datasets of one evaluator (three series)."""
+    rows = [{"dataset": d, "evaluator": "smollm2", "combo": c, "method": m, "n_pairs": 14,
+             "n_unparsed": 12 if m == figures.PAPER else 0,
+             "n_valid": 0 if m == figures.PAPER or c in ("TT", "FF") else 12,
+             "self_rate": float("nan") if m == figures.PAPER or c in ("TT", "FF") else r,
+             "self_ci_low": float("nan") if m == figures.PAPER or c in ("TT", "FF") else r - 0.2,
+             "self_ci_high": float("nan") if m == figures.PAPER or c in ("TT", "FF") else min(r + 0.2, 1.0)}
+            for m in (figures.PAPER, figures.LIKELIHOOD) for d, r in (("nq", 0.4), ("marco", 0.5), ("triviaqa", 0.8))
+            for c in ("TT", "TF", "FT", "FF")]
+    return pd.DataFrame(rows)
+
+
+def test_the_method_figures_of_06_and_07_lay_out_cleanly_at_a_columns_width(tmp_path, monkeypatch):
+    """The demo run's 06_figure3_self_by_combo and 07_fact_by_knowledge: the empty paper panel's note
+    covered its y ticks, its x label ran under the likelihood panel, the slanted 'TT\\nn=0' labels collided."""
+    import warnings
+
+    from lib.report.outputs import FigureWarning, RunOutputs
+    from lib.report.plotting import house_style, layout_problems
+
+    monkeypatch.setenv("RAGBIAS_RUNS", str(tmp_path / "runs"))
+    monkeypatch.setenv("RAGBIAS_FIGURES", str(tmp_path / "figures"))
+    house_style()
+    out = RunOutputs("t", "nb")
+    knowledge = pd.DataFrame({"item_id": ["a", "b"], "model": ["m", "m"], "level": ["none", "partial"]})
+    for name, fig in (("combo", figures.self_by_combo_figure(_demo_combo_table(), ["TT", "TF", "FT", "FF"])),
+                      ("knowledge", figures.fact_by_knowledge(_fact_pairs(parsed=False), knowledge))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", FigureWarning)
+            assert out.figure(fig, name)
+        assert layout_problems(fig) == [], name
+        plt.close(fig)

@@ -133,7 +133,7 @@ def test_rq1_bars_state_their_readable_n_and_few_are_hatched_not_findings():
     bars = [p for p in ax.patches if p.get_width()]
     assert sorted((p.get_hatch() or "") for p in bars) == ["", "////"]  # n=8 solid, n=1 hatched
     said = fig._suptitle.get_text()
-    assert said.startswith("n = 0 to 8 readable questions per bar (of 10)")
+    assert " ".join(said.split()).startswith(F.RQ1_TITLE + " n = 0 to 8 readable questions per bar (of 10)")
     assert "no readable reply, not shown: listwise-rank" in said
     assert F.FEW_LABEL in [t.get_text() for t in ax.get_legend().get_texts()]
     tidy(fig)
@@ -247,3 +247,27 @@ def test_figures_4_to_6_are_page_figures_and_readable_there():
         (paths.ROOT / "notebooks" / "11_utility_factors.ipynb").read_text())["cells"] if c["cell_type"] == "code")
     for name in ("utility_fig4_question_passage_order", "utility_fig5_position", "utility_fig6_requirements"):
         assert f'"{name}", span="page")' in code, name
+
+
+def test_rq1_figure_has_a_title_naming_its_bars_and_lays_out_cleanly(tmp_path, monkeypatch):
+    """utility_rq1 of a run with readable replies: its heading was counts only (no title, error bars that
+    nothing named: two FigureWarnings), and the dataset names slanted at the end ran into the next panel."""
+    import warnings
+
+    import matplotlib.pyplot as plt
+
+    from lib.report.outputs import FigureWarning, RunOutputs
+    from lib.report.plotting import house_style, layout_problems
+
+    monkeypatch.setenv("RAGBIAS_RUNS", str(tmp_path / "runs"))
+    monkeypatch.setenv("RAGBIAS_FIGURES", str(tmp_path / "figures"))
+    house_style()
+    rows = [{"source": s, "judgment": j, "form": f, "failed": False, "headline": (i % 4) / 4}
+            for s in ("nq", "hotpotqa", "marco") for j in ("relevance", "utility")
+            for f in ("listwise-set", "listwise-rank") for i in range(30)]
+    fig = F.relevance_vs_utility_figure(pd.DataFrame(rows), pd.DataFrame({"n": [30], "n_failed_questions": [0]}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        assert RunOutputs("t", "10").figure(fig, "rq1")
+    assert layout_problems(fig) == []
+    plt.close(fig)

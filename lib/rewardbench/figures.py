@@ -114,8 +114,9 @@ def best_of_n_figure(bon: pd.DataFrame, basis: str, n_samples: int):
         ax.errorbar([r["accuracy"]], [r["gain"]], yerr=yerr, fmt=MARKERS[k % len(MARKERS)], capsize=3,
                     mfc="none", mew=1.5, ms=7 - k % 3, label=r["rm"])
     ax.axhline(0, ls="--", c="grey", lw=1)
-    ax.set(xlabel=textwrap.fill(f"accuracy: {basis}", 40), ylabel="recall gain over\na random pick",
-           title=f"Figure 6: accuracy vs best-of-{n_samples} gain")
+    # the panel is about 1.5 in wide: the x label wraps to that, and the title names the bars
+    ax.set(xlabel=textwrap.fill(f"accuracy: {basis}", 26), ylabel="recall gain over\na random pick",
+           title=f"Figure 6: accuracy vs best-of-{n_samples} gain\n(bars: 95% CI, bootstrap over questions)")
     ax.title.set_fontsize("small")  # the panel is narrower than a column: a medium title would widen the figure
     fig.tight_layout()
     legend_below(ax, ncols=1, fontsize="small")

@@ -74,6 +74,21 @@ def test_best_of_n_names_models_in_a_legend_not_beside_close_points():
     _readable(fig)
 
 
+def test_best_of_n_names_its_error_bars_and_keeps_its_x_label_over_its_panel():
+    # seen on a known-truth run: the x label ran wider than the square panel and nothing named the bars
+    from lib.report.plotting import layout_problems, names_error_bars
+
+    bon = pd.DataFrame({"rm": RMS[:3], "items": 137, "accuracy": [0.46, 0.65, 0.82], "gain": [0.02, 0.27, 0.31],
+                        "gain_ci_low": [-0.04, 0.22, 0.26], "gain_ci_high": [0.09, 0.32, 0.36]})
+    fig = figures.best_of_n_figure(bon, "overall (these pairs have no reason subset)", 4)
+    _readable(fig)
+    assert names_error_bars(fig) and layout_problems(fig) == []
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    label, panel = ax.xaxis.label.get_window_extent(renderer), ax.get_window_extent(renderer)
+    assert label.width <= panel.width * 1.35, (label.width, panel.width)
+
+
 def test_a_reward_model_at_zero_everywhere_is_named_so_and_marked():
     """rewardbench_accuracy: a legend entry whose bars are all 0 (nothing drawn) says so, and a mark at 0
     shows where its bars stand."""

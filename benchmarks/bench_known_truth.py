@@ -1,5 +1,5 @@
 """Replications of the known-truth check (docs/known_truth.md): R seeds at a small size, each with new
-questions and new replies, through the studies' own code (02-10, 13-15 and compare's paired
+questions and new replies, through the studies' own code (02-15 and compare's paired
 difference of two judges; lib/simulate/replicate.py) against a fresh simulator. Prints, per measure
 family, the coverage of the 95% intervals (interval over seeds: a seed's rows are not independent),
 the share of planted nulls detected after Holm (false detection) and of planted effects detected, for

@@ -1,5 +1,5 @@
 """Replications of the known-truth check (docs/known_truth.md): R seeds at a small size, each with new
-questions and new replies, through the studies' own code (02-10, 13-15 and compare's paired
+questions and new replies, through the studies' own code (02-15 and compare's paired
 difference of two judges; lib/simulate/replicate.py) against a fresh simulator. Prints, per measure
 family, the coverage of the 95% intervals (interval over seeds: a seed's rows are not independent),
 the share of planted nulls detected after Holm (false detection) and of planted effects detected, for
@@ -51,12 +51,15 @@ def show(summary: pd.DataFrame) -> None:
 
 
 def from_rows(folders) -> pd.DataFrame:
-    """The summary of rows written by earlier invocations (their *_rows.csv), per truth file."""
+    """The summary of rows written by earlier invocations (their *_rows.csv), per truth file; a seed
+    that two invocations ran counts once."""
     parts = []
     for folder in folders:
         for f in sorted((paths.runs_root() / folder).glob("*_rows.csv")):
             parts.append(pd.read_csv(f).assign(truth_file=f.name.removesuffix("_rows.csv") + ".yaml"))
     rows = pd.concat(parts, ignore_index=True)
+    # a seed run by two invocations gives the same rows (its draws are fixed by the seed): count it once
+    rows = rows.drop_duplicates([c for c in ("truth_file", "seed", "measure_id", "model") if c in rows])
     return pd.concat([summarize(g).assign(truth_file=name) for name, g in rows.groupby("truth_file", sort=False)],
                      ignore_index=True)
 

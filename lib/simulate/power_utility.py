@@ -6,8 +6,9 @@ One question shows the paper's GTI candidate set (notebook 09 at n_candidates 10
 the ground-truth passage, then 9 slots spread evenly over counterfactual, highly and weakly related
 noisy passages: 1 + 3 + 6 distractors) in a random order; each passage is selected with
 `utility_model.selection_logits`'s log-odds (its role's, the place it is shown at, the question
-effect). Listwise-set: one reply per question (an unreadable one drops the question); pointwise: one
-reply per passage, shown alone (no place effect), each unreadable with the planted rate.
+effect), drawn by `utility_draws.Draws` (the truths of 11 and 12 draw the same way). Listwise-set: one
+reply per question (an unreadable one drops the question); pointwise: one reply per passage, shown
+alone (no place effect), each unreadable with the planted rate (selecting nothing, as in the study).
 Per question: the ground-truth passage selected (0/1) minus the share of counterfactual passages
 selected; tested against 0 by `lib.stats.clustered_mean` over questions (sign flips), as the study's
 per-question differences are. The planted size puts the ground truth's log-odds that far above the
@@ -17,12 +18,12 @@ selection-rate reading the power analysis tests.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 
 import numpy as np
 
 from . import planted as M
+from . import utility_draws as UD
 from . import utility_model as UM
 from .power_draw import Draw
 from .truth import expect
@@ -49,30 +50,24 @@ def _offsets(u: UM.Utility, form: str) -> np.ndarray:
 
 def utility_implied(truth: Truth, shift: float, form: str = FORMS[0], judgment: str = JUDGMENT) -> float:
     """E[ground truth selected - share of counterfactuals selected]: each passage's place is uniform
-    over the list's places, the question effect integrated out (unreadable replies are drawn apart
-    from the selection, so they do not move it)."""
+    over the list's places, the question effect integrated out. An unreadable listwise reply drops its
+    question (drawn apart from the selection: it does not move the mean); an unreadable pointwise reply
+    selects nothing (the study's rule, `utility_draws.Draws.pointwise`), which scales the contrast by
+    1 - the failure rate."""
     u = planted(truth, shift, judgment)
     sel, off = u.select(judgment), _offsets(u, form)
 
     def at(q):
         return float(np.mean(M.sigmoid(sel["ground_truth"] + off + q) - M.sigmoid(sel["counterfactual"] + off + q)))
-    return expect(at, truth.question_sd)
+    readable = 1 - truth.format_failure if form == "pointwise" else 1.0
+    return readable * expect(at, truth.question_sd)
 
 
 def utility_draw(truth: Truth, shift: float, n: int, rng: np.random.Generator, form: str = FORMS[0],
                  judgment: str = JUDGMENT) -> Draw:
-    """n questions' per-question contrasts (NaN where the replies needed are unreadable)."""
-    u = planted(truth, shift, judgment)
-    roles = np.array(GTI_ROLES)
-    place = np.argsort(rng.random((n, len(roles))), axis=1)  # place[q, j]: where passage j is shown
-    off = UM.shown_offsets(u, len(roles))[place] if form != "pointwise" else np.zeros((n, len(roles)))
-    # selection_logits for the passages in their own order, with each one's place effect
-    base = UM.selection_logits(replace(u, position=0.0), judgment, list(roles))
-    q = rng.normal(0.0, truth.question_sd, (n, 1))
-    chosen = (rng.random((n, len(roles))) < M.sigmoid(base + off + q)).astype(float)
-    fails = rng.random((n, 1 if form != "pointwise" else len(roles))) < truth.format_failure
-    chosen[np.broadcast_to(fails, chosen.shape)] = np.nan
-    with warnings.catch_warnings():  # a question whose counterfactual replies all failed: NaN, no warning
-        warnings.simplefilter("ignore", RuntimeWarning)
-        value = chosen[:, roles == "ground_truth"][:, 0] - np.nanmean(chosen[:, roles == "counterfactual"], axis=1)
-    return Draw(value, np.arange(n), rate=False)
+    """n questions' per-question contrasts (NaN where the question's reply is unreadable), drawn by
+    the truths' own `utility_draws.Draws` (listwise set, or pointwise: one reply per passage)."""
+    d = UD.Draws(planted(truth, shift, judgment), GTI_ROLES, truth.question_sd, truth.format_failure, n, rng)
+    chosen, failed = d.pointwise(judgment) if form == "pointwise" else d.listwise_set(judgment)
+    value = chosen[:, d.gt][:, 0].astype(float) - chosen[:, np.array(GTI_ROLES) == "counterfactual"].mean(axis=1)
+    return Draw(np.where(failed, np.nan, value), np.arange(n), rate=False)

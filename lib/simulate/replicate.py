@@ -1,4 +1,4 @@
-"""Replications of the known-truth check: the studies' own code for notebooks 02-10 and 13-15 and
+"""Replications of the known-truth check: the studies' own code for notebooks 02-15 and
 compare's paired difference of the two served judges (replicate_steps.py), called in-process against
 a fresh simulator per seed, without papermill, so that many seeds fit in minutes. Each seed draws new
 questions (and RM pairs) and new replies; the rows are compared with the truths exactly as `make
@@ -22,18 +22,18 @@ from .scratch import own_cache
 from .server import SimServer
 from .truth import Design, measure_truths
 from .truth_file import Truth
-from .utility_truth import design_from_gti
+from .utility_design import utility_design
 from .validate import COLUMNS, compare
 
 DATASETS, SETTINGS = S.DATASETS, S.SETTINGS  # as before the steps moved (benchmarks/bench_power_check.py)
 
 # the notebooks a replication can run, in run order, and what each needs to have run before it
-NOTEBOOKS = ("02", "03", "04", "05", "06", "07", "08", "09", "10", "13", "14", "15", "17")
+NOTEBOOKS = ("02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12", "13", "14", "15", "17")
 NEEDS = {"03": ("02",), "05": ("02",), "06": ("02",), "07": ("02", "04"), "08": ("02",), "10": ("09",),
-         "17": ("13",)}
+         "11": ("09",), "12": ("09",), "17": ("13",)}
 # groups a benchmark run can ask for by name (--families)
 GROUPS = {"self_preference": ("02", "05", "06"), "perplexity": ("02", "03"), "knowledge": ("02", "04", "07"),
-          "style": ("02", "08"), "utility": ("09", "10"), "rm": ("13", "14", "15", "17")}
+          "style": ("02", "08"), "utility": ("09", "10", "11", "12"), "rm": ("13", "14", "15", "17")}
 
 
 def notebooks_for(notebooks=(), groups=()) -> tuple:
@@ -72,6 +72,9 @@ def run_config(run: S.SeedRun) -> dict:
     return {"parameters": {}, "_overrides": {},
             "per_notebook": {"01_dataset": {"datasets": list(S.DATASETS)},
                              "04_knowledge_probe": {"n_samples": S.KNOWLEDGE_SAMPLES},
+                             "10_relevance_vs_utility": {"n_items": run.utility_size or run.size},
+                             "11_utility_factors": {"n_items": run.utility_size or run.size, **S.FACTORS},
+                             "12_utility_for_answering": {"n_items": run.utility_size or run.size, **S.ANSWERING},
                              "13_rewardbench": {"pairs_path": "", "n_per_category": run.size, "seed": run.seed},
                              "15_best_of_n": {"n_samples": S.BON_SAMPLES}}}
 
@@ -91,6 +94,16 @@ def run_notebooks(run: S.SeedRun, notebooks: tuple, utility_built: Path | None =
             seconds[nb] = seconds.get(nb, 0.0) + time.perf_counter() - started
 
 
+def utility_part(run: S.SeedRun, cfg: dict, notebooks: tuple):
+    """10-12's design as `validate` reads it (utility_design.py), without the parts of notebooks not run
+    (their truths are Monte Carlos: not worth computing for nothing); None without 09's sets."""
+    if "09" not in notebooks:
+        return None
+    d = utility_design(run.run_dir, cfg)
+    return replace(d, sets=d.sets if "10" in notebooks else (), factor_sets=d.factor_sets if "11" in notebooks else (),
+                   answers=d.answers if "12" in notebooks else ())
+
+
 def truth_table(truth: Truth, run: S.SeedRun, notebooks: tuple) -> pd.DataFrame:
     """Every validation row of the run, as `validate` makes them: findings (Holm as the run applies
     it) against each served model's truth, compare's paired differences, 04 / 07's rows."""
@@ -98,10 +111,8 @@ def truth_table(truth: Truth, run: S.SeedRun, notebooks: tuple) -> pd.DataFrame:
 
     findings = collect(run.run_dir)
     findings.to_csv(run.run_dir / "findings.csv", index=False)  # what compare reads
-    gti = run.run_dir / S.UTILITY_FILES[0]
-    design = Design(datasets=S.DATASETS, settings=S.SETTINGS,
-                    utility=design_from_gti(gti, run.utility_size or run.size) if "10" in notebooks else None)
     cfg = run_config(run)
+    design = Design(datasets=S.DATASETS, settings=S.SETTINGS, utility=utility_part(run, cfg, notebooks))
     truths_of = model_truths(truth, cfg, run.run_dir,
                              lambda t, d: {**measure_truths(t, d), **likelihood_truths(t, d)}, design)
     parts = [compare_by_model(findings, truths_of, compare).drop(columns="has_p") if len(findings) else None,

@@ -17,6 +17,15 @@ SETTINGS = ("rag",)  # 05: the RAG prompt only (the normal prompt has the same t
 STYLES = ("long", "qa")
 UTILITY_DATASETS = ("nq", "hotpotqa", "marco")
 KNOWLEDGE_SAMPLES, BON_SAMPLES = 5, 4
+# 11 and 12's parameters here (the notebooks' names): only what their findings rows read is asked.
+# 11's rows come from Table 3's set forms and Figure 5's first and last place (its pairwise and
+# listwise-rank Table 3 forms, Figure 4's orders and Figure 6's requirements make no row); 12 keeps the
+# listwise-set conditions its two gains compare, one ranking and one k (its pointwise and pairwise
+# utility judgments cost 10 and 45 requests a question, the k curve 10 answers).
+FACTORS = {"forms": ["pointwise", "listwise-set"], "positions": [1, 10],
+           "position_forms": ["listwise-set", "listwise-rank"]}
+ANSWERING = {"datasets": ["nq", "marco"], "relevance_forms": ["listwise-set"],
+             "utility_forms": ["listwise-set", "listwise-rank"], "k_values": [5], "k_curve": False}
 
 
 @dataclass
@@ -105,21 +114,27 @@ def nb04(run: SeedRun) -> None:
     knowledge.save_knowledge(know, run.run_dir / "knowledge.jsonl")
 
 
+def ratings(run: SeedRun, settings: tuple = SETTINGS) -> pd.DataFrame:
+    """05's pointwise ratings of the bank's normal passages under each prompt setting."""
+    from lib.self_preference import pointwise
+
+    bank = _bank(run)
+    return pointwise.rate_evaluators(bank[bank["style"] == "normal"], [run.spec], {}, settings=settings,
+                                     k_retries=0, max_tokens=10, temperature=0.0, retry_temperature=0.7,
+                                     logprobs=5, expected_from="top_logprobs")
+
+
 def nb05(run: SeedRun) -> None:
     """05: pointwise ratings (RAG prompt) and the human-minus-self rows."""
     from lib.models.specs import author_name
-    from lib.self_preference import findings_rows, likelihood, pointwise
+    from lib.self_preference import findings_rows, likelihood
 
-    bank = _bank(run)
-    ratings = pointwise.rate_evaluators(bank[bank["style"] == "normal"], [run.spec], {}, settings=SETTINGS,
-                                        k_retries=0, max_tokens=10, temperature=0.0, retry_temperature=0.7,
-                                        logprobs=5, expected_from="top_logprobs")
-    hms = likelihood.human_minus_self_methods(ratings)
+    hms = likelihood.human_minus_self_methods(ratings(run))
     _record(run, "05_pointwise_reranking",
             findings_rows.pointwise_findings(hms, {author_name(run.spec): run.spec}))
 
 
-def _generation_pairs(run: SeedRun) -> pd.DataFrame:
+def generation_pairs(run: SeedRun) -> pd.DataFrame:
     """06 and 07's generation-phase pairs (07 asks the same prompts: one call here)."""
     from lib.self_preference import likelihood
 
@@ -135,7 +150,7 @@ def nb06(run: SeedRun) -> None:
     from lib.models.specs import author_name
     from lib.self_preference import findings_rows
 
-    views = {"paper (parsed reply)": _generation_pairs(run)}  # likelihood_scoring off, as the notebook then does
+    views = {"paper (parsed reply)": generation_pairs(run)}  # likelihood_scoring off, as the notebook then does
     _record(run, "06_generation_phase", findings_rows.preference_findings(views, {author_name(run.spec): run.spec}))
 
 
@@ -146,7 +161,7 @@ def nb07(run: SeedRun) -> None:
 
     from .knowledge_rows import TABLE5
 
-    table5 = pt.knowledge_table(_generation_pairs(run), load_knowledge(run.run_dir / "knowledge.jsonl"))
+    table5 = pt.knowledge_table(generation_pairs(run), load_knowledge(run.run_dir / "knowledge.jsonl"))
     (run.run_dir / TABLE5).parent.mkdir(parents=True, exist_ok=True)
     table5.to_csv(run.run_dir / TABLE5, index=False)
 
@@ -198,13 +213,12 @@ def nb09(run: SeedRun, built: Path) -> None:
 
 def nb10(run: SeedRun) -> None:
     """10: relevance vs utility judgments, listwise set and rank, and Table 2's findings rows."""
-    from lib.utility.benchmark import load_benchmark, select
     from lib.utility.calls import Ledger
     from lib.utility.evaluate import RANK_METRICS, SET_METRICS, summarize
     from lib.utility.experiments import Condition, sweep
     from lib.utility.findings_rows import table2_findings
 
-    rows = select(load_benchmark(run.run_dir / "utility_gti.jsonl", "", None), [], run.utility_size or run.size)
+    rows = _gti_rows(run)
     conditions = [Condition("judgment", j, f, judgment=j) for j in ("relevance", "utility")
                   for f in ("listwise-set", "listwise-rank")]
     per_q = sweep([run.spec], rows, conditions, seed=run.seed, ledger=Ledger(),
@@ -212,6 +226,42 @@ def nb10(run: SeedRun) -> None:
     summary = summarize(per_q, ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=1000,
                         seed=run.seed, failures="exclude")
     _record(run, "10_relevance_vs_utility", table2_findings(summary, run.spec, failures="exclude"))
+
+
+def _gti_rows(run: SeedRun, name: str = "utility_gti.jsonl", datasets=None) -> list:
+    from lib.utility.benchmark import load_benchmark, select
+
+    return select(load_benchmark(run.run_dir / name, "", None), list(datasets or []), run.utility_size or run.size)
+
+
+def nb11(run: SeedRun) -> None:
+    """11: Table 3's set forms and Figure 5's ground truth at the first and the last place, and the
+    factor findings rows (the rows' own calls: `FactorSweep.forms`, `.positions`, `factor_findings`)."""
+    from lib.utility.factors import FactorSweep
+    from lib.utility.findings_rows import factor_findings
+
+    sweep = FactorSweep([run.spec], _gti_rows(run), run.run_dir / "utility_rq2_replies.jsonl", seed=run.seed,
+                        k_retries=0, n_boot=1000, failures="exclude")
+    form_q = sweep.forms(FACTORS["forms"])
+    pos_q = sweep.positions(FACTORS["positions"], FACTORS["position_forms"])
+    _record(run, "11_utility_factors", factor_findings(form_q, pos_q, n_boot=1000, seed=run.seed))
+
+
+def nb12(run: SeedRun) -> None:
+    """12: answers from every evidence condition of `ANSWERING` (Table 4) and its findings rows."""
+    from lib.utility.calls import Ledger
+    from lib.utility.experiments import answer_summary, answering
+    from lib.utility.findings_rows import answering_findings
+
+    from .utility_design import table4_conditions
+
+    a = ANSWERING
+    answers, _ = answering([run.spec], _gti_rows(run, UTILITY_FILES[1], a["datasets"]), a["relevance_forms"],
+                           a["utility_forms"], a["k_values"], a["k_curve"], seed=run.seed, ledger=Ledger(),
+                           replies_path=run.run_dir / "utility_rq3_replies.jsonl", k_retries=0)
+    summary = answer_summary(answers, ["model", "source", "condition"], n_boot=1000, seed=run.seed)
+    table4 = summary[summary.condition.isin(table4_conditions(a))]
+    _record(run, "12_utility_for_answering", answering_findings(answers, table4, n_boot=1000, seed=run.seed))
 
 
 def rm_pairs(run: SeedRun) -> pd.DataFrame:

@@ -120,12 +120,11 @@ def run_z(run_dir: Path, truth: Truth) -> pd.DataFrame:
 def sized_run(truth: Truth, n_items: int, seed: int, run_dir: Path, settings=("normal", "rag"),
               datasets=DATASETS) -> tuple:
     """(ratings, pairs) of 02, 05 and 06 run in-process on `n_items` questions per dataset drawn with
-    replacement (copies as in `validate --size paper`), against a fresh simulator and an empty cache."""
-    from lib.models import get_model
-    from lib.self_preference import bank as B
-    from lib.self_preference import pairwise, pointwise
+    replacement (copies as in `validate --size paper`), against a fresh simulator and an empty cache:
+    the replications' own steps (replicate_steps.py) on these items."""
     from lib.sources import prepare_items, save_items
 
+    from . import replicate_steps as S
     from .server import SimServer
 
     run_dir = Path(run_dir)
@@ -133,13 +132,9 @@ def sized_run(truth: Truth, n_items: int, seed: int, run_dir: Path, settings=("n
     items, _ = prepare_items(list(datasets), n_items, seed, replace=True)
     save_items(items, run_dir / "items.jsonl")
     with own_cache(run_dir / "cache"), SimServer(truth, run_dir) as sim:
-        spec = f"openai:sim@{sim.url}"
-        bank = B.build_bank(items, {"sim": get_model(spec)}, B.BankConfig(k=0, styles=())).passages
-        B.save_bank(bank, run_dir / "passage_bank.jsonl")
-        ratings = pointwise.rate_evaluators(bank[bank["style"] == "normal"], [spec], settings=settings,
-                                            k_retries=0, max_tokens=10, logprobs=5)
-        pairs = pairwise.ask_evaluators(bank, [spec], k_retries=0, max_tokens=32)
-    return ratings, pairs
+        run = S.SeedRun(run_dir.name, run_dir, sim.url, seed, n_items, memo={"items": items})
+        S.nb02(run)
+        return S.ratings(run, tuple(settings)), S.generation_pairs(run)
 
 
 def row_z(ratings: pd.DataFrame, pairs: pd.DataFrame, truth: Truth, settings=("normal", "rag")) -> pd.DataFrame:

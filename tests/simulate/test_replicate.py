@@ -96,3 +96,21 @@ def test_rm_rows_and_paired_difference_cover_and_miss_with_a_swapped_verdict_par
     wrong = _replicate(TRUTH, 10, ("13", "14", "15", "17")).set_index(["measure_id", "model"])["covered"]
     assert wrong[(keys[0], "sim")] == 0 and wrong[(f"{keys[3]}.sim_minus_sim_b", "sim - sim_b")] == 0
     assert wrong[(keys[2], "sim")] == 0  # the knockout keeps the loser
+
+
+def test_utility_factor_and_answering_rows_cover_and_miss_with_a_reversed_listwise_parser(monkeypatch):
+    """11 and 12's steps (replicate_steps.nb11, nb12): every declared row is made and judged; a listwise
+    set read in reverse selects by place, not by role, so 11's ground-truth-minus-counterfactual gap
+    of the listwise set collapses, and 12's utility-selected evidence loses its gold passages."""
+    with R.utility_sets(load_truth(TRUTH), 10, retriever="bm25") as sets:
+        right = _replicate(TRUTH, 10, ("11", "12"), sets)
+        reverse_listwise_sets(monkeypatch)
+        wrong = _replicate(TRUTH, 10, ("11", "12"), sets)
+    gap, gain = "role_selection_gap.listwise-set.ground_truth_minus_counterfactual", "answer_gain.nq.utility_minus_dense"
+    families = right["measure_id"].str.split(".").str[0].value_counts().to_dict()
+    assert families == {"role_selection_gap": 4, "position_effect": 2, "answer_score": 14, "answer_gain": 4}, families
+    judged = right.dropna(subset=["covered"])
+    assert len(judged) >= 20 and judged["covered"].mean() >= 0.8, right
+    r, w = (t.set_index("measure_id") for t in (right, wrong))
+    assert r.loc[gap, "covered"] == 1 and w.loc[gap, "covered"] == 0 and w.loc[gap, "estimate"] < r.loc[gap, "truth"] - 0.2
+    assert w.loc[gain, "estimate"] < r.loc[gain, "estimate"]  # utility-selected evidence got worse than all retrieved

@@ -55,8 +55,9 @@ def test_notebooks_for_adds_what_a_notebook_needs_in_run_order():
     assert notebooks_for(["10", "13"]) == ("09", "10", "13")
     assert notebooks_for([], ["rm"]) == ("13", "14", "15", "17")
     assert notebooks_for([]) == notebooks_for([], ["all"]) and "17" in notebooks_for([])
+    assert notebooks_for(["12"]) == ("09", "12") and notebooks_for([], ["utility"]) == ("09", "10", "11", "12")
     with pytest.raises(ValueError, match="no replication"):
-        notebooks_for(["11"])
+        notebooks_for(["16"])
     with pytest.raises(ValueError, match="unknown family group"):
         notebooks_for([], ["ratings"])
 

@@ -121,3 +121,35 @@ def test_the_knockout_over_real_http_recovers_each_served_models_gain(run_dir):
     for name, gain in gains.items():
         assert abs(gain - R.best_of_n_gain(for_model(truth, name), n)) < 3.5 * per_item_sd, (name, gain)
     assert gains["sim"] - gains["sim_b"] > 0.1
+
+
+def test_each_knockout_round_replaces_the_champion_at_the_truths_rate_for_a_position_biased_judge(run_dir):
+    """15's knockout (lib.rewardbench.best_of_n.pick) against the chain rm_truth assumes, round by round,
+    for a judge near chance with a strong first-position bias (the planted sim_b): per (champion right,
+    challenger right), the share of rounds whose winner is the challenger is `replace_probability`
+    (a tie over the two orders keeps the champion; each order's verdict drawn apart). The winner is
+    read from the next round's prompt (the last round's from the pick), not from the margins."""
+    truth = Truth(icc=0.0, format_failure=0.05,
+                  models={"sim_b": {"rewardbench": {"accuracy": {"helpful": 0.6}, "position": 0.8}}})
+    items = _items(25)
+    with SimServer(truth, run_dir) as sim:
+        cands = best_of_n.sample_candidates(get_model(f"openai:sim@{sim.url}"), items, 4, seed=3)
+        rm = get_reward_model(f"judge:openai:sim_b@{sim.url};retries:0")
+        asked, compare = [], rm.compare
+        rm.compare = lambda triples, desc="": asked.append(triples) or compare(triples, desc=desc)
+        picks = best_of_n.pick(rm, cands)
+    right = dict(zip(cands["response"], cands["recall"] == 1))
+    final = dict(zip(picks["item_id"], picks["response"]))
+    ids = list(dict.fromkeys(cands["item_id"]))
+    tally = {}
+    for r, triples in enumerate(asked):
+        for i, (_, champion, challenger) in enumerate(triples):
+            winner = asked[r + 1][i][1] if r + 1 < len(asked) else final[ids[i]]
+            assert winner in (champion, challenger)
+            tally.setdefault((right[champion], right[challenger]), []).append(winner == challenger)
+    b = for_model(truth, "sim_b")
+    for (champ_right, chal_right), won in tally.items():
+        p, n = R.replace_probability(b, champ_right, chal_right), len(won)
+        if n >= 20:
+            assert abs(np.mean(won) - p) < 4 * np.sqrt(p * (1 - p) / n), (champ_right, chal_right, np.mean(won), p, n)
+    assert sum(len(w) for w in tally.values()) == 3 * len(ids) and len(tally) == 4

@@ -178,7 +178,9 @@ def design_of(cfg: dict, run_dir: Path | None = None) -> Design:
 
 
 PAPER_CONFIG = paths.CONFIGS / "paper.yaml"
-PAPER_COUNTS = ("n_items", "n_per_category", "style_items")  # item counts only: retries and token limits stay the run's
+# item counts (09's per dataset) and samples per item (04, 15): retries and token limits stay the run's
+PAPER_COUNTS = ("n_items", "n_per_category", "style_items", "dataset_sizes", "n_samples")
+DRAWN = ("01_dataset", "09_utility_benchmarks")  # draw past the demo data with replacement
 # the utility paper's design for one judged model, beside its counts: pairwise on 200 NQ questions (67 per
 # dataset), Figure 6's three requirements, Table 4's k values (no curve over every k): docs/known_truth.md
 PAPER_DESIGN = ("n_pairwise_items", "requirements", "k_values", "k_curve")
@@ -186,15 +188,17 @@ PARALLEL = 2  # notebooks at once where their reads allow (lib.runner.run_parall
 
 
 def paper_sizes(notebooks, paper=PAPER_CONFIG) -> dict:
-    """{notebook: item counts} of configs/paper.yaml for the run's notebooks; 01 draws with replacement
-    (the demo data holds about 45 items per dataset; copies are separate questions to the simulator)."""
+    """{notebook: item counts} of configs/paper.yaml for the run's notebooks; 01 and 09 draw with
+    replacement (the demo data holds about 45 items per dataset; copies are separate questions to the
+    simulator)."""
     import yaml
 
     per = (yaml.safe_load(Path(paper).read_text()) or {}).get("per_notebook") or {}
     out = {nb: {k: v for k, v in (per.get(nb) or {}).items() if k in PAPER_COUNTS + PAPER_DESIGN}
            for nb in notebooks}
-    if "01_dataset" in out:
-        out["01_dataset"]["with_replacement"] = True
+    for nb in DRAWN:
+        if nb in out:
+            out[nb]["with_replacement"] = True
     return out
 
 

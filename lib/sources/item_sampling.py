@@ -71,9 +71,12 @@ def copy_tag(k: int) -> str:
     return letters
 
 
-def draw_copies(usable: list[dict], n: int, seed: int) -> list[dict]:
+def draw_copies(usable: list[dict], n: int, seed: int, mark: str = "",
+                tagged: tuple = ("question", "human_passage")) -> list[dict]:
     """n items drawn with replacement from `usable` (seeded); the k-th draw of one item (k >= 2) is a
-    copy with its own id (`<id>~<tag>`) and a tag at the end of its question and passage.
+    copy with its own id (`<id>~<mark><tag>`) and a tag at the end of its `tagged` texts (question and
+    passage). `mark` keeps a second drawing's copies apart from the first's (09 draws again from 01's
+    items, which may hold copies already).
 
     The tag makes each copy's prompts differ: the results cache and any seeded model would otherwise
     return the first copy's reply for every copy. Copies of one question are not independent
@@ -88,9 +91,8 @@ def draw_copies(usable: list[dict], n: int, seed: int) -> list[dict]:
         seen[int(i)] = seen.get(int(i), 0) + 1
         row = dict(usable[int(i)])
         if seen[int(i)] > 1:
-            tag = copy_tag(seen[int(i)])
-            row.update(id=f"{row['id']}~{tag}", question=f"{row['question']} [copy {tag}]",
-                       human_passage=f"{row['human_passage']} [copy {tag}]")
+            tag = mark + copy_tag(seen[int(i)])
+            row.update({"id": f"{row['id']}~{tag}", **{f: f"{row[f]} [copy {tag}]" for f in tagged}})
         out.append(row)
     return out
 

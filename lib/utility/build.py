@@ -49,18 +49,34 @@ def composition(rows: list[Candidates]) -> pd.DataFrame:
     return out.reset_index()
 
 
-def seeded_sample(items: pd.DataFrame, n: int, seed: int = 0) -> pd.DataFrame:
-    """Up to n items in a seeded random choice, kept in file order (0: all)."""
+def seeded_sample(items: pd.DataFrame, n: int, seed: int = 0, replace: bool = False) -> pd.DataFrame:
+    """Up to n items in a seeded random choice, kept in file order (0: all); with `replace`, exactly n
+    drawn with replacement when n exceeds the items (`copies`), else as without."""
+    if replace and n and n > len(items):
+        return copies(items, n, seed)
     if not n or n >= len(items):
         return items.reset_index(drop=True)
     return items.sample(n=n, random_state=seed).sort_index().reset_index(drop=True)
 
 
+def copies(items: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    """n questions drawn with replacement (notebook 01's `draw_copies`): a copy gets its own id
+    (`<id>~u<letters>`) and a tag at the end of its question only, so the simulator keys it (roles,
+    question effect) and the statistics count it as a separate question, while its passages stay the
+    corpus's own (GTU retrieval still finds its ground truth). For the known-truth simulator only."""
+    from lib.sources.item_sampling import draw_copies
+
+    return pd.DataFrame(draw_copies(items.to_dict("records"), n, seed, mark="u", tagged=("question",)))
+
+
 def gather_items(datasets: list[str], n_items: int, seed: int, loaders: dict,
-                 run_items: pd.DataFrame | None = None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+                 run_items: pd.DataFrame | None = None, sizes: dict | None = None,
+                 replace: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Questions and retrieval corpus per dataset: questions from the run's items (notebook 01) when
     it holds the dataset, else from the loaded dataset; the corpus is the whole loaded dataset.
-    `loaders[d]()` returns all items of dataset d. Returns (items, corpus items, provenance)."""
+    `loaders[d]()` returns all items of dataset d; `sizes[d]` replaces `n_items` for dataset d, drawn
+    with replacement when `replace` and more are asked than there are. Returns (items, corpus items,
+    provenance)."""
     chosen, pools, prov = [], [], []
     for d in datasets:
         if d not in loaders:
@@ -68,7 +84,7 @@ def gather_items(datasets: list[str], n_items: int, seed: int, loaders: dict,
         pool = loaders[d]()
         mine = run_items[run_items["source"] == d] if run_items is not None and "source" in run_items else None
         origin = "run items (notebook 01)" if mine is not None and len(mine) else "dataset"
-        picked = seeded_sample(mine if origin != "dataset" else pool, n_items, seed)
+        picked = seeded_sample(mine if origin != "dataset" else pool, (sizes or {}).get(d, n_items), seed, replace)
         chosen.append(picked)
         pools.append(pool)
         prov.append({"dataset": d, "questions from": origin, "questions": len(picked),

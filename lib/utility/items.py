@@ -43,11 +43,13 @@ def run_items_for_utility(run_items: pd.DataFrame | None) -> pd.DataFrame | None
 
 
 def utility_items(datasets, n_items: int, seed: int, dataset_paths: dict | None = None,
-                  hotpotqa_pages_path: str = "", run_items: pd.DataFrame | None = None):
+                  hotpotqa_pages_path: str = "", run_items: pd.DataFrame | None = None,
+                  sizes: dict | None = None, replace: bool = False):
     """(items, corpus items, provenance) for notebook 09: `build.gather_items` over `loaders`, with
-    MS MARCO always sampled from its loaded dataset."""
+    MS MARCO always sampled from its loaded dataset; `sizes` gives questions per dataset (else
+    `n_items`), drawn with replacement past the data when `replace` (the known-truth run only)."""
     return gather_items(list(datasets), n_items, seed, loaders(datasets, dataset_paths, hotpotqa_pages_path),
-                        run_items_for_utility(run_items))
+                        run_items_for_utility(run_items), sizes, replace)
 
 
 def benchmark_sets(chat_model: str, items, corpus_items, ledger=None, *, retriever: str = "dense",

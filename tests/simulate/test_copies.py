@@ -26,3 +26,39 @@ def test_copies_are_separate_questions_to_the_simulator(tmp_runs):
     base = copies[0].split("~")[0]
     effects = {M.question_effect(truth, i, 1.0) for i in (base, *[c for c in copies if c.startswith(base + "~")])}
     assert len(effects) >= 2  # keyed by the copy's own id: drawn anew per copy
+
+
+def test_the_utility_studys_copies_are_separate_questions_to_the_simulator(tmp_runs):
+    """09 at the papers' counts: each copy of a demo question (own id, tagged question, the passages
+    untouched) has its own candidate sets, roles and question effect in the simulator's look-ups, and
+    GTU retrieval still finds a copy's ground truth as it does the original's."""
+    from lib.simulate.utility_replies import UtilityReplier
+    from lib.utility.build import build_benchmarks
+    from lib.utility.benchmark import save_benchmark
+    from lib.utility.items import utility_items
+
+    run_dir = tmp_runs / "utility_copies"
+    run_dir.mkdir(parents=True)
+    items, corpus, _ = utility_items(["nq"], 0, 0, sizes={"nq": 90}, replace=True)
+    truth = Truth(format_failure=0.0)
+    with SimServer(truth, run_dir) as sim:
+        gti, gtu, _ = build_benchmarks(get_model(f"openai:sim@{sim.url}"), items, corpus, "bm25", 5, 2, 0)
+        save_benchmark(gti, run_dir / "utility_gti.jsonl")
+        save_benchmark(gtu, run_dir / "utility_gtu.jsonl")
+        replier = UtilityReplier(truth, sim.roles)
+        replier.roles.refresh()
+        by_id = {c.id: c for c in gti}
+        copies = [i for i in by_id if "~u" in i]
+        assert copies and len(replier.roles.by_question) == len(items)  # one entry per copy, none shared
+        for cid in copies:
+            c = by_id[cid]
+            roles = [replier.roles.role(c.question, p) for p in c.passage]
+            assert roles.count("ground_truth") == sum(c.ground_truth_label) >= 1
+            assert all(r == ("counterfactual" if t == "counterfactual" else r) for r, t in zip(roles, c.passages_types))
+        base = copies[0].split("~")[0]
+        effects = {replier.q_effect(by_id[i].question) for i in by_id if i.split("~")[0] == base}
+        assert len(effects) >= 2  # keyed by the copy's own (tagged) question: drawn anew per copy
+    found = {c.id: any(c.ground_truth_label) for c in gtu}
+    originals = [found[i] for i in found if "~" not in i]
+    copied = [found[i] for i in found if "~" in i]
+    assert sum(copied) / len(copied) >= sum(originals) / len(originals) - 0.15  # retrieval finds copies' ground truth

@@ -1,6 +1,7 @@
 """`validate --size paper`: the run's notebooks get the item counts of configs/paper.yaml (and the
 utility study's design for one judged model) and nothing else of it (retries and token limits stay the
-run's), and 01 draws with replacement."""
+run's), 01 and 09 draw with replacement, 09 takes the utility paper's counts per dataset and 15 its
+samples per question."""
 import yaml
 
 from lib import paths
@@ -46,3 +47,30 @@ def test_a_paper_run_config_runs_two_notebooks_at_once_and_one_when_asked():
     assert cfg["parallel"] == 2
     assert cfg["per_notebook"]["11_utility_factors"]["n_pairwise_items"] == 67
     assert run_config(RUN_CONFIG, "http://127.0.0.1:1/v1", 10, parallel=1)["parallel"] == 1
+
+
+def test_09_takes_the_utility_papers_counts_per_dataset_drawn_with_replacement():
+    """Table 1's #queries (NQ 1,863, HotpotQA 4,407, MS MARCO 3,121), past the demo data by copies."""
+    got = paper_sizes(["09_utility_benchmarks"])["09_utility_benchmarks"]
+    assert got == {"n_items": 0, "dataset_sizes": {"nq": 1863, "hotpotqa": 4407, "marco": 3121},
+                   "with_replacement": True}
+
+
+def test_15_takes_the_papers_samples_and_items_and_its_truth_reads_them_from_the_run(tmp_path):
+    """configs/paper.yaml: 200 items, 32 samples per item; the best-of-n truth takes n from the run's
+    config (rm_validate.rm_design), so it is the gain of the best of 32, not of the run config's 4."""
+    from lib.simulate.rm_truth import best_of_n_gain, rm_truths
+    from lib.simulate.rm_validate import rm_design
+    from lib.simulate.truth import JUDGE
+    from lib.simulate.truth_file import Truth
+    from lib.simulate.validate import run_config
+
+    assert paper_sizes(["15_best_of_n"])["15_best_of_n"] == {"n_per_category": 0, "n_items": 200, "n_samples": 32}
+    assert paper_sizes(["04_knowledge_probe"])["04_knowledge_probe"]["n_samples"] == 5
+    cfg = run_config(RUN_CONFIG, "http://127.0.0.1:1/v1", "paper")
+    assert cfg["per_notebook"]["15_best_of_n"]["n_samples"] == 32
+    design = rm_design(cfg, tmp_path)
+    truth = Truth()
+    got = rm_truths(truth, design)[f"best_of_n_gain.{JUDGE}"][1]
+    assert design.n_samples == 32 and got == best_of_n_gain(truth, 32)
+    assert got > best_of_n_gain(truth, 4) + 0.005  # more samples, a larger gain: the two are told apart

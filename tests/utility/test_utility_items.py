@@ -54,3 +54,37 @@ def test_released_gti_and_gtu_are_used_as_given_without_a_model(tmp_path):
     gti, gtu, report = U.benchmark_sets("openai:none@http://127.0.0.1:9/v1", None, None, gti_release=str(rel),
                                         gtu_release=str(rel), release_dataset="nq", answers_path=str(answers))
     assert report == {} and len(gti) == len(gtu) == 2 and gti[0].answer == "Herman Melville"
+
+
+def test_a_count_past_the_data_is_drawn_with_replacement_as_distinct_questions():
+    """`--size paper` asks 09 for the paper's counts: past the demo data, copies with their own id and
+    question (tagged), the passages untouched (GTU retrieval must still find the ground truth)."""
+    items, _, prov = U.utility_items(["hotpotqa", "marco"], 0, 0, sizes={"marco": 120}, replace=True)
+    marco = items[items["source"] == "marco"]
+    assert len(marco) == 120 and prov.set_index("dataset").loc["marco", "questions"] == 120
+    assert marco["id"].is_unique and marco["question"].is_unique
+    copies = marco[marco["id"].str.contains("~u")]
+    assert len(copies) == 120 - marco["id"].str.split("~").str[0].nunique()
+    base = marco.set_index("id")
+    for _, c in copies.iterrows():
+        first = base.loc[c["id"].split("~")[0]]
+        assert c["question"].startswith(first["question"] + " [copy u") and c["human_passage"] == first["human_passage"]
+    assert (items["source"] == "hotpotqa").sum() == 32  # no size asked: n_items (0: all), no copies
+
+
+def test_without_replacement_or_within_the_data_nothing_changes():
+    plain, _, _ = U.utility_items(["marco"], 0, 0)
+    asked, _, _ = U.utility_items(["marco"], 0, 0, sizes={"marco": 120})  # the default: no drawing
+    assert asked.equals(plain) and len(plain) == 45
+    few, _, _ = U.utility_items(["marco"], 10, 0, replace=True)
+    assert few.equals(U.utility_items(["marco"], 10, 0)[0]) and not few["id"].str.contains("~").any()
+
+
+def test_copies_of_the_run_items_copies_stay_distinct():
+    """09 draws NQ again from 01's items, which hold copies (`<id>~b`) already: its own mark keeps the
+    two drawings' ids and questions apart."""
+    run_items, _ = sources.prepare_items(["nq"], 60, 0, replace=True)
+    assert run_items["id"].str.contains("~").any()
+    items, _, prov = U.utility_items(["nq"], 0, 0, run_items=run_items, sizes={"nq": 200}, replace=True)
+    assert prov.loc[0, "questions from"] == "run items (notebook 01)" and len(items) == 200
+    assert items["id"].is_unique and items["question"].is_unique

@@ -807,7 +807,9 @@ def _narrow_y_labels(fig, target: float) -> bool:
         texts = [t.get_text() for t in ax.get_yticklabels()]
         if not texts or all(re.fullmatch(r"[-\u2212\d.,e+ ]*", t) for t in texts):
             continue  # numbers, not names
-        new = [textwrap.fill(_one_line(t), NARROW_WRAP_Y_TICKS, break_long_words=False) for t in texts]
+        # a hyphenated name stays whole ("utility-judgments Table 3" split after "utility-" read badly)
+        new = [textwrap.fill(_one_line(t), NARROW_WRAP_Y_TICKS, break_long_words=False, break_on_hyphens=False)
+               for t in texts]
         if new != texts:
             ax.set_yticks(ax.get_yticks(), new)
             changed = True

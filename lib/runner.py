@@ -326,12 +326,13 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
                      parameters={**params, "run_name": name}, kernel_name=kernel_name,
                      timeout=cfg.get("timeout")) for nb, params in steps}
     parallel = int(cfg.get("parallel") or 1)
+    params_of = dict(steps)
 
     def starting(nb) -> bool:
         """Announce a notebook; False when an earlier failure blocks it (its entry says so)."""
-        print(f"[run {name}] {nb.stem} with {json.dumps(dict(steps)[nb])}", flush=True)
+        print(f"[run {name}] {nb.stem} with {json.dumps(params_of[nb])}", flush=True)
         finished = [e for e in manifest["notebooks"] if e.get("status")]
-        blocked = _blocked_by(nb.stem, finished + [entries[nb]], dict(steps)[nb], out_dir)
+        blocked = _blocked_by(nb.stem, finished + [entries[nb]], params_of[nb], out_dir)
         if blocked:
             entries[nb].update(status="skipped", error=blocked, seconds=0.0)
             print(f"[run {name}] {nb.stem}: skipped ({blocked})", flush=True)

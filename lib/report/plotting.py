@@ -309,9 +309,7 @@ def texts_overlap(a: Text, b: Text, renderer, tolerance: float = 0.0) -> bool:
 
 def _only_legend_below_in_row(fig, ax) -> bool:
     """True when no other panel of the axes' row has a legend under it."""
-    box = ax.get_position()
-    return not any(o is not ax and is_panel(o) and getattr(o.get_legend(), "below", False)
-                   and o.get_position().y0 < box.y1 and o.get_position().y1 > box.y0 for o in fig.axes)
+    return not any(getattr(o.get_legend(), "below", False) for o in _row_mates(fig, ax))
 
 
 def _x_ticks_overlap(ax, renderer) -> bool:
@@ -688,8 +686,7 @@ def _wrap_to_panels(fig) -> None:
         box = ax.get_window_extent(renderer)
         centre = (box.x0 + box.x1) / 2
         # two titles centred on their panels meet when their half widths add up to the centres' distance
-        row = [o.get_window_extent(renderer) for o in fig.axes if o is not ax and is_panel(o)
-               and o.get_position().y0 < ax.get_position().y1 and o.get_position().y1 > ax.get_position().y0]
+        row = [o.get_window_extent(renderer) for o in _row_mates(fig, ax)]
         title_room = min(abs((o.x0 + o.x1) / 2 - centre) for o in row) - 4
         for text, room in ((ax.xaxis.label, box.width), (ax.title, title_room)):
             if not (text.get_visible() and text.get_text().strip()):
@@ -800,9 +797,7 @@ def _narrow_y_labels(fig, target: float) -> bool:
     True when any did."""
     changed = False
     for ax in fig.axes:
-        if not (is_panel(ax) and _alone_in_row(fig, ax)):
-            continue
-        if ax.get_position().width * fig.get_figwidth() >= MIN_LONE_PANEL_SHARE * target:
+        if not _squeezed_lone_panel(fig, ax, target):
             continue
         texts = [t.get_text() for t in ax.get_yticklabels()]
         if not texts or all(re.fullmatch(r"[-\u2212\d.,e+ ]*", t) for t in texts):
@@ -823,19 +818,29 @@ def _squeezed_by_legend(fig, target: float) -> bool:
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
         leg = ax.get_legend()
-        if leg is None or getattr(leg, "below", False) or not (is_panel(ax) and _alone_in_row(fig, ax)):
+        if leg is None or getattr(leg, "below", False) or not _squeezed_lone_panel(fig, ax, target):
             continue
-        beside = leg.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1 - 1
-        if beside and ax.get_position().width * fig.get_figwidth() < MIN_LONE_PANEL_SHARE * target:
+        if leg.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1 - 1:  # beside the panel
             return True
     return False
 
 
+def _squeezed_lone_panel(fig, ax, target: float) -> bool:
+    """True for a data panel alone in its row left narrower than MIN_LONE_PANEL_SHARE of the span."""
+    return (is_panel(ax) and _alone_in_row(fig, ax)
+            and ax.get_position().width * fig.get_figwidth() < MIN_LONE_PANEL_SHARE * target)
+
+
+def _row_mates(fig, ax) -> list:
+    """The other data panels that share the axes' height band (its row)."""
+    box = ax.get_position()
+    return [o for o in fig.axes
+            if o is not ax and is_panel(o) and o.get_position().y0 < box.y1 and o.get_position().y1 > box.y0]
+
+
 def _panels_in_row(fig, ax) -> int:
     """How many data panels share the axes' height band, the axes included."""
-    box = ax.get_position()
-    return 1 + sum(o is not ax and is_panel(o) and o.get_position().y0 < box.y1 and o.get_position().y1 > box.y0
-                   for o in fig.axes)
+    return 1 + len(_row_mates(fig, ax))
 
 
 def _alone_in_row(fig, ax) -> bool:

@@ -185,11 +185,8 @@ def test_parsed_share_of_10_counts_distinct_prompts_and_misses_a_wrong_rate(tmp_
 def test_role_look_ups_do_not_queue_on_the_shared_lock_when_the_files_are_current(tmp_path):
     """Every passage of every utility request asks for its role: with the candidate files unchanged the
     look-up reads no file and takes no lock (64 request threads queued on it before)."""
-    import json
     import threading
 
-    from lib.simulate.roles import Roles
-    from lib.simulate.truth_file import Truth
     from lib.simulate.utility_roles import UtilityRoles
 
     row = {"question": "who wrote it?", "answer": "Ann", "source": "nq", "passage": ["Ann wrote it.", "Bob sang."],

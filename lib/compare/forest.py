@@ -3,6 +3,7 @@ entry (model or run) with its estimate and 95% interval, the null as a dashed li
 as a black diamond labelled with the paper's model, and n beside every row (smoke rows and rows without an interval hollow, with no bar)."""
 from __future__ import annotations
 
+import os
 import textwrap
 
 import matplotlib.pyplot as plt
@@ -13,6 +14,7 @@ from matplotlib.lines import Line2D
 from matplotlib.transforms import blended_transform_factory
 
 from lib.report import findings, measures
+from lib.report.labels import humanize, label
 from lib.report.plotting import PALETTE
 
 from .join import entries
@@ -44,6 +46,16 @@ def split_measure(measure: str) -> tuple[str, str]:
     """('human-minus-self rating', 'nq, rag, self true, parsed score') from the readable measure."""
     head, sep, rest = str(measure).partition(" (")
     return (head, rest[:-1] if rest.endswith(")") else rest) if sep else (head, "")
+
+
+def shared_head(heads: list[str]) -> str:
+    """The panel title of measures of one kind: their common readable name, cut after its last whole
+    part ('selected share, ground truth minus ...' and 'selected share, counterfactual minus ...' ->
+    'selected share'), or '' when they share none."""
+    if len(set(heads)) == 1:
+        return heads[0]
+    common = os.path.commonprefix(heads)
+    return common[:common.rfind(", ")] if ", " in common else ""
 
 
 def _colors(names) -> dict:
@@ -86,10 +98,15 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
     """One kind of measure: a group of rows per measure, one row per entry."""
     right = blended_transform_factory(ax.transAxes, ax.transData)
     ticks, tick_labels, y = [], [], 0.0
-    title = split_measure(rows.loc[rows["measure_id"] == measure_ids[0], "measure"].iloc[0])[0]
+    heads = {mid: split_measure(rows.loc[rows["measure_id"] == mid, "measure"].iloc[0])[0] for mid in measure_ids}
+    common = shared_head(list(heads.values()))
+    title = common or label(k)
     for mid in measure_ids:
         group = rows[rows["measure_id"] == mid]
         detail = split_measure(group["measure"].iloc[0])[1] or mid.partition(".")[2] or mid
+        detail = ", ".join(humanize(part) for part in detail.split(", "))  # "nq, rag" -> "NQ, RAG prompt"
+        if heads[mid] != common:  # measures of one kind that differ: the row says which ("ground truth minus ...")
+            detail = f"{heads[mid][len(common):].lstrip(', ')}: {detail}"
         ys = []
         for entry in names:
             r = group[group["entry"] == entry]

@@ -16,7 +16,7 @@ from lib.report.labels import label
 
 KEYS = ["study", "notebook", "measure_id"]
 # the per-entry columns of comparison.csv, in this order
-VALUES = ["estimate", "ci_low", "ci_high", "n", "unit", "p", "p_adjusted", "smoke"]
+VALUES = ["estimate", "ci_low", "ci_high", "n", "unit", "p", "p_adjusted", "smoke", "no_interval"]
 
 
 class CompareError(ValueError):
@@ -66,7 +66,7 @@ def read_run(folder: Path) -> pd.DataFrame:
     manifest_path = folder / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     frame["model"] = frame["model"].astype(object).fillna("").astype(str)
-    for col in ("unit", "paper_model", "measure"):
+    for col in ("unit", "paper_model", "measure", "no_interval"):
         frame[col] = frame[col].astype(object).fillna("").astype(str)
     frame["smoke"] = frame["n"].fillna(0) < findings.SMOKE_N
     frame.insert(0, "run", manifest.get("run") or folder.name)

@@ -87,9 +87,10 @@ def finding(study: str, notebook: str, measure: str, model: str, n: int, estimat
 
 def honest_interval(n: int, low: float, high: float, note: str = "") -> tuple[float, float, str]:
     """(low, high, note): blank below MIN_CI_UNITS units ("too few units") and where the interval has
-    zero width (no spread is no certainty); otherwise as given."""
+    zero width (no spread is no certainty); otherwise as given. A blank interval from 1 to
+    MIN_CI_UNITS - 1 units gets the same note when the writer gave none (n = 0 says so itself)."""
     if math.isnan(low) or math.isnan(high):
-        return low, high, note
+        return low, high, note or (stats.TOO_FEW_UNITS if 0 < n < stats.MIN_CI_UNITS else "")
     if n < stats.MIN_CI_UNITS:
         return float("nan"), float("nan"), stats.TOO_FEW_UNITS
     if high - low <= 1e-12:

@@ -34,7 +34,8 @@ _VALUE_FLAGS = {"norm", "decide"}  # options whose value reads as a flag: norm:m
 _MACHINE = re.compile(r"^[\w.\-]+[:;=][\w.\-:;=@/]*$|^\w+_\w+$|^[a-z0-9]+$")
 _PRINTED_TUPLE = re.compile(r"^\((.*,.*)\)$")
 _NAMES_LIST = re.compile(r"^\w+(,\w+)+$")
-_SPEC_IN_PHRASE = re.compile(r"\b(?:judge|implicit|rm|local|openai|hf)(?:-\w+)*:[^\s,()]+")
+# a spec inside a sentence: it may hold ';' (options) but does not end with punctuation ("(local:gemma3; boxes")
+_SPEC_IN_PHRASE = re.compile(r"\b(?:judge|implicit|rm|local|openai|hf)(?:-\w+)*:[^\s,()]*[^\s,();:.]")
 
 
 def _word(word: str) -> str:

@@ -26,19 +26,23 @@ def run_name(target: str) -> str:
 
 def text_table(wide: pd.DataFrame, entries: list[str]) -> pd.DataFrame:
     """Measure rows x model columns of `compare`'s wide table, each cell 'est [lo, hi] (n)' ('' when
-    that model lacks the measure); smoke-test cells (n < 30 units) are marked."""
+    that model lacks the measure, '---' for a row without an estimate); smoke-test cells (n < 30 units) are marked, and a cell without an
+    interval says why (the findings row's `no_interval`)."""
     rows = {}
     for _, r in wide.iterrows():
         key = f"{r['notebook']} {r['measure']}"
         cells = {}
         for e in entries:
-            est = r.get(f"estimate [{e}]")
-            if pd.isna(est):
+            est, n = r.get(f"estimate [{e}]"), r.get(f"n [{e}]")
+            if pd.isna(n):  # this model has no such row
                 cells[e] = ""
                 continue
-            n = r.get(f"n [{e}]")
             smoke = " smoke" if bool(r.get(f"smoke [{e}]")) else ""
-            cells[e] = f"{interval_text(est, r.get(f'ci_low [{e}]'), r.get(f'ci_high [{e}]'))} (n = {n}{smoke})"
+            low, high = r.get(f"ci_low [{e}]"), r.get(f"ci_high [{e}]")
+            why = ""
+            if pd.isna(low) or pd.isna(high):
+                why = f"; no interval: {r.get(f'no_interval [{e}]') or 'reason not stated'}"
+            cells[e] = f"{interval_text(est, low, high)} (n = {n}{smoke}{why})"
         rows[key] = cells
     return pd.DataFrame.from_dict(rows, orient="index", columns=entries)
 

@@ -107,7 +107,9 @@ def best_of_n_figure(bon: pd.DataFrame, basis: str, n_samples: int):
     """Figure 6: each reward model's accuracy against its best-of-N recall gain (95% interval), one
     marker and colour per model named in a legend under the panel (labels beside close points would
     overlap)."""
-    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 2.6))
+    # taller than wide: the three-line heading, the wrapped x label and a legend of one model to a row
+    # below take about 2 in, and the panel keeps about 1.5 in for its y label on two lines
+    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 3.6))
     for k, r in enumerate(bon.to_dict("records")):
         yerr = _yerr(pd.DataFrame([r]), "gain", "gain_ci_low", "gain_ci_high")
         # hollow markers: models at the same point stay visible one inside the other
@@ -115,7 +117,7 @@ def best_of_n_figure(bon: pd.DataFrame, basis: str, n_samples: int):
                     mfc="none", mew=1.5, ms=7 - k % 3, label=r["rm"])
     ax.axhline(0, ls="--", c="grey", lw=1)
     # the panel is about 1.5 in wide: the x label wraps to that, and the title names the bars
-    ax.set(xlabel=textwrap.fill(f"accuracy: {basis}", 26), ylabel="recall gain over\na random pick",
+    ax.set(xlabel=textwrap.fill(f"accuracy: {basis}", 26), ylabel="recall gain over a random pick",
            title=f"Figure 6: accuracy vs best-of-{n_samples} gain\n(bars: 95% CI, bootstrap over questions)")
     ax.title.set_fontsize("small")  # the panel is narrower than a column: a medium title would widen the figure
     fig.tight_layout()

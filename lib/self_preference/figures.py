@@ -223,7 +223,8 @@ def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIH
         # one series per evaluator, or per evaluator and dataset when a combination has several rows:
         # averaging interval bounds across datasets gives no interval of anything
         several = table.duplicated(["combo", "evaluator"]).any() and "dataset" in table
-        series = table.assign(series=table["evaluator"].astype(str) + (" / " + table["dataset"].astype(str) if several else ""))
+        series = table.assign(series=[label(e) + (f" / {label(d)}" if several else "")  # "SmolLM2 / NQ"
+                                      for e, d in zip(table["evaluator"].astype(str), table.get("dataset", table["evaluator"]))])
         if series.duplicated(["combo", "series"]).any():  # still several rows: their mean rate, no interval
             series = series.groupby(["combo", "series"], as_index=False)["self_rate"].mean().assign(
                 self_ci_low=np.nan, self_ci_high=np.nan)

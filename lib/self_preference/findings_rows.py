@@ -49,8 +49,15 @@ def pointwise_findings(hms: pd.DataFrame, specs: dict, notebook: str = "05_point
                                 (paper_values or {}).get(measure), unit="item", pooled=r["dataset"] == "all",
                                 measure_id=f"human_minus_self.{r['dataset']}.{r['setting']}.self_{fact}.{slug(r['method'])}",
                                 scale="rating points (1-5 scale)",
-                                direction="negative = rates its own passage above the human one (self-preference)"))
+                                direction="negative = rates its own passage above the human one (self-preference)",
+                                no_interval=_paired_t_gap(r[f"n_{fact}"], r[f"ci_low_{fact}"])))
     return rows
+
+
+def _paired_t_gap(n: int, ci_low: float) -> str:
+    """Why a human-minus-self row of 3 or more items has no interval (tables._human_minus computes
+    one where the differences vary), or '' (fewer items: `finding` says there are too few)."""
+    return "" if n < 3 or pd.notna(ci_low) else "every item's difference is the same (nothing varies between items)"
 
 
 PREF_LABELS = {"chose_a": "self-preference rate", "chose_first": "first-position rate",

@@ -142,3 +142,30 @@ def test_forest_draws_rows_without_an_interval_hollow_and_without_a_bar():
     assert len(bars) == 1  # only A's interval
     # 08's style preference has its null drawn at 0.5
     assert [round(line.get_xdata()[0], 2) for line in ax.lines if line.get_linestyle() == "--"] == [0.5]
+
+
+def test_forest_rows_of_one_kind_say_which_measure_they_are_and_name_datasets():
+    """The fresh demo run's utility forest: 'ground truth minus counterfactual' and 'counterfactual minus
+    noisy' shared one panel titled after the first, both rows labelled 'pointwise'."""
+    from lib.compare import forest
+
+    def row(mid, measure):
+        return {"entry": "A", "study": "utility", "measure_id": mid, "measure": measure, "estimate": 0.1,
+                "ci_low": 0.0, "ci_high": 0.2, "n": 40, "unit": "question", "smoke": False, "paper_value": np.nan,
+                "paper_model": "", "run": "a", "model": "a"}
+
+    long = pd.DataFrame([
+        row("role_selection_gap.pointwise.ground_truth_minus_counterfactual",
+            "selected share, ground truth minus counterfactual passages (pointwise)"),
+        row("role_selection_gap.pointwise.counterfactual_minus_noisy",
+            "selected share, counterfactual minus noisy passages (pointwise)"),
+        row("set_f1.nq.utility", "set F1 % (nq, utility prompts)")])
+    fig = forest.forest_figure(long, "utility")
+    gap, f1 = fig.axes
+    assert gap.get_title(loc="left") == "selected share"
+    labels = [t.get_text().replace("\n", " ") for t in gap.get_yticklabels()]
+    assert labels == ["ground truth minus counterfactual passages: pointwise",
+                      "counterfactual minus noisy passages: pointwise"]
+    assert f1.get_title(loc="left") == "set F1 %"
+    assert [t.get_text() for t in f1.get_yticklabels()] == ["NQ, utility prompts"]
+    assert forest.shared_head(["answer F1", "set F1"]) == ""

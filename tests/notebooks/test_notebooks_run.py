@@ -368,6 +368,10 @@ def test_whole_job_runs_with_tiny_parameters(tmp_runs):
     for entry in man["notebooks"]:
         TABLE_CHECKS[entry["notebook"].removesuffix(".ipynb")](run, entry["parameters"])
     _latex_tables_compile(figure_dir(name), tmp_runs.parent / "latex")
+    # every findings row has an interval or says why not (n = 0 says it itself)
+    rows = pd.read_csv(run / "findings.csv")
+    silent = rows[rows["ci_low"].isna() & rows["no_interval"].isna() & (rows["n"] > 0)]
+    assert silent.empty, silent[["notebook", "measure_id", "n"]].to_string()
 
 
 @pytest.mark.notebooks

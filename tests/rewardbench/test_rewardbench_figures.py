@@ -87,6 +87,9 @@ def test_best_of_n_names_its_error_bars_and_keeps_its_x_label_over_its_panel():
     ax = fig.axes[0]
     label, panel = ax.xaxis.label.get_window_extent(renderer), ax.get_window_extent(renderer)
     assert label.width <= panel.width * 1.35, (label.width, panel.width)
+    # the fresh demo run's panel was under 1 in tall and its y label ran to four lines
+    assert panel.height / fig.dpi >= 1.5 and ax.yaxis.label.get_text().count("\n") <= 1, (
+        panel.height / fig.dpi, ax.yaxis.label.get_text())
 
 
 def test_a_reward_model_at_zero_everywhere_is_named_so_and_marked():

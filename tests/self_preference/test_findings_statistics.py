@@ -106,3 +106,23 @@ def pr_debiased(g):
     """The mean of the two orders' rates of choosing A."""
     from lib.self_preference import pairwise as pr
     return pr.debiased_rate(g, "chose_a")
+
+
+def test_pointwise_rows_without_an_interval_say_why():
+    rows = []
+    # nq: 2 items with both ratings (too few for a paired t); marco: 12 items, every difference 1 point
+    for ds, n in (("nq", 2), ("marco", 12)):
+        for i in range(n):
+            for author, sc in (("human", 4.0), ("e", 3.0)):
+                rows.append({"dataset": ds, "evaluator": "e", "setting": "rag", "item_id": f"q{i}", "author": author,
+                             "factuality": "true", "score": sc})
+    # trivia: 12 items whose differences vary: an interval, no reason
+    for i in range(12):
+        for author, sc in (("human", 3.0 + i % 2), ("e", 3.0)):
+            rows.append({"dataset": "trivia", "evaluator": "e", "setting": "rag", "item_id": f"q{i}", "author": author,
+                         "factuality": "true", "score": sc})
+    found = {(r["measure_id"].split(".")[1]): r for r in fr.pointwise_findings(
+        lk.human_minus_self_methods(pd.DataFrame(rows), pooled=False), {"e": "local:e"}) if r["primary"]}
+    assert "too few units" in found["nq"]["no_interval"]
+    assert "nothing varies" in found["marco"]["no_interval"]
+    assert found["trivia"]["no_interval"] == "" and found["trivia"]["ci_low"] < found["trivia"]["ci_high"]

@@ -165,4 +165,8 @@ def test_the_method_figures_of_06_and_07_lay_out_cleanly_at_a_columns_width(tmp_
             warnings.simplefilter("error", FigureWarning)
             assert out.figure(fig, name)
         assert layout_problems(fig) == [], name
+        if name == "combo":  # the legend names models and datasets as readers know them
+            legend = next(a.get_legend() for a in fig.axes if a.get_legend())
+            assert [t.get_text() for t in legend.get_texts()] == ["SmolLM2 / NQ", "SmolLM2 / MS MARCO",
+                                                                 "SmolLM2 / TriviaQA"]
         plt.close(fig)

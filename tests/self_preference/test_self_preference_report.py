@@ -150,7 +150,7 @@ def test_figure3_never_averages_interval_bounds_across_datasets():
     tops = sorted({round(float(b.get_height()), 6) for b in ax.patches})
     assert tops == [0.4, 0.6]  # one bar per dataset, not one at their mean 0.5
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert labels == ["e / nq", "e / marco"]
+    assert labels == ["e / NQ", "e / MS MARCO"]
     # the error bars reach each dataset's own bounds (0.1 .. 0.7), not their averages (0.3 .. 0.6)
     ys = np.concatenate([seg[:, 1] for coll in ax.collections for seg in coll.get_segments()])
     assert ys.min() == pytest.approx(0.1) and ys.max() == pytest.approx(0.7)

@@ -117,6 +117,9 @@ def test_humanize_leaves_sentences_and_numbers():
     assert humanize("rag | expected_score") == "RAG prompt | expected score"  # a facet title
     assert humanize("likelihood per_word") == "likelihood per word"
     assert humanize("Passage perplexity (local:gemma3)") == "Passage perplexity (Gemma-3)"
+    # the sentence's own punctuation after a spec stays (03's title lost its ';')
+    assert humanize("Passage perplexity (local:gemma3; boxes: quartiles)") == "Passage perplexity (Gemma-3; boxes: quartiles)"
+    assert humanize("judged by local:smollm2;int8.") == "judged by SmolLM2 int8."
 
 
 def test_empty_facet_leaves_the_other_facets_ticks(out):

@@ -262,6 +262,7 @@ def test_a_row_of_one_unit_says_why_it_has_no_interval():
     from lib.report.run_readme import interval_reason
 
     one = findings.finding("utility", "10", "x", "m", 1, 0.3)
-    assert interval_reason(one) == "one unit: an interval needs at least two"
-    assert interval_reason({**one, "n_items": 12}) == "none computed (reason not stated by the notebook)"
+    assert interval_reason(one) == stats.TOO_FEW_UNITS  # below MIN_CI_UNITS a blank interval says so
+    assert interval_reason({**one, "no_interval": ""}) == "one unit: an interval needs at least two"
+    assert interval_reason({**one, "n_items": 12, "no_interval": ""}) == "none computed (reason not stated by the notebook)"
     assert interval_reason({**one, "no_interval": "all pairs tie"}) == "all pairs tie"

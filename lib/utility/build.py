@@ -76,15 +76,22 @@ def gather_items(datasets: list[str], n_items: int, seed: int, loaders: dict,
     it holds the dataset, else from the loaded dataset; the corpus is the whole loaded dataset.
     `loaders[d]()` returns all items of dataset d; `sizes[d]` replaces `n_items` for dataset d, drawn
     with replacement when `replace` and more are asked than there are. Returns (items, corpus items,
-    provenance)."""
+    provenance).
+
+    With `replace`, run items that hold copies (notebook 01 drawn with replacement) are not used: 01
+    tags each copy's passage too, so a copy's ground truth would be missing from the corpus; the
+    questions are drawn from the dataset instead, whose copies tag the question only."""
     chosen, pools, prov = [], [], []
     for d in datasets:
         if d not in loaders:
             raise ValueError(f"No loader for dataset {d!r}; datasets: {sorted(loaders)}.")
         pool = loaders[d]()
         mine = run_items[run_items["source"] == d] if run_items is not None and "source" in run_items else None
-        origin = "run items (notebook 01)" if mine is not None and len(mine) else "dataset"
-        picked = seeded_sample(mine if origin != "dataset" else pool, (sizes or {}).get(d, n_items), seed, replace)
+        copied = replace and mine is not None and mine["id"].astype(str).str.contains("~", regex=False).any()
+        origin = ("dataset (notebook 01's items are copies)" if copied
+                  else "run items (notebook 01)" if mine is not None and len(mine) else "dataset")
+        source = mine if origin.startswith("run items") else pool
+        picked = seeded_sample(source, (sizes or {}).get(d, n_items), seed, replace)
         chosen.append(picked)
         pools.append(pool)
         prov.append({"dataset": d, "questions from": origin, "questions": len(picked),

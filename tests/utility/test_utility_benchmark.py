@@ -148,6 +148,26 @@ def test_gather_items_prefers_the_run_items_and_keeps_the_whole_corpus():
         gather_items(["hotpotqa"], 1, 0, loaders)
 
 
+def test_drawn_with_replacement_09_leaves_01s_copies_and_keeps_each_ground_truth_in_the_corpus():
+    import pandas as pd
+
+    from lib.sources.item_sampling import draw_copies
+    from lib.utility.build import gather_items
+    its = pd.DataFrame(items())
+    nq = its[its.source == "nq"]
+    run = pd.DataFrame(draw_copies(nq.to_dict("records"), 3 * len(nq), 0))  # 01 at the papers' size
+    loaders = {"nq": lambda: nq}
+    chosen, pool, prov = gather_items(["nq"], 0, 0, loaders, run_items=run, sizes={"nq": 3 * len(nq)},
+                                      replace=True)
+    assert prov.iloc[0]["questions from"] == "dataset (notebook 01's items are copies)"
+    corpus = set(pool["human_passage"])
+    assert len(chosen) == 3 * len(nq) and set(chosen["human_passage"]) <= corpus
+    # without the rule, 01's copies (their passages tagged) would be the questions
+    assert not set(run["human_passage"]) <= corpus
+    kept, _, prov = gather_items(["nq"], 0, 0, loaders, run_items=run)
+    assert prov.iloc[0]["questions from"] == "run items (notebook 01)" and len(kept) == len(run)
+
+
 def test_recall_at_k_counts_every_ground_truth_passage():
     from lib.utility.retrieval import recall_at_k
     its = items()

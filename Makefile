@@ -96,8 +96,9 @@ TRUTH ?= configs/known_truth.yaml
 SIZE ?=
 CONCURRENCY ?=
 PARALLEL ?=
+UTILITY_SIZES ?=
 validate: install
-	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(if $(PARALLEL),--parallel $(PARALLEL))
+	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(if $(PARALLEL),--parallel $(PARALLEL)) $(if $(UTILITY_SIZES),--utility-sizes $(UTILITY_SIZES))
 
 # questions for 80% power of the headline effects at 3 planted sizes (docs/power.md): data/runs/power/
 # e.g. make power POWER_ARGS="--config configs/my_run.yaml --reps 400" (Holm families counted at that design)

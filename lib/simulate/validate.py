@@ -180,7 +180,9 @@ def design_of(cfg: dict, run_dir: Path | None = None) -> Design:
 PAPER_CONFIG = paths.CONFIGS / "paper.yaml"
 # item counts (09's per dataset) and samples per item (04, 15): retries and token limits stay the run's
 PAPER_COUNTS = ("n_items", "n_per_category", "style_items", "dataset_sizes", "n_samples")
-DRAWN = ("01_dataset", "09_utility_benchmarks")  # draw past the demo data with replacement
+UTILITY_NB = "09_utility_benchmarks"
+UTILITY_DATASETS = ("nq", "hotpotqa", "marco")  # 09's datasets (Table 1)
+DRAWN = ("01_dataset", UTILITY_NB)  # draw past the demo data with replacement
 # the utility paper's design for one judged model, beside its counts: pairwise on 200 NQ questions (67 per
 # dataset), Figure 6's three requirements, Table 4's k values (no curve over every k): docs/known_truth.md
 PAPER_DESIGN = ("n_pairwise_items", "requirements", "k_values", "k_curve")
@@ -202,11 +204,23 @@ def paper_sizes(notebooks, paper=PAPER_CONFIG) -> dict:
     return out
 
 
+def parse_sizes(text: str) -> dict:
+    """{dataset: questions} of 'nq=1000,hotpotqa=300,marco=300' (09's datasets, positive counts)."""
+    out = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, count = part.partition("=")
+        if name not in UTILITY_DATASETS or not count.isdigit() or int(count) < 1:
+            raise ValueError(f"{part!r}: give dataset=count with a dataset of {', '.join(UTILITY_DATASETS)} "
+                             "and a positive count")
+        out[name] = int(count)
+    return out
+
+
 def run_config(config, url: str, size: int | str | None = None, concurrency: int | None = None,
-               parallel: int = PARALLEL) -> dict:
+               parallel: int = PARALLEL, utility_sizes: dict | None = None) -> dict:
     """The runner config of a validate run: every model role (13-15's judges too) on the simulator at
-    `url`, the sizes (items per dataset, or "paper" for the papers' counts), the in-flight limit and
-    how many notebooks run at once."""
+    `url`, the sizes (items per dataset, or "paper" for the papers' counts; `utility_sizes` replaces
+    09's per-dataset counts there), the in-flight limit and how many notebooks run at once."""
     from lib import runner
 
     overrides = {}
@@ -222,12 +236,17 @@ def run_config(config, url: str, size: int | str | None = None, concurrency: int
     if size == "paper":
         for nb, counts in paper_sizes(list(cfg["per_notebook"])).items():
             cfg["per_notebook"][nb].update(counts)
+        if utility_sizes and UTILITY_NB in cfg["per_notebook"]:
+            sizes = cfg["per_notebook"][UTILITY_NB].setdefault("dataset_sizes", {})
+            sizes.update(utility_sizes)
+    elif utility_sizes:
+        raise ValueError("utility sizes replace Table 1's question counts: give them with --size paper")
     return cfg
 
 
 def validate(truth_path, size: int | str | None = None, run_name: str = "known_truth", config=RUN_CONFIG,
              only: list[str] | None = None, concurrency: int | None = None,
-             parallel: int = PARALLEL) -> tuple[bool, str, pd.DataFrame]:
+             parallel: int = PARALLEL, utility_sizes: dict | None = None) -> tuple[bool, str, pd.DataFrame]:
     """Run the notebooks against a fresh simulator and write validation.csv; (passed, summary, table).
     `size` is items per dataset, or "paper" for the papers' counts (`paper_sizes`)."""
     from lib import runner
@@ -240,7 +259,7 @@ def validate(truth_path, size: int | str | None = None, run_name: str = "known_t
     cache = run_dir / "results_cache"  # replies depend on the truth file: never share a cache with other runs
     try:
         with own_cache(cache), SimServer(truth, run_dir) as sim:
-            cfg = run_config(config, sim.url, size, concurrency, parallel)
+            cfg = run_config(config, sim.url, size, concurrency, parallel, utility_sizes)
             runner.run(cfg, run_name, only)
             stats = sim.stats()
     finally:

@@ -153,9 +153,10 @@ def check_python(words: list[str], monkeypatch, template: bool) -> None:
     elif module == "lib.simulate" and rest[:1] == ["validate"]:
         from lib.simulate import validate as simulate
 
-        def validate(truth_path, size, run_name, config, only, concurrency=None, **_):  # main reads the truth file
-            with dry_runner(monkeypatch) as seen:
-                runner.run(simulate.run_config(config, "http://127.0.0.1:1/v1", size, concurrency), run_name, only)
+        def validate(truth_path, size, run_name, config, only, concurrency=None, utility_sizes=None, **_):
+            with dry_runner(monkeypatch) as seen:  # main reads the truth file
+                runner.run(simulate.run_config(config, "http://127.0.0.1:1/v1", size, concurrency,
+                                               utility_sizes=utility_sizes), run_name, only)
             assert seen, "the known-truth run's config did not validate"
             return True, "dry run", None
 

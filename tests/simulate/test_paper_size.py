@@ -56,6 +56,32 @@ def test_09_takes_the_utility_papers_counts_per_dataset_drawn_with_replacement()
                    "with_replacement": True}
 
 
+def test_utility_sizes_replace_table_1s_counts_at_the_papers_size_only(capsys):
+    """`--utility-sizes` (make validate UTILITY_SIZES=...): 09's questions per dataset in place of Table 1's,
+    the rest of the papers' counts kept; a misspelt dataset or a run below the papers' size stops."""
+    import pytest
+
+    from lib.simulate.validate import parse_sizes, run_config
+
+    sizes = parse_sizes("nq=1000, hotpotqa=300,marco=300")
+    cfg = run_config(RUN_CONFIG, "http://127.0.0.1:1/v1", "paper", utility_sizes=sizes)
+    nb09 = cfg["per_notebook"]["09_utility_benchmarks"]
+    assert nb09["dataset_sizes"] == {"nq": 1000, "hotpotqa": 300, "marco": 300} and nb09["with_replacement"]
+    assert cfg["per_notebook"]["01_dataset"]["n_items"] == 1000  # the other papers' counts stay
+    assert run_config(RUN_CONFIG, "http://127.0.0.1:1/v1", "paper", utility_sizes={"marco": 50}
+                      )["per_notebook"]["09_utility_benchmarks"]["dataset_sizes"] == {
+        "nq": 1863, "hotpotqa": 4407, "marco": 50}
+    for bad in ("msmarco=300", "nq=0", "nq=many"):
+        with pytest.raises(ValueError, match="dataset=count"):
+            parse_sizes(bad)
+    with pytest.raises(ValueError, match="--size paper"):
+        run_config(RUN_CONFIG, "http://127.0.0.1:1/v1", 10, utility_sizes=sizes)
+    assert main(["validate", "--size", "12", "--utility-sizes", "nq=10"]) == 2
+    assert "with --size paper" in capsys.readouterr().err
+    assert main(["validate", "--size", "paper", "--utility-sizes", "nq=ten"]) == 2
+    assert "dataset=count" in capsys.readouterr().err
+
+
 def test_15_takes_the_papers_samples_and_items_and_its_truth_reads_them_from_the_run(tmp_path):
     """configs/paper.yaml: 200 items, 32 samples per item; the best-of-n truth takes n from the run's
     config (rm_validate.rm_design), so it is the gain of the best of 32, not of the run config's 4."""

@@ -76,8 +76,9 @@ def seed_rows(truth, seed: int, size: int, models=("sim", "sim_b"), roles=None, 
         units = {m: pd.DataFrame({"unit_id": p["id"], "stratum": p["category"], "value": p["correct"],
                                   "cluster": question_units(p)}) for m, p in parts.items()}
         d = difference(units[a], units[b], measures.find(MID))
+        # compare's sign-flip p (Holm over its one paired row leaves it as it is)
         out.append({"seed": seed, "row": f"{a} - {b}", "truth": truths[a] - truths[b], "estimate": d["estimate"],
-                    "ci_low": d["ci_low"], "ci_high": d["ci_high"], "n": d["n_items"]})
+                    "ci_low": d["ci_low"], "ci_high": d["ci_high"], "n": d["n_items"], "p": d["p"]})
     for row in out:
         row["covered"] = bool(row["ci_low"] - 1e-9 <= row["truth"] <= row["ci_high"] + 1e-9)
     return out
@@ -85,13 +86,15 @@ def seed_rows(truth, seed: int, size: int, models=("sim", "sim_b"), roles=None, 
 
 def summary(rows: pd.DataFrame) -> pd.DataFrame:
     """Per row: seeds, coverage, mean error, sd of the estimate over seeds, mean half-width / 1.96 (the
-    standard error the intervals imply) and the sd of (estimate - truth) / that standard error."""
+    standard error the intervals imply), the sd of (estimate - truth) / that standard error, and for
+    the paired difference the share of seeds with p < 0.05 (under a null truth: false detection)."""
     rows = rows.assign(err=rows["estimate"] - rows["truth"], se=(rows["ci_high"] - rows["ci_low"]) / 3.92)
     rows["z"] = rows["err"] / rows["se"]
+    rows["significant"] = (rows["p"] < 0.05).where(rows["p"].notna()) if "p" in rows else float("nan")
     return rows.groupby("row", sort=False).agg(seeds=("seed", "size"), covered=("covered", "sum"),
                                                coverage=("covered", "mean"), mean_error=("err", "mean"),
                                                sd_estimate=("estimate", "std"), mean_se=("se", "mean"),
-                                               z_sd=("z", "std")).reset_index()
+                                               z_sd=("z", "std"), p_below_05=("significant", "mean")).reset_index()
 
 
 def main(argv=None) -> int:

@@ -31,6 +31,11 @@ def study_pairs(pairs_path: str = "", n_per_category: int = 0, seed: int = 0,
         pairs = loader.load_hub(parse_dataset_spec(str(pairs_path)).name)
     else:
         pairs = loader.load_pairs(pairs_path)
+    return per_category(pairs, n_per_category, seed)
+
+
+def per_category(pairs: pd.DataFrame, n_per_category: int = 0, seed: int = 0) -> pd.DataFrame:
+    """A seeded sample of `n_per_category` pairs per category (0: every pair), sorted by category and id."""
     if n_per_category:
         shuffled = pairs.sort_values("id").sample(frac=1.0, random_state=seed)
         pairs = shuffled.groupby("category", sort=False).head(n_per_category).sort_values(

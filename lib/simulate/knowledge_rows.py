@@ -10,6 +10,7 @@ import pandas as pd
 from lib.stats import clustered_mean, wilson_ci
 
 from .likelihood_truth import LEVELS, KnowledgeDesign, knowledge_truths, likelihood_pair_truths, stratified_factual
+from .truth import on_truths_side
 from .truth_file import Truth
 
 SMOKE = 30  # fewer units than this: a smoke test, covered is reported but detection is not judged
@@ -24,9 +25,9 @@ def _row(measure_id, notebook, truth, estimate, lo, hi, n, null=math.nan, p_adju
     if math.isnan(null) or n < SMOKE:
         found = math.nan
     elif not pd.isna(p_adjusted):
-        found = float(p_adjusted < 0.05 and (estimate - null) * (truth - null) > 0)
+        found = float(p_adjusted < 0.05 and on_truths_side(estimate, truth, null))
     else:
-        found = float(ok and not lo <= null <= hi)
+        found = float(ok and not lo <= null <= hi and on_truths_side(estimate, truth, null))
     return {"measure_id": measure_id, "notebook": notebook, "truth": truth, "null": null, "estimate": estimate,
             "ci_low": lo, "ci_high": hi, "n_items": n, "covered": covered, "p_adjusted": p_adjusted,
             "detected": found}

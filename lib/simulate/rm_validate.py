@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from .rm_truth import RMDesign, per_model, served_name
+from .truth import on_truths_side
 
 PLACEHOLDER = "http://127.0.0.1:8765/v1"  # the address the run configs name; the running server's replaces it
 
@@ -85,7 +86,7 @@ def paired_rows(run_dirs, truths_of: dict, columns) -> pd.DataFrame:
                "truth": truth, "null": 0.0, "estimate": r["estimate"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
                "n_items": r["n"], "p_adjusted": r["p_adjusted"],
                "covered": float(r["ci_low"] - 1e-9 <= truth <= r["ci_high"] + 1e-9) if ok else math.nan}
-        side = math.copysign(1, r["estimate"]) == math.copysign(1, truth)
+        side = on_truths_side(r["estimate"], truth, 0.0)  # a null difference: either side is a false detection
         row["detected"] = float(r["p_adjusted"] < 0.05 and side) if not pd.isna(r["p_adjusted"]) else math.nan
         rows.append({**row, "model": f"{a} - {b}"})
     return pd.DataFrame(rows, columns=[*columns, "model"])

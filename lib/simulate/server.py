@@ -18,6 +18,16 @@ from .rm_params import BASE_MODEL, for_model, model_names
 from .truth_file import Truth
 
 
+def draw_key(body: dict) -> tuple:
+    """What fixes the random draws of one request's reply: its messages (or prompt), seed and
+    temperature, and the model's name unless it is the file's own ('sim')."""
+    key = (json.dumps(body.get("messages") or body.get("prompt"), sort_keys=True), body.get("seed"),
+           body.get("temperature"))
+    if str(body.get("model", BASE_MODEL)) != BASE_MODEL:  # a second model draws its own replies
+        key += (str(body["model"]),)
+    return key
+
+
 class _Server(ThreadingHTTPServer):
     """The HTTP server with a listen backlog above the clients' in-flight limit: at socketserver's
     default of 5, a batch's burst of connections overflowed it, and each dropped connection waited
@@ -84,10 +94,8 @@ class SimServer:
         task = recognise(body.get("messages"), body.get("prompt"))
         with self._lock:
             self.counts["echo" if body.get("echo") else task.kind] += 1
-        content = json.dumps(body.get("messages") or body.get("prompt"), sort_keys=True)
-        key = (content, body.get("seed"), body.get("temperature"))
-        if str(body.get("model", BASE_MODEL)) != BASE_MODEL:  # a second model draws its own replies
-            key += (str(body["model"]),)
+        key = draw_key(body)
+        content = key[0]
         if chat:
             k = int(body.get("top_logprobs") or 0)
             text, entries = self._replier(body).reply(task, key, k)

@@ -16,7 +16,6 @@ import math
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from scipy import stats
@@ -29,7 +28,7 @@ from .likelihood_truth import likelihood_truths
 from .rm_validate import compare_by_model, lifted, model_truths, paired_rows
 from .scratch import own_cache
 from .server import SimServer
-from .truth import Design, measure_truths
+from .truth import Design, measure_truths, on_truths_side
 from .truth_file import Truth, load_truth
 from .utility_design import utility_design
 from .utility_truth import utility_parsed
@@ -63,17 +62,18 @@ def powered(row: dict, family_size: int) -> bool:
 
 
 def detected(row: dict) -> float:
-    """1.0 / 0.0 when the row can be judged detected (with the truth's sign), NaN when it cannot."""
+    """1.0 / 0.0 when the row can be judged detected (with the truth's sign; a planted null's row on
+    either side: a false detection), NaN when it cannot."""
     if math.isnan(row["null"]):
         return math.nan
-    side = np.sign(row["estimate"] - row["null"])
+    side = on_truths_side(row["estimate"], row["truth"], row["null"])
     if not pd.isna(row["p_adjusted"]):
-        return float(row["p_adjusted"] < ALPHA and side == np.sign(row["truth"] - row["null"]))
+        return float(row["p_adjusted"] < ALPHA and side)
     if row.get("has_p"):
         return math.nan  # tested but outside the Holm family (pooled rows): not judged here
     if pd.isna(row["ci_low"]) or pd.isna(row["ci_high"]):
         return math.nan
-    return float(not (row["ci_low"] <= row["null"] <= row["ci_high"]) and side == np.sign(row["truth"] - row["null"]))
+    return float(not (row["ci_low"] <= row["null"] <= row["ci_high"]) and side)
 
 
 def compare(findings: pd.DataFrame, truths: dict) -> pd.DataFrame:

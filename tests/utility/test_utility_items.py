@@ -80,11 +80,14 @@ def test_without_replacement_or_within_the_data_nothing_changes():
     assert few.equals(U.utility_items(["marco"], 10, 0)[0]) and not few["id"].str.contains("~").any()
 
 
-def test_copies_of_the_run_items_copies_stay_distinct():
-    """09 draws NQ again from 01's items, which hold copies (`<id>~b`) already: its own mark keeps the
-    two drawings' ids and questions apart."""
+def test_09_draws_past_01s_copies_from_the_dataset_with_distinct_copies():
+    """01's items drawn with replacement hold copies (`<id>~b`, passage tagged): 09 draws NQ from the
+    dataset instead, so every ground truth is a corpus passage, and its own mark (`~u...`) keeps its
+    copies' ids and questions distinct."""
     run_items, _ = sources.prepare_items(["nq"], 60, 0, replace=True)
     assert run_items["id"].str.contains("~").any()
-    items, _, prov = U.utility_items(["nq"], 0, 0, run_items=run_items, sizes={"nq": 200}, replace=True)
-    assert prov.loc[0, "questions from"] == "run items (notebook 01)" and len(items) == 200
+    items, corpus, prov = U.utility_items(["nq"], 0, 0, run_items=run_items, sizes={"nq": 200}, replace=True)
+    assert prov.loc[0, "questions from"] == "dataset (notebook 01's items are copies)" and len(items) == 200
     assert items["id"].is_unique and items["question"].is_unique
+    assert items["id"].str.contains("~u").any() and not items["id"].str.contains("~b").any()
+    assert set(items["human_passage"]) <= set(corpus["human_passage"])

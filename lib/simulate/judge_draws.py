@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -33,12 +32,13 @@ def seed_verdicts(truth, seed: int, size: int, models=("sim", "sim_b"), roles=No
     from lib.rewardbench import study
     from lib.rewardbench.judge import judge_messages, order_outcome, parse_choice
 
+    from .replicate import replication_truth
     from .replies import Replier
     from .roles import Roles
     from .server import draw_key
     from .tasks import recognise
 
-    truth = replace(truth, seed=truth.seed + 1000 * (seed + 1))  # as replicate.one_replication moves it
+    truth = replication_truth(truth, seed)
     roles = roles if roles is not None else Roles(None, truth)
     pairs = study.per_category(demo if demo is not None else study.study_pairs(""), size, seed)
     repliers = {m: Replier(for_model(truth, m), roles) for m in models}  # as SimServer's, for any name

@@ -122,6 +122,11 @@ def truth_table(truth: Truth, run: S.SeedRun, notebooks: tuple) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[*COLUMNS, "model"])
 
 
+def replication_truth(truth: Truth, seed: int) -> Truth:
+    """The truth file with its seed moved by the replication's seed (new replies and question effects)."""
+    return replace(truth, seed=truth.seed + 1000 * (seed + 1))
+
+
 def one_replication(truth: Truth, n_items: int, seed: int, notebooks: tuple = GROUPS["self_preference"],
                     utility_built: Path | None = None, seconds: dict | None = None,
                     utility_size: int = 0) -> pd.DataFrame:
@@ -131,7 +136,7 @@ def one_replication(truth: Truth, n_items: int, seed: int, notebooks: tuple = GR
     notebooks = notebooks_for(notebooks)
     if "09" in notebooks and utility_built is None:
         raise ValueError("notebook 10's replication needs 09's candidate sets: pass utility_built (utility_sets)")
-    truth = replace(truth, seed=truth.seed + 1000 * (seed + 1))
+    truth = replication_truth(truth, seed)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         run_dir = root / "runs" / f"replication_{seed}"

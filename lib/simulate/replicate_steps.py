@@ -15,7 +15,7 @@ import pandas as pd
 DATASETS = ("nq", "marco", "triviaqa")
 SETTINGS = ("rag",)  # 05: the RAG prompt only (the normal prompt has the same truth; half the requests)
 STYLES = ("long", "qa")
-UTILITY_DATASETS = ("nq", "hotpotqa", "marco")
+UTILITY_DATASETS = ("nq", "hotpotqa", "marco")  # 09's datasets (Table 1)
 KNOWLEDGE_SAMPLES, BON_SAMPLES = 5, 4
 # 11 and 12's parameters here (the notebooks' names): only what their findings rows read is asked.
 # 11's rows come from Table 3's set forms and Figure 5's first and last place (its pairwise and

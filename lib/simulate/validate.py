@@ -27,6 +27,7 @@ from .knowledge_rows import knowledge_rows
 from .likelihood_truth import likelihood_truths
 from .rm_validate import compare_by_model, lifted, model_truths, paired_rows
 from .scratch import own_cache
+from .replicate_steps import UTILITY_DATASETS
 from .server import SimServer
 from .truth import Design, measure_truths, on_truths_side
 from .truth_file import Truth, load_truth
@@ -181,7 +182,6 @@ PAPER_CONFIG = paths.CONFIGS / "paper.yaml"
 # item counts (09's per dataset) and samples per item (04, 15): retries and token limits stay the run's
 PAPER_COUNTS = ("n_items", "n_per_category", "style_items", "dataset_sizes", "n_samples")
 UTILITY_NB = "09_utility_benchmarks"
-UTILITY_DATASETS = ("nq", "hotpotqa", "marco")  # 09's datasets (Table 1)
 DRAWN = ("01_dataset", UTILITY_NB)  # draw past the demo data with replacement
 # the utility paper's design for one judged model, beside its counts: pairwise on 200 NQ questions (67 per
 # dataset), Figure 6's three requirements, Table 4's k values (no curve over every k): docs/known_truth.md

@@ -71,6 +71,9 @@ def copy_tag(k: int) -> str:
     return letters
 
 
+COPY_SEP = "~"  # between an item's id and its copy's tag (`<id>~b`): a copy's id holds it, a first draw's does not
+
+
 def draw_copies(usable: list[dict], n: int, seed: int, mark: str = "",
                 tagged: tuple = ("question", "human_passage")) -> list[dict]:
     """n items drawn with replacement from `usable` (seeded); the k-th draw of one item (k >= 2) is a
@@ -92,7 +95,7 @@ def draw_copies(usable: list[dict], n: int, seed: int, mark: str = "",
         row = dict(usable[int(i)])
         if seen[int(i)] > 1:
             tag = mark + copy_tag(seen[int(i)])
-            row.update({"id": f"{row['id']}~{tag}", **{f: f"{row[f]} [copy {tag}]" for f in tagged}})
+            row.update({"id": f"{row['id']}{COPY_SEP}{tag}", **{f: f"{row[f]} [copy {tag}]" for f in tagged}})
         out.append(row)
     return out
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from lib.sources.item_sampling import COPY_SEP
 from lib.utility.benchmark import Candidates, build_gti, build_gtu, clipped, pooled_corpus
 from lib.utility.calls import Ledger
 from lib.utility.counterfactual import counterfactuals
@@ -87,11 +88,11 @@ def gather_items(datasets: list[str], n_items: int, seed: int, loaders: dict,
             raise ValueError(f"No loader for dataset {d!r}; datasets: {sorted(loaders)}.")
         pool = loaders[d]()
         mine = run_items[run_items["source"] == d] if run_items is not None and "source" in run_items else None
-        copied = replace and mine is not None and mine["id"].astype(str).str.contains("~", regex=False).any()
-        origin = ("dataset (notebook 01's items are copies)" if copied
-                  else "run items (notebook 01)" if mine is not None and len(mine) else "dataset")
-        source = mine if origin.startswith("run items") else pool
-        picked = seeded_sample(source, (sizes or {}).get(d, n_items), seed, replace)
+        copied = replace and mine is not None and mine["id"].astype(str).str.contains(COPY_SEP, regex=False).any()
+        from_run = mine is not None and len(mine) > 0 and not copied
+        origin = ("run items (notebook 01)" if from_run
+                  else "dataset (notebook 01's items are copies)" if copied else "dataset")
+        picked = seeded_sample(mine if from_run else pool, (sizes or {}).get(d, n_items), seed, replace)
         chosen.append(picked)
         pools.append(pool)
         prov.append({"dataset": d, "questions from": origin, "questions": len(picked),

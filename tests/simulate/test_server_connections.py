@@ -33,7 +33,7 @@ def test_one_connection_carries_many_requests(tmp_path):
 
 def test_a_burst_of_connections_fits_the_listen_backlog(tmp_path):
     with SimServer(Truth(), tmp_path) as sim:
-        assert sim.httpd.request_queue_size >= 4 * LOOPBACK_DEFAULT
+        assert sim.backlog >= 4 * LOOPBACK_DEFAULT
 
         def one(_):
             conn = http.client.HTTPConnection("127.0.0.1", sim.port, timeout=5)

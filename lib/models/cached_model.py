@@ -129,16 +129,23 @@ class CachedModel:
              encode=lambda v: v.to_json(), book: tuple[Ledger, tuple] | None = None) -> list:
         """The cache loop: decode(stored, cached) per item; `call(missing items, on_result, bar)` runs
         only on misses, and each result is stored as encode(result) as it arrives (cache.Writer: one
-        commit per 50 ms at most, so a crash loses at most that)."""
+        commit per 50 ms at most, so a crash loses at most that). Items with the same key in one batch
+        are asked once: the cache keeps one result per key, so a second call could only be overwritten
+        (and a re-run would return the first's result for both); they count as cache hits."""
         store = cache.results_cache()
         keys = [make_key(kind, self.cache_name, p) for p in payloads]
         results: list = [None] * len(items)
-        missing = []
+        missing: list[int] = []
+        asked: dict[str, int] = {}  # key -> its position in `missing`
+        repeats: list[tuple[int, int]] = []  # (item, position in `missing` of the same key)
         for i, k in enumerate(keys):
             hit = store.get(k)
             if hit is not None:
                 results[i] = decode(hit, True)
+            elif k in asked:
+                repeats.append((i, asked[k]))
             else:
+                asked[k] = len(missing)
                 missing.append(i)
         cache.count(hits=len(items) - len(missing))
         seconds = 0.0
@@ -148,9 +155,11 @@ class CachedModel:
 
             writer = cache.Writer(store, tag=self.cache_name)  # the model: lets a cluster task take its own entries
 
+            stored_of: dict[int, object] = {}
+
             def on_result(j, value):
                 i = missing[j]
-                stored = encode(value)
+                stored = stored_of[j] = encode(value)
                 writer.put(keys[i], stored)
                 results[i] = decode(stored, False)
                 t_in, t_out = _tokens(results[i])
@@ -159,6 +168,9 @@ class CachedModel:
             label = desc or f"{kind} {self.spec.key}"
             with writer, tqdm(total=len(items), initial=len(items) - len(missing), desc=label, leave=False) as bar:
                 call([items[i] for i in missing], on_result, bar)
+            for i, j in repeats:  # as a re-run would read them: from the stored result
+                if j in stored_of:
+                    results[i] = decode(stored_of[j], True)
             seconds = time.perf_counter() - started
         self._book(kind, results, len(missing), seconds, desc, book)
         return results

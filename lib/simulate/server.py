@@ -13,7 +13,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from .echo import echo_logprobs, tokenize
+from .echo import echo_logprobs
 from .replies import Replier
 from .roles import Roles
 from .tasks import recognise
@@ -99,9 +99,10 @@ class SimServer:
                 choice["logprobs"] = {"content": entries}
             return self._wrap(body, "chat.completion", choice, content, entries)
         if body.get("echo"):  # prompt log-probabilities (echo.py), the prompt echoed before any reply
-            lp = echo_logprobs(self.replier, body["prompt"], int(body.get("logprobs") or 0),
-                               min(int(body.get("max_tokens") or 0), 1))
-            choice = {"index": 0, "text": body["prompt"] + "".join(lp["tokens"][len(tokenize(body["prompt"])):]),
+            generated = min(int(body.get("max_tokens") or 0), 1)
+            lp = echo_logprobs(self.replier, body["prompt"], int(body.get("logprobs") or 0), generated)
+            # the generated tokens are the last ones (the prompt is not tokenized a second time)
+            choice = {"index": 0, "text": body["prompt"] + "".join(lp["tokens"][len(lp["tokens"]) - generated:]),
                       "logprobs": lp, "finish_reason": "length"}
             return self._wrap(body, "text_completion", choice, content, [])
         k = int(body.get("logprobs") or 0)

@@ -35,6 +35,21 @@ def test_batch_order_cache_and_zero_calls_on_rerun():
         assert srv.calls == 12
 
 
+def test_the_same_request_twice_in_one_batch_is_asked_once():
+    """Items with one cache key in a batch: one call (the cache keeps one result per key, so a second
+    call could only be overwritten); both get that reply, the repeat as a cache hit."""
+    with FakeOpenAI() as srv:
+        m = model_for(srv)
+        batch = reqs(3) + reqs(3) + reqs(1)  # questions 0, 1, 2, then 0, 1, 2 and 0 again
+        out = m.generate(batch)
+        assert srv.calls == 3
+        assert [o.text for o in out[3:6]] == [o.text for o in out[:3]] and out[6].text == out[0].text
+        assert not any(o.cached for o in out[:3]) and all(o.cached for o in out[3:])
+        assert cache.cache_stats()["misses"] == 3 and cache.cache_stats()["hits"] == 4
+        again = m.generate(batch)  # a re-run reads the same replies
+        assert srv.calls == 3 and [o.text for o in again] == [o.text for o in out]
+
+
 def test_requests_run_concurrently_within_the_worker_bound():
     with FakeOpenAI(delay=0.3) as srv:
         m = model_for(srv, workers=4)

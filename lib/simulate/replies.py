@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from . import planted as M
 from .knowledge import knowledge_reply
@@ -28,7 +29,13 @@ def token(text: str, logprob: float = 0.0, top: dict | None = None, k: int = 0) 
 
 
 def _words(text: str, k: int) -> list[dict]:
-    return [token(w, -0.1, k=k) for w in re.findall(r"\s*\S+", text)]
+    return list(_word_entries(text, k))
+
+
+@lru_cache(maxsize=4096)
+def _word_entries(text: str, k: int) -> tuple[dict, ...]:
+    # kept: most replies start with the same fixed words (entries are only read, never changed)
+    return tuple(token(w, -0.1, k=k) for w in re.findall(r"\s*\S+", text))
 
 
 class Replier:

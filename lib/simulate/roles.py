@@ -11,14 +11,17 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from lib import paths
 from lib.falsify import false_passage
 
 
+@lru_cache(maxsize=2 ** 16)
 def norm(text: str) -> str:
-    """A text as it is compared here: whitespace collapsed (the prompt layout may re-wrap it)."""
+    """A text as it is compared here: whitespace collapsed (the prompt layout may re-wrap it). Kept:
+    a question's passages are looked up again in every prompt that shows them (60 and more each)."""
     return " ".join(str(text).split())
 
 

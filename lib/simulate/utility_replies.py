@@ -39,6 +39,7 @@ class UtilityReplier:
     def reply(self, task: Task, key: tuple, k: int) -> tuple[str, list[dict]]:
         """(text, log-probability entries) of one utility task."""
         f = task.fields
+        self.roles.refresh()  # once per request: every look-up below reads what it found
         if task.kind == "utility_evidence":  # 09: fake evidence for the claim (never the true answer)
             text = f"Records of the period support this claim: {f['claim'].strip()}"
             return text, _words(text, k)
@@ -46,7 +47,7 @@ class UtilityReplier:
             return self._answer(f, key, k)
         if M.format_fails(self.truth, task.kind, *key):
             return OFF_FORMAT, _words(OFF_FORMAT, k)
-        roles = [self.roles.role(f["question"], p) for p in f["passages"]]
+        roles = [self.roles.role(f["question"], p, check=False) for p in f["passages"]]
         logits = UM.selection_logits(self.u, f["judgment"], roles, self.q_effect(f["question"]))
         return getattr(self, "_" + f["form"].replace("-", "_"))(f, logits, key, k)
 
@@ -69,13 +70,13 @@ class UtilityReplier:
 
     def _lead(self, f, from_truth: bool) -> str:
         """The answer line the listwise prompts ask for first (the gold one when ground truth was chosen)."""
-        answer = self.roles.answer(f["question"]) if from_truth else ""
+        answer = self.roles.answer(f["question"], check=False) if from_truth else ""
         return f"Answer: {answer or 'not stated in the passages'}\n"
 
     def _listwise_set(self, f, logits, key, k):
         probs = M.sigmoid(logits)
         picked = [i for i, p in enumerate(probs) if self._draw(key, i) < p]
-        gt = any(self.roles.role(f["question"], f["passages"][i]) == "ground_truth" for i in picked)
+        gt = any(self.roles.role(f["question"], f["passages"][i], check=False) == "ground_truth" for i in picked)
         head = self._lead(f, gt) + "My selection: ["
         entries = _words(head, k)
         for i in picked:  # each id carries its passage's planted selection probability
@@ -89,15 +90,15 @@ class UtilityReplier:
         first = np.exp(logits - np.max(logits))
         first = first / first.sum()  # Plackett-Luce: the first place's distribution
         lps = {f"[{i}]": _lp(float(q)) for i, q in enumerate(first)}
-        gt = self.roles.role(f["question"], f["passages"][order[0]]) == "ground_truth"
+        gt = self.roles.role(f["question"], f["passages"][order[0]], check=False) == "ground_truth"
         head = self._lead(f, gt) + "My rank: "
         text = head + ">".join(f"[{i}]" for i in order)
         entries = _words(head, k) + [token(f"[{order[0]}]", lps[f"[{order[0]}]"], lps, k)]
         return text, entries + [token(f">[{i}]", -0.1, k=k) for i in order[1:]]
 
     def _answer(self, f, key, k):
-        good = any(self.roles.role(f["question"], p) == "ground_truth" for p in f["passages"])
+        good = any(self.roles.role(f["question"], p, check=False) == "ground_truth" for p in f["passages"])
         p = float(M.sigmoid(UM.answer_logit(self.u, good, self.q_effect(f["question"]))))
-        gold = self.roles.answer(f["question"])
+        gold = self.roles.answer(f["question"], check=False)
         text = gold if gold and self._draw(key, "answer") < p else WRONG_ANSWER
         return text, _words(text, k)

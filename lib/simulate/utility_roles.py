@@ -60,9 +60,11 @@ class UtilityRoles:
         for text in row.get("ground_truth_passages") or []:
             entry["passages"][norm(text)] = "ground_truth"
 
-    def role(self, question: str, passage: str) -> str:
-        """ground_truth, counterfactual or distractor."""
-        self.refresh()
+    def role(self, question: str, passage: str, check: bool = True) -> str:
+        """ground_truth, counterfactual or distractor (check=False: the caller has just called `refresh`,
+        as the simulator does once per request rather than once per passage)."""
+        if check:
+            self.refresh()
         found = self.by_question.get(norm(question), {}).get("passages", {}).get(norm(passage))
         if found:
             return found
@@ -70,8 +72,9 @@ class UtilityRoles:
         truths = [item.get("human_passage", "")] + list(item.get("supporting_passages") or [])
         return "ground_truth" if norm(passage) in {norm(t) for t in truths if t} else "distractor"
 
-    def answer(self, question: str) -> str:
+    def answer(self, question: str, check: bool = True) -> str:
         """The question's gold answer (candidate file, else the item), '' when unknown."""
-        self.refresh()
+        if check:
+            self.refresh()
         got = self.by_question.get(norm(question), {}).get("answer")
         return str(got or (self.roles.item_of_question(question) or {}).get("answer", ""))

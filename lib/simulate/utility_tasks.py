@@ -30,16 +30,30 @@ def _pattern(user: str, paras: str, listwise: bool) -> re.Pattern:
     return re.compile("^" + fixed + "$", re.S)
 
 
+def _ends(user: str, paras: str, listwise: bool) -> tuple[str, str]:
+    """The fixed text a filled user template starts and ends with (before its first slot, after its
+    last; for listwise forms cut at the passage count): a cheap test before the regex."""
+    filled = user.replace(paras, _P)
+    cuts = [i for i in (filled.find(_Q), filled.find(_P)) if i >= 0]
+    head = filled[:min(cuts)]
+    tail = filled[max(filled.rfind(_Q) + len(_Q), filled.rfind(_P) + len(_P)):]
+    if listwise:  # the passage count ("2" for the markers) varies
+        head, tail = head.split("2")[0], tail.split("2")[-1]
+    return head, tail
+
+
 @lru_cache(maxsize=1)
-def _variants() -> dict[str, list[tuple[dict, re.Pattern]]]:
-    """system prompt -> [(variant, user-pattern)] over every judgment variant of lib.prompts.utility."""
+def _variants() -> dict[str, list[tuple[dict, re.Pattern, str, str]]]:
+    """system prompt -> [(variant, user-pattern, fixed head, fixed tail)] over every judgment variant of
+    lib.prompts.utility."""
     out: dict[str, list] = {}
     for judgment, form, order, req in product(U.JUDGMENTS, U.FORMS, ORDERS, U.S4_REQUIREMENTS):
         marks = _MARK[:1 if form == "pointwise" else 2]
         system, user = (m["content"] for m in U.judgment_messages(_Q, marks, judgment, form, order, req))
         paras = U.format_paras(marks, form)
         meta = {"judgment": judgment, "form": form, "order": order, "requirement": req}
-        out.setdefault(system, []).append((meta, _pattern(user, paras, form.startswith("listwise"))))
+        listwise = form.startswith("listwise")
+        out.setdefault(system, []).append((meta, _pattern(user, paras, listwise), *_ends(user, paras, listwise)))
     return out
 
 
@@ -59,7 +73,9 @@ def split_paras(paras: str, form: str) -> list[str]:
 
 
 def _judgment(system: str, user: str) -> Task | None:
-    for meta, pat in _variants().get(system, ()):
+    for meta, pat, head, tail in _variants().get(system, ()):
+        if not (user.startswith(head) and user.endswith(tail)):  # most variants fail here, cheaply
+            continue
         m = pat.match(user)
         if m:
             return Task("utility_judgment", {**meta, "question": m["question"],

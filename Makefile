@@ -81,6 +81,7 @@ benchmark: install
 	$(PY) benchmarks/bench_inference.py
 	$(PY) benchmarks/bench_concurrency.py
 	$(PY) benchmarks/bench_prefix_reuse.py --run $(notdir $(basename $(CONFIG)))
+	$(PY) benchmarks/bench_sim_server.py
 	$(MAKE) benchmark-known-truth
 
 strip:

@@ -23,7 +23,7 @@ def unit_draw(*key) -> float:
 @lru_cache(maxsize=2 ** 18)
 def normal_draw(*key) -> float:
     """A standard normal number fixed by the key (inverse CDF of `unit_draw`). Kept: a question's
-    effect is drawn again for every judgment of it, and scipy's inverse CDF was a tenth of the
+    effect is drawn again for every judgment of it, and scipy's inverse CDF was about a fifth of the
     simulator's time per request."""
     from scipy.stats import norm
 

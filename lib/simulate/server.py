@@ -40,7 +40,8 @@ class SimServer:
 
     HTTP is aiohttp's server on one event-loop thread: every reply is computed on that thread, one at a
     time, as the threaded standard-library server's handlers did under the GIL anyway, without 64 handler
-    threads contending for it (the simulator's CPU per request fell by about half, docs/benchmarks.md).
+    threads contending for it (the HTTP part of the simulator's CPU per request fell by more than half,
+    docs/benchmarks.md).
     Connections are kept alive, replies go out without Nagle's delay (aiohttp's default), and the listen
     backlog holds a full in-flight burst."""
 

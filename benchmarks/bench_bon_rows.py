@@ -23,6 +23,8 @@ Prints, per served judge, the coverage of the rows' 95% intervals of their truth
 one-sided binomial p against 0.95 and z = (estimate - truth) / (CI width / 3.92).
 
     .venv/bin/python benchmarks/bench_bon_rows.py [--truth configs/known_truth_null.yaml] [--replicates 1000] [--draws served]
+
+`--out FILE` keeps the per-replicate rows; `--rows FILE ...` reports several such files together.
 """
 from __future__ import annotations
 
@@ -205,7 +207,13 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="numpy seed of the planted draws")
     ap.add_argument("--first-seed", type=int, default=0, help="first replication seed of the served draws")
     ap.add_argument("--out", default="", help="a CSV file for the per-replicate rows")
+    ap.add_argument("--rows", nargs="+", metavar="CSV", help="only report the rows of earlier runs' --out files, together")
     args = ap.parse_args(argv)
+    if args.rows:
+        rows = pd.concat([pd.read_csv(f) for f in args.rows], ignore_index=True)
+        print(f"{', '.join(args.rows)}: {rows['replicate'].nunique()} replicates")
+        report(rows)
+        return 0
     truth = load_truth(ROOT / args.truth)
     rows = replicate_rows(truth, args.size, args.replicates, args.draws, args.seed, first_seed=args.first_seed)
     if args.out:

@@ -34,11 +34,13 @@ def test_planted_draws_cover_the_truth_and_a_wrong_truth_falls(bench, monkeypatc
     assert wrong["sim"] < 0.3
 
 
-def test_served_draws_give_one_row_per_judge(bench, monkeypatch):
+def test_served_draws_give_one_row_per_judge_and_saved_rows_report(bench, monkeypatch, tmp_path):
     monkeypatch.setenv("TQDM_DISABLE", "1")
     rows = bench.replicate_rows(load_truth(ROOT / "configs" / "known_truth_null.yaml"), 10, 1, "served")
     assert list(rows["model"]) == ["sim", "sim_b"] and set(rows["n_items"]) == {30}
     assert rows["ci_low"].notna().all() and (rows["ci_low"] <= rows["estimate"]).all()
+    rows.to_csv(tmp_path / "rows.csv", index=False)
+    assert bench.main(["--rows", str(tmp_path / "rows.csv")]) == 0
 
 
 @pytest.mark.notebooks  # a replication against the simulator, as tests/simulate/test_judge_draws.py

@@ -207,7 +207,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="numpy seed of the planted draws")
     ap.add_argument("--first-seed", type=int, default=0, help="first replication seed of the served draws")
     ap.add_argument("--out", default="", help="a CSV file for the per-replicate rows")
-    ap.add_argument("--rows", nargs="+", metavar="CSV", help="only report the rows of earlier runs' --out files, together")
+    ap.add_argument("--rows", nargs="+", metavar="CSV",
+                    help="only report the rows of earlier runs' --out files, together")
     args = ap.parse_args(argv)
     if args.rows:
         rows = pd.concat([pd.read_csv(f) for f in args.rows], ignore_index=True)

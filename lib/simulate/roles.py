@@ -9,6 +9,7 @@ Files are read again when they change, so one server follows a run from notebook
 from __future__ import annotations
 
 import json
+import os
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,6 +39,36 @@ def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def stamp_of(path) -> tuple | None:
+    """(modification time, size) of a file, None when there is none (`read_if_changed`'s stamp)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def read_if_changed(path, stamps: dict) -> list[dict] | None:
+    """The rows of a JSONL file the run is writing, when it changed since `stamps` saw it whole; else
+    None. The stamp is the size with the modification time, and is kept only for a read that got the
+    whole file (as many bytes as the stat said, ending in a new line): file times tick every few ms,
+    and a read in the same tick as the writer's last writes once left the simulator with part of the
+    passage bank for the rest of a run (it no longer knew the false passages)."""
+    path = Path(path)
+    try:
+        before = path.stat()
+    except FileNotFoundError:
+        return None
+    stamp = (before.st_mtime_ns, before.st_size)
+    if stamps.get(str(path)) == stamp:
+        return None
+    data = path.read_bytes()
+    whole = len(data) == before.st_size and (not data or data.endswith(b"\n"))
+    stamps[str(path)] = stamp if whole else None  # a part is used now and read again next time
+    complete = data if whole else data[:data.rfind(b"\n") + 1]
+    return [json.loads(line) for line in complete.decode("utf-8").splitlines() if line.strip()]
+
+
 class Roles:
     """Look-ups over the run's data; thread-safe (the server answers requests in threads)."""
 
@@ -45,7 +76,7 @@ class Roles:
         self.run_dir = Path(run_dir) if run_dir else None
         self.truth = truth
         self._lock = threading.RLock()
-        self._stamps: dict[str, float] = {}
+        self._stamps: dict[str, tuple | None] = {}
         self.items: dict[str, dict] = {}          # item id -> item
         self.by_passage: dict[str, str] = {}      # human passage -> item id
         self.by_question: dict[str, str] = {}     # question -> item id
@@ -60,14 +91,9 @@ class Roles:
                 self._add_items(_jsonl(path))
 
     # ------------------------------------------------------------ loading
-    def _changed(self, path: Path) -> bool:
-        if not path.exists():
-            return False
-        stamp = path.stat().st_mtime_ns
-        if self._stamps.get(str(path)) == stamp:
-            return False
-        self._stamps[str(path)] = stamp
-        return True
+    def _rows_if_changed(self, path: Path) -> list[dict] | None:
+        """The file's rows when it changed since it was last read whole, else None (`read_if_changed`)."""
+        return read_if_changed(path, self._stamps)
 
     def _add_items(self, rows: list[dict]) -> None:
         for it in rows:
@@ -80,12 +106,11 @@ class Roles:
         if self.run_dir is None:
             return
         with self._lock:
-            items = self.run_dir / "items.jsonl"
-            if self._changed(items):
-                self._add_items(_jsonl(items))
-            bank = self.run_dir / "passage_bank.jsonl"
-            if self._changed(bank):
-                rows = _jsonl(bank)
+            items = self._rows_if_changed(self.run_dir / "items.jsonl")
+            if items is not None:
+                self._add_items(items)
+            rows = self._rows_if_changed(self.run_dir / "passage_bank.jsonl")
+            if rows is not None:
                 self.bank = {norm(r["text"]): Passage(r["item_id"], r["factuality"] == "true",
                                                       r["answer"] if r["factuality"] == "true" else r["false_answer"])
                              for r in rows}

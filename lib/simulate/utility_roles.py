@@ -4,11 +4,9 @@ ground truth, retrieved) and, before they exist, the items (an item's human pass
 supporting passages are its ground-truth evidence). Files are read again when they change."""
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
-from .roles import Roles, norm
+from .roles import Roles, norm, read_if_changed, stamp_of
 
 # passages_types of lib.utility.benchmark -> the planted model's roles (every other kind: distractor)
 KIND_ROLE = {"ground_truth": "ground_truth", "counterfactual": "counterfactual"}
@@ -20,33 +18,23 @@ class UtilityRoles:
 
     def __init__(self, roles: Roles):
         self.roles = roles
-        self._stamps: dict[str, int] = {}
+        self._stamps: dict[str, tuple | None] = {}
         self.by_question: dict[str, dict] = {}  # question -> {passage: role}, {"gold": answer, ...}
 
     def refresh(self) -> None:
-        """Read the candidate files again where they changed. Asked for every passage of every request:
-        the files' stamps are compared without the shared lock (64 request threads queued on it for
-        two stat calls each), and a file's stamp is stored only once it is read in full, so a look-up
-        that finds the stamps current finds the file's roles loaded."""
+        """Read the candidate files again where they changed (`roles.read_if_changed`: size and
+        modification time, kept only for a whole read). The simulator asks once per request."""
         run_dir = self.roles.run_dir
         if run_dir is None:
             return
-        stamps = {}
-        for name in FILES:
-            try:
-                stamps[name] = os.stat(os.path.join(run_dir, name)).st_mtime_ns
-            except FileNotFoundError:
-                continue
-        if all(self._stamps.get(name) == stamp for name, stamp in stamps.items()):
+        files = [str(Path(run_dir) / name) for name in FILES]
+        # files unchanged: no read and no lock (a look-up of another thread may hold it)
+        if all(self._stamps.get(f) == stamp_of(f) for f in files):
             return
         with self.roles._lock:
-            for name, stamp in stamps.items():
-                if self._stamps.get(name) == stamp:  # another thread read it meanwhile
-                    continue
-                for line in (Path(run_dir) / name).read_text(encoding="utf-8").splitlines():
-                    if line.strip():
-                        self._add(json.loads(line))
-                self._stamps[name] = stamp
+            for f in files:
+                for row in read_if_changed(f, self._stamps) or ():
+                    self._add(row)
 
     def _add(self, row: dict) -> None:
         entry = self.by_question.setdefault(norm(row["question"]), {"passages": {}})

@@ -55,15 +55,11 @@ def read_if_changed(path, stamps: dict) -> list[dict] | None:
     and a read in the same tick as the writer's last writes once left the simulator with part of the
     passage bank for the rest of a run (it no longer knew the false passages)."""
     path = Path(path)
-    try:
-        before = path.stat()
-    except FileNotFoundError:
-        return None
-    stamp = (before.st_mtime_ns, before.st_size)
-    if stamps.get(str(path)) == stamp:
+    stamp = stamp_of(path)
+    if stamp is None or stamps.get(str(path)) == stamp:
         return None
     data = path.read_bytes()
-    whole = len(data) == before.st_size and (not data or data.endswith(b"\n"))
+    whole = len(data) == stamp[1] and (not data or data.endswith(b"\n"))
     stamps[str(path)] = stamp if whole else None  # a part is used now and read again next time
     complete = data if whole else data[:data.rfind(b"\n") + 1]
     return [json.loads(line) for line in complete.decode("utf-8").splitlines() if line.strip()]
@@ -91,10 +87,6 @@ class Roles:
                 self._add_items(_jsonl(path))
 
     # ------------------------------------------------------------ loading
-    def _rows_if_changed(self, path: Path) -> list[dict] | None:
-        """The file's rows when it changed since it was last read whole, else None (`read_if_changed`)."""
-        return read_if_changed(path, self._stamps)
-
     def _add_items(self, rows: list[dict]) -> None:
         for it in rows:
             self.items[it["id"]] = it
@@ -106,10 +98,10 @@ class Roles:
         if self.run_dir is None:
             return
         with self._lock:
-            items = self._rows_if_changed(self.run_dir / "items.jsonl")
+            items = read_if_changed(self.run_dir / "items.jsonl", self._stamps)
             if items is not None:
                 self._add_items(items)
-            rows = self._rows_if_changed(self.run_dir / "passage_bank.jsonl")
+            rows = read_if_changed(self.run_dir / "passage_bank.jsonl", self._stamps)
             if rows is not None:
                 self.bank = {norm(r["text"]): Passage(r["item_id"], r["factuality"] == "true",
                                                       r["answer"] if r["factuality"] == "true" else r["false_answer"])

@@ -7,7 +7,7 @@ CONFIG ?= configs/demo.yaml
 
 KERNEL := rag-bias-lab
 
-.PHONY: install install-test install-cluster reproduce test test-fast lab sweep compare compare-example benchmark strip clean-runs
+.PHONY: install install-test install-cluster reproduce plan test test-fast lab sweep compare compare-example benchmark strip clean-runs
 
 install: $(VENV)/.installed
 
@@ -39,6 +39,12 @@ $(VENV)/.installed-cluster: $(VENV)/.installed requirements-cluster.txt
 reproduce: install
 	$(PY) -m lib.runner run $(CONFIG)
 	$(PY) -m lib.report.run_table $(CONFIG)
+
+# before a paid run: requests, tokens, dollars (sync and Batch API) and time per notebook x model, no call
+# made (docs/servers.md), e.g. make plan CONFIG=configs/paper.yaml PARAMS="-p model=openai:gpt-4o-mini"
+PARAMS ?=
+plan: install
+	$(PY) -m lib.runner plan $(CONFIG) $(PARAMS)
 
 test: install-test
 	$(PY) -m pytest -q -ra

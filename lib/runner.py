@@ -41,6 +41,7 @@ from . import pipeline
 from .report import findings, measures
 from .paths import NOTEBOOKS, ROOT, cache_dir, figure_dir, run_dir
 from .models.backends.inflight import set_run_concurrency
+from .models.backends.openai_batch import DIR_ENV as BATCH_DIR_ENV
 from .parameters import (MODEL_KINDS, RUN_MODEL, Parameter, ParameterError, apply_run_model, check_run_model,
                          checked, markdown_table, read_declarations, specs_in, spelling_hint)
 from .models.specs import SpecError, parse_spec, require_api_key
@@ -308,6 +309,7 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
     figure_dir(name).mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("RAGBIAS_CACHE", str(cache_dir()))
+    os.environ[BATCH_DIR_ENV] = str(out_dir)  # a `;batch` model's submitted batches: a re-run polls them
     concurrency = {**cfg["parameters"], **(cfg.get("_overrides") or {})}.get("concurrency")
     if concurrency is not None:  # every server model of the run, through each kernel's environment
         set_run_concurrency(concurrency)
@@ -395,7 +397,7 @@ def check_budget(cfg: dict, name: str, only: list[str] | None) -> float | None:
         budget.deactivate()
         return None
     planned = planning.build({**cfg, "run": name}, only)
-    total, before = planned.totals()["usd"] or 0.0, budget.spent(run_dir(name))
+    total, before = planned.totals()["usd_as_sent"] or 0.0, budget.spent(run_dir(name))
     if total + before > cap:
         big = planned.biggest()
         raise ConfigError(f"{BUDGET}={cap:g}: the plan costs ${total:,.2f}" + (f" (after ${before:,.2f} spent)" if before else "")
@@ -683,7 +685,7 @@ def plan_command(cfg: dict, run_name: str | None = None, only: list[str] | None 
     print(planning.table(planned))
     cap = _budget_cap(cfg)
     if cap is not None:
-        total = planned.totals()["usd"] or 0.0
+        total = planned.totals()["usd_as_sent"] or 0.0
         print(f"[plan {planned.run}] budget_usd={cap:g}: the plan's ${total:,.2f} "
               + ("fits." if total <= cap else "does not fit: `run` would refuse it."))
     print(f"[plan {planned.run}] {display_path(planning.write(planned, run_dir(planned.run)))}")

@@ -72,9 +72,11 @@ def _locked(path: Path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def bound_usd(price, chars_in: int, max_tokens: int) -> float:
-    """The most a request of `chars_in` prompt characters and `max_tokens` completion can cost."""
-    return (chars_in / BOUND_CHARS_PER_TOKEN * price.input + max_tokens * price.output) / 1e6
+def bound_usd(price, chars_in: int, max_tokens: int, batch: bool = False) -> float:
+    """The most a request of `chars_in` prompt characters and `max_tokens` completion can cost (at
+    the Batch API's prices with `batch`)."""
+    inp, out = (price.batch_input, price.batch_output) if batch else (price.input, price.output)
+    return (chars_in / BOUND_CHARS_PER_TOKEN * inp + max_tokens * out) / 1e6
 
 
 def reserve(path: Path, costs: list[float]) -> int:

@@ -187,7 +187,7 @@ class CachedModel:
             call(todo, on_result, bar)
             return
         costs = [budget.bound_usd(price, len(canonical_json(t.as_dict() if isinstance(t, Request) else t)),
-                                  t.max_tokens if isinstance(t, Request) else 1) for t in todo]
+                                  t.max_tokens if isinstance(t, Request) else 1, self.spec.batch) for t in todo]
         start = 0
         while start < len(todo):
             n = budget.reserve(path, costs[start:])

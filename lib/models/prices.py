@@ -76,11 +76,12 @@ def price(spec) -> tuple[float, float] | None:
     return None if p is None else (p.input, p.output)
 
 
-def cost_usd(spec, tokens_in: int, tokens_out: int, batch: bool = False) -> float | None:
-    """Dollars for these tokens at list price (the Batch API's with `batch`), or None when the model
-    has no known price."""
+def cost_usd(spec, tokens_in: int, tokens_out: int, batch: bool | None = None) -> float | None:
+    """Dollars for these tokens at list price (the Batch API's with `batch`, by default when the spec
+    sends through it), or None when the model has no known price."""
     p = price_of(spec)
     if p is None:
         return None
+    batch = getattr(spec, "batch", False) if batch is None else batch
     inp, out = (p.batch_input, p.batch_output) if batch else (p.input, p.output)
     return (tokens_in * inp + tokens_out * out) / 1e6

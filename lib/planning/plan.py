@@ -48,6 +48,7 @@ class Row:
     usd_batch: float | None = None
     usd_max: float | None = None
     seconds: float = 0.0
+    batch: bool = False  # sent through the Batch API (`;batch`): results within BATCH_WINDOW
     kinds: list = field(default_factory=list)
 
 
@@ -63,6 +64,13 @@ def _price(model: str):
         return price_of(parse_spec(model))
     except SpecError:
         return None
+
+
+def _batch(model: str) -> bool:
+    try:
+        return parse_spec(model).batch
+    except SpecError:
+        return False
 
 
 def _concurrency(model: str, run_concurrency: int | None) -> int:
@@ -135,6 +143,9 @@ class Plan:
         for k in ("usd", "usd_batch", "usd_max"):
             vals = [getattr(r, k) for r in self.rows if getattr(r, k) is not None]
             out[k] = sum(vals) if vals else None
+        # what the run pays as its specs send: the Batch API's price for `;batch` models
+        sent = [(r.usd_batch if r.batch else r.usd) for r in self.rows]
+        out["usd_as_sent"] = sum(v for v in sent if v is not None) if any(v is not None for v in sent) else None
         unpriced = [r for r in self.rows if r.usd is None and r.requests > r.cached]
         out["unpriced_models"] = sorted({r.model for r in unpriced})
         return out
@@ -143,8 +154,9 @@ class Plan:
         """The notebook with the largest dollar cost, and that cost."""
         per: dict = {}
         for r in self.rows:
-            if r.usd is not None:
-                per[r.notebook] = per.get(r.notebook, 0.0) + r.usd
+            usd = r.usd_batch if r.batch else r.usd
+            if usd is not None:
+                per[r.notebook] = per.get(r.notebook, 0.0) + usd
         return max(per.items(), key=lambda kv: kv[1]) if per else None
 
     def as_json(self) -> dict:
@@ -202,7 +214,9 @@ def build(cfg: dict, only: list[str] | None = None) -> Plan:
                 row.usd = (row.usd or 0.0) + paid * (t_in * price.input + out_tok * price.output) / 1e6
                 row.usd_batch = (row.usd_batch or 0.0) + paid * (t_in * price.batch_input + out_tok * price.batch_output) / 1e6
                 row.usd_max = (row.usd_max or 0.0) + (n_max - cached) * (t_in * price.input + max_tok * price.output) / 1e6
-            row.seconds += _seconds(c, paid, t_in, out_tok, _concurrency(c.model, run_conc))
+            row.batch = _batch(c.model)
+            if not row.batch:  # a batch's time is the provider's (within BATCH_WINDOW), not the client's
+                row.seconds += _seconds(c, paid, t_in, out_tok, _concurrency(c.model, run_conc))
     notes = [f"requests include re-asks at {RETRY_SHARE:.0%} unparsed replies per try; requests_max every allowed re-ask",
              "prompt tokens estimated from characters (lib.planning.tokens); completions at the expected length "
              "(tokens_out) and at max_tokens (tokens_out_max)",
@@ -228,7 +242,7 @@ def table(plan: Plan) -> str:
     def fmt(name, model, r):
         return (f"{name:<26} {_short_model(model):<42} {r['requests']:>10,} {r['cached']:>9,} {r['tokens_in']:>12,} "
                 f"{r['tokens_out']:>10,}/{r['tokens_out_max']:<10,} {_usd(r['usd']):>11} {_usd(r['usd_batch']):>11} "
-                f"{_duration(r['seconds']):>9}")
+                f"{('batch' if r.get('batch') else _duration(r['seconds'])):>9}")
     for r in plan.rows:
         lines.append(fmt(r.notebook, r.model, asdict(r)))
     t = plan.totals()

@@ -80,8 +80,9 @@ class RunView:
         datasets = p.get("datasets") or list(SOURCES)
         first = self.p("01_dataset")
         out = {}
-        for s in datasets:
-            made = sizes.items_per_dataset(s, int(first.get("n_items") or 0), self.real(s))
+        for s in datasets:  # with replacement 01 draws past the data: n_items each, copies included
+            made = sizes.items_per_dataset(s, int(first.get("n_items") or 0),
+                                           self.real(s) or bool(first.get("with_replacement")))
             if stem == "01_dataset":
                 out[s] = made
                 continue

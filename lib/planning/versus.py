@@ -38,6 +38,7 @@ def versus(plan, run_folder: Path) -> pd.DataFrame:
 
 def summary(table: pd.DataFrame) -> dict:
     """Total requests planned and booked, and prompt / completion tokens over comparable rows."""
+    table = table[table["notebook"].isin(set(table.loc[table["booked"] > 0, "notebook"]))]  # notebooks that ran
     comp = table[table["comparable"].astype(bool)]
     return {"planned": int(table["planned"].sum()), "booked": int(table["booked"].sum()),
             "requests_error": float(table["planned"].sum() / max(table["booked"].sum(), 1) - 1),

@@ -35,6 +35,15 @@ def start_server(delay: float) -> tuple[subprocess.Popen, str]:
     return proc, proc.stdout.readline().strip()
 
 
+def _row(in_flight: int, n: int, seconds: float, cpu: float, delay: float, after: dict) -> dict:
+    """One level's figures: requests/s against ideal (in_flight / delay), client CPU per request."""
+    ideal = in_flight / delay
+    return {"in_flight": in_flight, "requests": n, "seconds": round(seconds, 2),
+            "requests_per_s": round(n / seconds, 1), "ideal_per_s": round(ideal, 1),
+            "ratio": round(n / seconds / ideal, 3), "server_max_in_flight": after["max_in_flight"],
+            "client_cpu_ms_per_request": round(1000 * cpu / n, 2)}
+
+
 def one_level(url: str, in_flight: int, delay: float, rounds: int) -> dict:
     """requests/s at `in_flight` requests in flight, against ideal (in_flight / delay)."""
     from lib.models import Request, get_model
@@ -50,11 +59,7 @@ def one_level(url: str, in_flight: int, delay: float, rounds: int) -> dict:
     seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     after = json.loads(urllib.request.urlopen(url + "/stats").read())
     assert len(replies) == n and after["calls"] - before["calls"] == n, "every request must reach the server"
-    ideal = in_flight / delay
-    return {"in_flight": in_flight, "requests": n, "seconds": round(seconds, 2),
-            "requests_per_s": round(n / seconds, 1), "ideal_per_s": round(ideal, 1),
-            "ratio": round(n / seconds / ideal, 3), "server_max_in_flight": after["max_in_flight"],
-            "client_cpu_ms_per_request": round(1000 * cpu / n, 2)}
+    return _row(in_flight, n, seconds, cpu, delay, after)
 
 
 def one_level_sdk(url: str, in_flight: int, delay: float, rounds: int) -> dict:
@@ -84,11 +89,7 @@ def one_level_sdk(url: str, in_flight: int, delay: float, rounds: int) -> dict:
     replies, seconds, cpu = asyncio.run(send_all())
     after = json.loads(urllib.request.urlopen(url + "/stats").read())
     assert len(replies) == n and after["calls"] - before["calls"] == n, "every request must reach the server"
-    ideal = in_flight / delay
-    return {"in_flight": in_flight, "requests": n, "seconds": round(seconds, 2),
-            "requests_per_s": round(n / seconds, 1), "ideal_per_s": round(ideal, 1),
-            "ratio": round(n / seconds / ideal, 3), "server_max_in_flight": after["max_in_flight"],
-            "client_cpu_ms_per_request": round(1000 * cpu / n, 2)}
+    return _row(in_flight, n, seconds, cpu, delay, after)
 
 
 def main() -> None:

@@ -182,7 +182,7 @@ def build(cfg: dict, only: list[str] | None = None) -> Plan:
     left = [part for s in stems for part in pipeline.left_out(s, params[s], known)]
     dropped = {(p["notebook"], p["part"], p["model"]) for p in left}
     run_conc = {**cfg["parameters"], **(cfg.get("_overrides") or {})}.get("concurrency")
-    in_cache = {k: n for k, n in cache.entries_by_model().items()}
+    in_cache = dict(cache.entries_by_model())
     seen: set = set()
     rows: dict[tuple, Row] = {}
     for stem in stems:
@@ -192,7 +192,8 @@ def build(cfg: dict, only: list[str] | None = None) -> Plan:
             row = rows.setdefault((stem, c.model), Row(stem, c.model))
             n, n_max = _expected(c.n, c.retries)
             repeat = bool(c.same_as) and c.same_as in seen
-            seen.add(c.same_as) if c.same_as else None
+            if c.same_as:
+                seen.add(c.same_as)
             key = _model_key(c.model)
             from_cache = 0 if repeat else min(in_cache.get(key, 0), round(n))
             in_cache[key] = in_cache.get(key, 0) - from_cache

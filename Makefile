@@ -72,7 +72,7 @@ NAME ?= comparison
 compare: install
 	$(PY) -m lib.runner compare $(RUNS) --name $(NAME)
 
-# README's worked example: both embedded models through a small sweep, then compare
+# the worked example of docs/compare.md: both embedded models through a small sweep, then compare
 compare-example: install
 	$(PY) -m lib.runner sweep configs/compare_example.yaml --jobs $(JOBS)
 

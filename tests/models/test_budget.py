@@ -8,7 +8,7 @@ import pytest
 from lib.models import budget, get_model
 from lib.models.types import Request
 from lib.simulate.server import SimServer
-from lib.simulate.truth_file import Truth
+from lib.simulate.core.truth_file import Truth
 
 pytestmark = pytest.mark.server
 

@@ -12,7 +12,7 @@ from lib.models import budget
 from lib.paths import CONFIGS
 from lib.planning import plan as planning
 from lib.simulate.server import SimServer
-from lib.simulate.truth_file import Truth
+from lib.simulate.core.truth_file import Truth
 
 pytestmark = [pytest.mark.notebooks, pytest.mark.server]
 PARAMS = {"n_items": 2, "n_samples": 3, "max_tokens": 8}  # 2 questions x 3 datasets x 3 samples = 18 requests

@@ -4,6 +4,7 @@ findings row's count of units read from the DOM equals its n; filtered to flippe
 self-preference rate shows both orders side by side with the flips marked, as many questions as the
 records have; a run whose records lost a question shows the mismatch."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,14 +45,20 @@ def _blocks(dom: str) -> list[dict]:
 
 
 def test_counts_in_the_browser_equal_the_findings_n(run, tmp_path):
+    assert (run / "inspect.html").exists()  # the runner wrote it at the end of the run
     assert main([str(run)]) == 0
-    blocks = _blocks(dump_dom(run / "inspect.html", "", tmp_path / "profile"))
+    dom = dump_dom(run / "inspect.html", "", tmp_path / "profile")
+    blocks = _blocks(dom)
     findings = pd.read_csv(run / "findings.csv")
     with_judgments = findings[findings["notebook"].isin(["05_pointwise_reranking", "06_generation_phase", "13_rewardbench"])]
     assert len(blocks) == len(with_judgments) > 20
     want = {(r.measure_id, r.model): int(r.n) for r in with_judgments.itertuples()}
     assert {(b["measure"], b["model"]): b["count"] for b in blocks} == want
     assert all(b["counted"] == b["n"] for b in blocks)
+    # every row of the run README links to a section of the page
+    sections = {s["id"] for s in BeautifulSoup(dom, "html.parser").select("section")}
+    links = re.findall(r"\(inspect\.html#([^)]+)\)", (run / "README.md").read_text())
+    assert len(links) == len(findings) and set(links) <= sections
 
 
 def _flipped_questions(folder) -> int:

@@ -29,8 +29,15 @@ class Section:
 
 
 def read_findings(folder: Path) -> pd.DataFrame:
-    """The run's findings table (findings.csv), or a clear error naming the file."""
-    path = Path(folder) / "findings.csv"
+    """The run's findings rows: every notebook's own rows file (findings/<notebook>.csv, what findings.csv
+    is made of at the end of a run, so a notebook sees its rows while the run goes on), else findings.csv."""
+    from lib.report.findings import collect
+
+    folder = Path(folder)
+    rows = collect(folder)
+    if len(rows):
+        return rows
+    path = folder / "findings.csv"
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist: give a run folder whose notebooks wrote findings.")
     return pd.read_csv(path)

@@ -51,34 +51,33 @@ def _judgment(j, strings: _Strings) -> list:
             _bool(j["own_chosen"]), _bool(j["false_chosen"]), int(bool(j["counted"]))]
 
 
-def _unit_flags(g: pd.DataFrame) -> int:
-    bits = 0
-    if g["flipped"].fillna(False).astype(bool).any():
-        bits |= FLAGS["flipped"]
-    if (g["reason"].fillna("").astype(str) != "").any():
-        bits |= FLAGS["unparsed"]
-    if (g["own_chosen"].map(_bool) == 1).any():
-        bits |= FLAGS["own"]
-    if (g["false_chosen"].map(_bool) == 1).any():
-        bits |= FLAGS["false"]
-    return bits
+def _unit_flags(judged: pd.DataFrame) -> pd.DataFrame:
+    """Per unit (in first-seen order): whether it counts, and its filter flags as bits."""
+    marks = pd.DataFrame({
+        "counted": judged["counted"].astype(bool).to_numpy(),
+        "flipped": judged["flipped"].fillna(False).astype(bool).to_numpy(),
+        "unparsed": (judged["reason"].fillna("").astype(str) != "").to_numpy(),
+        "own": (judged["own_chosen"].map(_bool) == 1).to_numpy(),
+        "false": (judged["false_chosen"].map(_bool) == 1).to_numpy(),
+        "unit": judged["unit_id"].astype(str).to_numpy(), "stratum": judged["stratum"].astype(str).to_numpy()})
+    per = marks.groupby("unit", sort=False).agg(stratum=("stratum", "first"), counted=("counted", "any"),
+                                                **{k: (k, "any") for k in FLAGS})
+    per["bits"] = sum(per[k].astype(int) * bit for k, bit in FLAGS.items())
+    return per
 
 
 def _block(row: dict, judged: pd.DataFrame, strings: _Strings, limit: int, seed: int) -> dict:
     """One findings row: its numbers, every unit's flags, and the judgments of up to `limit` units."""
-    units = list(dict.fromkeys(judged["unit_id"]))
-    detail = set(units)
-    if len(units) > limit:
-        detail = set(pd.Series(units).sample(limit, random_state=seed))
-    groups = dict(tuple(judged.groupby("unit_id", sort=False)))
-    out = []
-    for u in units:
-        g = groups[u]
-        rows = None
-        if u in detail:
-            rows = [[_judgment(j, strings) for j in pg.to_dict("records")]
-                    for _, pg in g.groupby(g["pair_id"].where(g["pair_id"] != "", g.index.astype(str)), sort=False)]
-        out.append([str(u), str(g["stratum"].iloc[0]), int(g["counted"].astype(bool).any()), _unit_flags(g), rows])
+    per = _unit_flags(judged) if len(judged) else pd.DataFrame(columns=["stratum", "counted", "bits"])
+    units = list(per.index)
+    detail = set(units) if len(units) <= limit else set(pd.Series(units).sample(limit, random_state=seed))
+    shown = judged[judged["unit_id"].astype(str).isin(detail)]
+    rows: dict = {}  # unit -> {pair (or the judgment alone) -> its judgments}, in first-seen order
+    for i, j in zip(shown.index, shown.to_dict("records")):
+        pairs = rows.setdefault(str(j["unit_id"]), {})
+        pairs.setdefault(j["pair_id"] or f"#{i}", []).append(_judgment(j, strings))
+    rows = {u: list(pairs.values()) for u, pairs in rows.items()}
+    out = [[u, r.stratum, int(r.counted), int(r.bits), rows.get(u)] for u, r in zip(units, per.itertuples())]
     n = row.get("n_items", row.get("n"))
     return {"model": str(row["model"]), "n": None if pd.isna(n) else int(n),
             "estimate": None if pd.isna(row["estimate"]) else float(row["estimate"]),

@@ -17,9 +17,11 @@ _SET_F1 = re.compile(r"set_f1\.(?P<source>[^.]+)\.(?P<judgment>[^.]+)")
 _UNREADABLE = re.compile(r"unreadable_share\.(?P<judgment>[^.]+)\.(?P<form>[^.]+)")
 
 
-def _shown(order: list[int], stored) -> str:
-    """Stored passage indices as the reply numbered them (Passage-0 is the first shown)."""
-    return ", ".join(f"Passage-{order.index(i)}" for i in stored)
+def _shown(order: list[int], stored, ranked: bool = False) -> str:
+    """Stored passage indices as the reply numbered them (Passage-0 is the first shown); a set in
+    shown order, a ranking as ranked."""
+    shown = [order.index(i) for i in stored]
+    return ", ".join(f"Passage-{i}" for i in (shown if ranked else sorted(shown)))
 
 
 def _parsed(j, row) -> str:
@@ -28,7 +30,7 @@ def _parsed(j, row) -> str:
     gt = [i for i, g in enumerate(row.ground_truth_label) if g]
     got = j.selected if j.selected is not None else j.ranking
     what = "selected" if j.selected is not None else "ranked"
-    return f"{what} {_shown(j.order, got) or 'none'} (ground truth: {_shown(j.order, gt) or 'none'})"
+    return f"{what} {_shown(j.order, got, j.ranking is not None) or 'none'} (ground truth: {_shown(j.order, gt) or 'none'})"
 
 
 def listwise_judgments(folder: Path, measure_ids, params: dict) -> pd.DataFrame:

@@ -100,3 +100,20 @@ def test_a_run_whose_records_lost_a_question_shows_the_mismatch(run, tmp_path):
     (block,) = _blocks(dom)
     assert block["count"] == block["n"] - 1
     assert "the findings row says n = " in block["el"].select_one(".warn").text
+
+
+def test_notebooks_end_with_the_judgments_table(run):
+    """05, 06 and 13 as the run executed them: the cell before out.finish() shows its measure's
+    judgments through itables (its JavaScript bundled in the notebook, no address to fetch it from)."""
+    import nbformat
+
+    for stem, mid in (("05_pointwise_reranking", ".rag.self_true.paper_parsed_reply"),
+                      ("06_generation_phase", SELF), ("13_rewardbench", "judge_overall_accuracy.generate_and_parse")):
+        cells = [c for c in nbformat.read(run / "notebooks" / f"{stem}.ipynb", as_version=4).cells if c.cell_type == "code"]
+        cell = cells[-2]
+        assert "from lib.inspect import show" in cell.source
+        shown = "".join(str(o.get("data", {}).get("text/html", "")) + str(o.get("data", {}).get("text/markdown", ""))
+                        for o in cell.outputs)
+        assert not [o for o in cell.outputs if o.output_type == "error"]
+        assert "findings n = " in shown and mid in shown, stem
+        assert "<table" in shown and "DataTable" in shown, stem

@@ -76,6 +76,13 @@ compare: install
 compare-example: install
 	$(PY) -m lib.runner sweep configs/compare_example.yaml --jobs $(JOBS)
 
+# the judgments behind a run's findings, one self-contained page: data/runs/<run>/inspect.html (docs/inspect.md)
+.PHONY: inspect
+RUN ?=
+inspect: install
+	@test -n "$(RUN)" || { echo "usage: make inspect RUN=<run name or folder> [MEASURE=<measure_id>]"; exit 2; }
+	$(PY) -m lib.inspect '$(RUN)' $(if $(MEASURE),--measure '$(MEASURE)')
+
 # the bias profile of one model: data/runs/profile__<model>/profile.html (docs/profile.md)
 .PHONY: profile
 MODEL ?= local:smollm2

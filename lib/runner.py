@@ -547,6 +547,12 @@ def _finish_manifest(manifest: dict, name: str) -> None:
         readme = out_dir / "README.md"
         text = readme.read_text(encoding="utf-8") if readme.exists() else f"# Run `{name}`\n"
         readme.write_text(text.rstrip("\n") + "\n\n" + left_out_section(manifest["left_out"]), encoding="utf-8")
+    try:  # the judgments behind the findings, which the README links to
+        from lib.inspect import build as build_inspector
+
+        print(f"[run {name}] judgments: {display_path(build_inspector(out_dir))}")
+    except Exception as e:  # noqa: BLE001 - the page is a view: the run's results stand without it
+        print(f"[run {name}] judgments page not written: {type(e).__name__}: {e}")
     files = []
     for base in (out_dir, fig_dir):
         for p in sorted(base.rglob("*")):

@@ -12,11 +12,13 @@ import unicodedata
 import numpy as np
 import pandas as pd
 
+from . import intervals
 from .labels import humanize, label
 
 # Text columns repeated in every part of a split table, so each part can be read on its own.
 MAX_KEY_COLUMNS = 3
 MISSING = "---"  # an em-dash in LaTeX: a cell with no value (NaN, None)
+WITHHELD = "†"  # after an estimate whose interval is withheld; the caption says why
 PREAMBLE = "% needs \\usepackage{booktabs} in the document's preamble\n"
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -27,7 +29,7 @@ _UNICODE = {"≥": r"$\geq$", "≤": r"$\leq$", "×": r"$\times$", "±": r"$\pm$
             "←": r"$\leftarrow$", "≈": r"$\approx$", "≠": r"$\neq$", "…": r"\ldots{}", "–": "--", "—": "---",
             "‘": "`", "’": "'", "“": "``", "”": "''", "·": r"$\cdot$", "°": r"$^\circ$", "µ": r"$\mu$",
             "α": r"$\alpha$", "β": r"$\beta$", "κ": r"$\kappa$", "ρ": r"$\rho$", "τ": r"$\tau$", "Δ": r"$\Delta$",
-            "\u00a0": "~"}
+            "\u00a0": "~", "†": r"$^\dagger$"}
 # Combining accents after NFD decomposition -> LaTeX accent commands (é -> \'{e})
 _ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~", "\u0304": "=",
             "\u0327": "c", "\u030c": "v", "\u0306": "u", "\u030a": "r", "\u030b": "H", "\u0328": "k"}
@@ -154,52 +156,29 @@ def _key_columns(df: pd.DataFrame) -> list[str]:
 # --- what a reader should see: intervals in one cell, no helper columns --------------------------------
 
 # helper columns that repeat another column as pre-formatted text (e.g. `diff_true_fmt`)
-HELPER = re.compile(r"(^|[_ ])fmt($|[_ ])")
-# (low, high) column names of an interval around column `base`
-_BOUNDS = [("{}_ci_low", "{}_ci_high"), ("{} lo", "{} hi"), ("{}_lo", "{}_hi"), ("{}_low", "{}_high"),
-           ("{} CI low", "{} CI high")]
-_STATS = "rate|mean|estimate|diff|score|accuracy|value"
-_LAST_WORD = re.compile(rf"^(.*?)([:_ ]\s*)({_STATS})$")  # style_rate, "paper: mean" -> style_ci_low, "paper: ci_low"
-_FIRST_WORD = re.compile(rf"^({_STATS})_(.+)$")  # diff_true -> ci_low_true
+# and working columns a reader of a paper's table does not need (a per-cell note, a fallback count)
+HELPER = re.compile(r"(^|[_ ])fmt($|[_ ])|ci_note$|ci note$|p_holm$|p holm$|number_fallback$|number fallback$", re.I)
 
 
-def _interval_of(df: pd.DataFrame, base: str) -> tuple[str, str] | None:
-    """The (low, high) columns that bound column `base`, if the frame has them."""
-    for lo, hi in _BOUNDS:
-        if lo.format(base) in df.columns and hi.format(base) in df.columns:
-            return lo.format(base), hi.format(base)
-    candidates = []
-    m = _LAST_WORD.match(base)
-    if m:  # "failure rate" -> "failure ci_low" or "failure lo" (utility figures 5 and 6)
-        candidates += [(f"{m.group(1)}{m.group(2)}{lo}", f"{m.group(1)}{m.group(2)}{hi}")
-                       for lo, hi in (("ci_low", "ci_high"), ("lo", "hi"))]
-    m = _FIRST_WORD.match(base)
-    if m:
-        candidates.append((f"ci_low_{m.group(2)}", f"ci_high_{m.group(2)}"))
-    for lo, hi in candidates:
-        if lo in df.columns and hi in df.columns:
-            return lo, hi
-    return None
+def withheld_note(df: pd.DataFrame) -> str:
+    """'† no 95% interval: too few units, fewer than 10' for a table with withheld intervals ('' without)."""
+    if intervals.REASON not in df:
+        return ""
+    reasons = [re.sub(r"^[^:;]+: (?=too few|no spread|none computed)", "", part.strip())
+               for text in df[intervals.REASON].dropna().astype(str) for part in text.split(";") if part.strip()]
+    reasons = list(dict.fromkeys(reasons))
+    return f"{WITHHELD} no 95% interval: {'; '.join(reasons)}" if reasons else ""
 
 
 def reader_columns(df: pd.DataFrame, decimals: int = 3) -> pd.DataFrame:
     """The frame as a paper's table shows it: helper columns dropped, and each estimate with its
-    interval in one text cell 'est [lo, hi]' (bare `ci_low` / `ci_high` bound the numeric column
-    just before them)."""
-    df = df[[c for c in df.columns if not HELPER.search(str(c))]].copy()
-    cols = list(df.columns)
-    pairs = {}
-    for i, c in enumerate(cols):
-        if not pd.api.types.is_numeric_dtype(df[c]):
-            continue
-        bounds = _interval_of(df, str(c))
-        if bounds is None and i + 2 < len(cols) and (cols[i + 1], cols[i + 2]) in (("ci_low", "ci_high"), ("lo", "hi")):
-            bounds = (cols[i + 1], cols[i + 2])
-        if bounds and bounds[0] not in pairs.values() and all(pd.api.types.is_numeric_dtype(df[b]) for b in bounds):
-            pairs[c] = bounds
-    for c, (lo, hi) in pairs.items():
+    interval in one text cell 'est [lo, hi]' (`intervals.interval_columns`), an estimate whose
+    interval is withheld marked with a dagger (the caption says why: `no_interval`)."""
+    df = df[[c for c in df.columns if not HELPER.search(str(c)) and c != intervals.REASON]].copy()
+    for c, (lo, hi) in intervals.interval_columns(df).items():
         d = column_decimals(c, df[c], decimals)
-        df[c] = [interval_text(e, a, b, d) for e, a, b in zip(df[c], df[lo], df[hi])]
+        df[c] = [interval_text(e, a, b, d) + (WITHHELD if not _is_missing(e) and (_is_missing(a) or _is_missing(b)) else "")
+                 for e, a, b in zip(df[c], df[lo], df[hi])]
         df = df.drop(columns=[lo, hi]).rename(columns={c: f"{c} [95% CI]"})
     return df
 
@@ -330,7 +309,9 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
         flat = flat[list(columns)]
     if flat.empty:
         return None
+    flat = intervals.withhold(flat)
     n = n_text(flat)
+    withheld = withheld_note(flat)
     flat = reader_columns(flat, decimals)
     if caption is None:
         caption = caption_for(name)
@@ -345,7 +326,7 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
     size = "\\small" if widest <= PAGE_PT else "\\footnotesize"  # key columns alone wider than the page
     parts = [_tabular(layout, cols, len(flat)) for cols in groups]
     note = f" ({len(parts)} parts, key columns repeated)" if len(parts) > 1 else ""
-    cap = escape(caption) + (f". {n}" if n else "") + note
+    cap = escape(caption) + (f". {n}" if n else "") + note + (f". {escape(withheld)}" if withheld else "")
     body = "\n\\par\\medskip\n".join(parts)
     return (PREAMBLE + f"% widest part about {widest:.0f} pt: {env} ({'a column' if env == 'table' else 'the page'})\n"
             + f"\\begin{{{env}}}[htbp]\n\\centering\n{size}\n" + f"\\caption{{{cap}}}\n"

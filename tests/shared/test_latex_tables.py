@@ -126,11 +126,26 @@ def test_intervals_in_one_cell_no_helper_columns_short_percentages():
 
 def test_a_rate_with_lo_and_hi_columns_is_one_cell():
     """Utility figures 5 and 6 write "failure rate", "failure lo", "failure hi": one interval cell."""
-    df = pd.DataFrame({"position": [1, 3], "n": [1, 1], "failure rate": [100.0, 50.0],
+    df = pd.DataFrame({"position": [1, 3], "n": [12, 12], "failure rate": [100.0, 50.0],
                        "failure lo": [20.655, 10.0], "failure hi": [100.0, 90.0]})
     tex = to_latex(df, "utility_fig5_position")
     assert "100.0 [20.7, 100.0]" in tex and "failure lo" not in tex
     assert content_problems("fig5", tex) == []
+
+
+def test_a_table_shows_no_interval_the_findings_withhold_and_says_why():
+    """The findings' rule in every table: no interval below 10 units (n = 1 here), none of zero width;
+    the estimate carries a dagger and the caption gives the reason."""
+    df = pd.DataFrame({"position": [1, 3, 5], "n": [1, 12, 12], "failure rate": [100.0, 50.0, 40.0],
+                       "failure lo": [20.655, 10.0, 40.0], "failure hi": [100.0, 90.0, 40.0]})
+    tex = to_latex(df, "utility_fig5_position")
+    assert "[20.7, 100.0]" not in tex and r"100.0$^\dagger$" in tex and "50.0 [10.0, 90.0]" in tex
+    assert r"40.0$^\dagger$" in tex  # zero width
+    assert "too few units, fewer than 10" in tex and "no spread between units" in tex
+    from lib.report.intervals import withhold
+    shown = withhold(df)
+    assert shown["failure lo"].isna().tolist() == [True, False, True]
+    assert shown["no_interval"].tolist() == ["too few units, fewer than 10", "", "no spread between units"]
 
 
 def test_unescaped_table_does_not_compile(tmp_path):

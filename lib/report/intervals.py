@@ -104,3 +104,17 @@ def withhold(df: pd.DataFrame) -> pd.DataFrame:
     if any(text) or REASON in out:
         out[REASON] = text
     return out
+
+
+def shown_against_rule(df: pd.DataFrame) -> list[str]:
+    """Cells of a written table that show an interval the findings' rule withholds, one line each
+    ('row 3, self_rate: 9 units'); empty when the table follows the rule."""
+    problems = []
+    for base, (lo, hi) in interval_columns(df).items():
+        count = unit_count(df, str(base))
+        if count is None:
+            continue
+        for i, (n, e, a, b) in enumerate(zip(df[count], df[base], df[lo], df[hi])):
+            if pd.notna(e) and pd.notna(a) and pd.notna(b) and pd.isna(stats.shown_interval(n, a, b)[0]):
+                problems.append(f"row {i}, {base}: [{a:.3g}, {b:.3g}] at {n} units")
+    return problems

@@ -205,3 +205,26 @@ def render(frame: pd.DataFrame, name: str, studies: dict, smoke_n: int, metadata
              readable_table(smoke) if len(smoke) else "None.", "",
              "## How to read these tables", "", HOW_TO_READ.format(smoke_n=smoke_n), ""]
     return "\n".join(text)
+
+
+# what a README a paper can quote never has: machine plurals, a count in parentheses, a reason in parentheses
+MACHINE = re.compile(r"\w\(s\)|\(n >= |\(no interval: ")
+PARSE_FAILURE = re.compile(r"unparsed|unreadable|did not parse")
+
+
+def wording_problems(text: str) -> list[str]:
+    """What keeps a run README from being quoted, one line each: machine plurals ('row(s)'), nested
+    parentheses, a parse failure listed among the findings."""
+    problems = [f"machine prose: {m!r}" for m in MACHINE.findall(text)]
+    for line in text.splitlines():
+        depth = 0
+        for ch in line:
+            depth += (ch == "(") - (ch == ")")
+            if depth > 1:
+                problems.append(f"nested parentheses: {line[:120]}")
+                break
+    if "## Findings" in text and "## Diagnostics" in text:
+        found = text[text.index("## Findings"):text.index("## Diagnostics")]
+        problems += [f"a parse failure among the findings: {line[:120]}" for line in found.splitlines()
+                     if line.startswith("|") and PARSE_FAILURE.search(line)]
+    return problems

@@ -186,7 +186,7 @@ def summarize(run_dir: Path, run_name: str | None = None, manifest: dict | None 
     name = run_name or run_dir.name
     if manifest is None and (run_dir / "manifest.json").is_file():
         manifest = json.loads((run_dir / "manifest.json").read_text())
-    frame = collect(run_dir)
+    frame = with_specs(collect(run_dir), (manifest or {}).get("model_specs") or [])
     csv_path = run_dir / "findings.csv"
     frame.to_csv(csv_path, index=False)
     manifest = {"run": name, **(manifest or {})}
@@ -199,6 +199,25 @@ def summarize(run_dir: Path, run_name: str | None = None, manifest: dict | None 
     md_path = run_dir / "README.md"
     md_path.write_text(run_readme.render(frame, name, STUDIES, SMOKE_N, metadata), encoding="utf-8")
     return csv_path, md_path, json_path
+
+
+def with_specs(frame: pd.DataFrame, specs) -> pd.DataFrame:
+    """The frame with every `model` named by its spec as the run was given it: a table's short name
+    ('smollm2') becomes the run's one spec of that short name ('local:smollm2'); a name no spec of the
+    run shortens to (a release's author) stays as it is."""
+    from lib.models.specs import short_name
+
+    short: dict[str, list[str]] = {}
+    for spec in dict.fromkeys(str(s) for s in specs):
+        try:
+            short.setdefault(short_name(spec), []).append(spec)
+        except Exception:  # noqa: BLE001  (not a spec: nothing to name by it)
+            continue
+    if not short or not len(frame):
+        return frame
+    known = set(specs)
+    names = [m if m in known or len(short.get(m, [])) != 1 else short[m][0] for m in frame["model"].astype(str)]
+    return frame.assign(model=names)
 
 
 def results_document(frame: pd.DataFrame, metadata: dict) -> dict:

@@ -307,3 +307,12 @@ def test_a_row_of_one_unit_says_why_it_has_no_interval():
     assert interval_reason({**one, "no_interval": ""}) == "one unit: an interval needs at least two"
     assert interval_reason({**one, "n_items": 12, "no_interval": ""}) == "none computed, the notebook states no reason"
     assert interval_reason({**one, "no_interval": "all pairs tie"}) == "all pairs tie"
+
+
+def test_rows_name_their_model_by_the_runs_spec(runs):
+    """A notebook that names its model by a short name ('smollm2') gets the run's spec in findings.csv;
+    a name no spec shortens to (a release's author) stays."""
+    findings.record("s", "11", [findings.finding("utility", "11", "gap", "smollm2", 40, 0.1, 0.0, 0.2),
+                                findings.finding("utility", "11", "gap", "gpt", 40, 0.1, 0.0, 0.2)])
+    csv_path = findings.summarize(runs / "s", manifest={"model_specs": ["local:smollm2"]})[0]
+    assert pd.read_csv(csv_path)["model"].tolist() == ["local:smollm2", "gpt"]

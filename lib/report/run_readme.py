@@ -22,17 +22,17 @@ TEMPLATES = {
     "significant": "After Holm's correction over this study's family of {family} (alpha = {alpha}), {k} "
                    "differ{s} from {its} null: {named}.",
     "none_significant": "After Holm's correction over this study's family of {family} (alpha = {alpha}), none "
-                        "differs from its null; the smallest adjusted p is {p}, for {label}: {value} over {count}.",
-    "named": "{label} is {value} over {count}, adjusted p = {p}{direction}",
+                        "differs from its null; the smallest adjusted p is {p}, for {label}: {measured}.",
+    "named": "{label} is {measured}, adjusted p = {p}{direction}",
     "family": "The family: {members}.",
     "untested_only": "No measure of this study was tested with at least {smoke_n} units, so the run draws no "
                      "conclusion on bias here.",
     "smoke_only": "No finding of this study has {smoke_n} independent units or more: the run shows that the "
                   "pipeline works, not a finding.",
-    "untested": "{count_estimates} with at least {smoke_n} units carry no test, for example {label}: {value} "
-                "over {count}.",
+    "untested": "{count_estimates} with at least {smoke_n} units carry no test, for example {label}: "
+                "{measured}.",
     "diagnostics": "Diagnostics of the pipeline, not of the model's bias: {count_quantities}; the largest is "
-                   "{label} at {value} over {count}.",
+                   "{label}: {measured}.",
 }
 
 
@@ -83,6 +83,19 @@ def value_text(r) -> str:
     return text + scale
 
 
+def measured_text(r) -> str:
+    """'0.560 [0.350, 0.760] share 0-1 over 17 of 20 questions', or with no interval '20.0 % of
+    questions over 5 of 5 questions, with no interval: too few units, fewer than 10'."""
+    if r["estimate"] is None or pd.isna(r["estimate"]):
+        return f"no estimate over {count_text(r)}: {plain(interval_reason(r))}"
+    decimals = 1 if str(r.get("scale") or "").startswith("%") else 3
+    text = interval_text(r["estimate"], r["ci_low"], r["ci_high"], decimals)
+    scale = f" {r['scale']}" if r.get("scale") else ""
+    if pd.isna(r["ci_low"]) or pd.isna(r["ci_high"]):
+        return f"{text}{scale} over {count_text(r)}, with no interval: {plain(interval_reason(r))}"
+    return f"{text}{scale} over {count_text(r)}"
+
+
 def count_text(r) -> str:
     """'17 of 20 questions' (used of attempted)."""
     unit = str(r.get("unit") or "unit")
@@ -114,11 +127,10 @@ def study_conclusion(study: str, title: str, frame: pd.DataFrame, smoke_n: int) 
         if sig.empty:
             best = family.loc[adjusted.idxmin()] if adjusted.notna().any() else family.iloc[0]
             sentences.append(TEMPLATES["none_significant"].format(
-                family=size, alpha=ALPHA, p=_p(best["p_adjusted"]), label=label_text(best), value=value_text(best),
-                count=count_text(best)))
+                family=size, alpha=ALPHA, p=_p(best["p_adjusted"]), label=label_text(best), measured=measured_text(best)))
         else:
             named = "; ".join(TEMPLATES["named"].format(
-                label=label_text(r), value=value_text(r), count=count_text(r), p=_p(r["p_adjusted"]),
+                label=label_text(r), measured=measured_text(r), p=_p(r["p_adjusted"]),
                 direction=f", where {plain(r['direction'])}" if r.get("direction") else "") for _, r in sig.iterrows())
             sentences.append(TEMPLATES["significant"].format(family=size, alpha=ALPHA, k=len(sig), named=named,
                                                              s="s" if len(sig) == 1 else "",
@@ -133,12 +145,12 @@ def study_conclusion(study: str, title: str, frame: pd.DataFrame, smoke_n: int) 
         first = untested.iloc[0]
         sentences.append(TEMPLATES["untested"].format(
             count_estimates=plural(len(untested), "estimate"), smoke_n=smoke_n, label=label_text(first),
-            value=value_text(first), count=count_text(first)))
+            measured=measured_text(first)))
     if len(diagnostics):
         worst = diagnostics.loc[diagnostics["estimate"].astype(float).fillna(-np.inf).idxmax()]
         sentences.append(TEMPLATES["diagnostics"].format(
             count_quantities=plural(len(diagnostics), "quantity", "quantities"), label=label_text(worst),
-            value=value_text(worst), count=count_text(worst)))
+            measured=measured_text(worst)))
     return f"**{title}.** " + " ".join(sentences)
 
 

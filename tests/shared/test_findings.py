@@ -271,7 +271,7 @@ def test_diagnostics_have_their_own_table_and_rows_say_why_they_have_no_interval
     assert "2 of 40 questions | 50.0 % (F1) with no interval, two readable replies |" in smoke
     assert "0 of 40 questions | no estimate, no unit could be used |" in smoke
     assert ("Diagnostics of the pipeline, not of the model's bias: 1 quantity; the largest is unreadable replies % "
-            "for local:smollm2 at 95.0 [83.3, 99.4] % of questions over 40 of 40 questions.") in text
+            "for local:smollm2: 95.0 [83.3, 99.4] % of questions over 40 of 40 questions.") in text
     assert_quotable(text)
     import json
     failed = {r["measure"]: r["n_failed"] for r in json.loads(json_path.read_text())["rows"]}

@@ -154,6 +154,24 @@ def _given(cfg: dict, stem: str, name: str) -> bool:
     return any(layer.get(name) not in (None, "", []) for layer in layers)
 
 
+# parameters of a whole run that no notebook declares: the runner reads them (name -> what it does)
+RUN_LEVEL = {
+    RUN_MODEL: "the model under study: its spec replaces every studied role's model (docs/parameters.md)",
+    "concurrency": "requests in flight per server model of the run, e.g. 64 for vLLM "
+                   "(default: by server; a spec's own ;concurrency:N wins)",
+    "run_name": "the run's name, set by the runner from --run or the config's `run`",
+    BUDGET: "dollars the run's priced requests may cost: a plan above it is refused, a run stops at it "
+            "(docs/servers.md)",
+}
+
+
+def run_level_table() -> str:
+    """The markdown table of the run-level parameters (`RUN_LEVEL`), set under `parameters:` or with -p."""
+    rows = ["| run-level parameter | what it does |", "| --- | --- |"]
+    rows += [f"| `{name}` | {what} |" for name, what in RUN_LEVEL.items()]
+    return "\n".join(rows)
+
+
 def parameter_table() -> str:
     """The markdown table of every notebook's declared parameters (docs/parameters.md's, generated)."""
     return markdown_table({nb.stem: declared_parameters(nb) for nb in numbered_notebooks()})
@@ -214,7 +232,7 @@ def effective_parameters(cfg: dict, notebooks: list[Path]) -> list[tuple[Path, d
     declared kinds before any notebook starts."""
     declared = {nb.stem: declared_parameters(nb) for nb in numbered_notebooks()}
     every = set().union(*[set(d) for d in declared.values()]) if declared else set()
-    runner_keys = {"run_name", RUN_MODEL, "concurrency", BUDGET}
+    runner_keys = set(RUN_LEVEL)
     overrides = cfg.get("_overrides") or {}
     for what, keys in (("parameter(s)", cfg["parameters"]), ("command-line parameter(s)", overrides)):
         unknown = set(keys) - every - runner_keys
@@ -704,7 +722,8 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("params", help="list the declared parameters").add_argument(
-        "--markdown", action="store_true", help="docs/parameters.md's table (the default prints the same)")
+        "--markdown", action="store_true", help="docs/parameters.md's table only (the default prints the run-level "
+        "parameters above it)")
     c = sub.add_parser("compare", help="join runs' findings: comparison.csv, forest plots, LaTeX (lib.compare)")
     c.add_argument("runs", nargs="+", help="run names, run folders or globs (quote globs)")
     c.add_argument("--name", required=True, help="the comparison's name: data/runs/<name>/, figures/<name>/")
@@ -729,7 +748,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.cmd == "params":
-            print(parameter_table())
+            print(parameter_table() if args.markdown else run_level_table() + "\n\n" + parameter_table())
             return 0
         if args.cmd == "compare":
             from .compare import CompareError, compare

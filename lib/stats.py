@@ -1,6 +1,8 @@
 """Intervals and tests shared by every study (one place, so every table says the same thing)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
@@ -100,8 +102,25 @@ MIN_CI_UNITS = 10  # below this many units a resampling interval under-covers: n
 # up to this many units the sign-flip test counts every one of the 2**k sign vectors (as two halves of at
 # most 2**16 sums each: about 30 ms at 32 units); above, a saddlepoint approximation of the same count
 EXACT_FLIP_MAX = 32
-TOO_FEW_UNITS = f"too few units (n < {MIN_CI_UNITS}): no 95% interval"
-TOO_FEW_PER_STRATUM = f"too few units per stratum (a weighted stratum has < {MIN_CI_UNITS}): no 95% interval"
+TOO_FEW_UNITS = f"too few units, fewer than {MIN_CI_UNITS}"
+TOO_FEW_PER_STRATUM = f"too few units per stratum, a weighted stratum has fewer than {MIN_CI_UNITS}"
+NO_SPREAD = "no spread between units"
+
+
+def shown_interval(n: int, low: float, high: float, note: str = "") -> tuple[float, float, str]:
+    """(low, high, reason): the one rule for which 95% interval a reader is shown, in findings rows,
+    tables and figures alike: none below MIN_CI_UNITS units (TOO_FEW_UNITS) and none of zero width
+    (NO_SPREAD: no spread is no certainty); otherwise as given. A blank interval of 1 to
+    MIN_CI_UNITS - 1 units gets the same reason when `note` gives none (n = 0 says so itself)."""
+    low, high = float("nan") if low is None else float(low), float("nan") if high is None else float(high)
+    n = 0 if n is None or n != n else int(n)
+    if math.isnan(low) or math.isnan(high):
+        return float("nan"), float("nan"), note or (TOO_FEW_UNITS if 0 < n < MIN_CI_UNITS else "")
+    if n < MIN_CI_UNITS:
+        return float("nan"), float("nan"), TOO_FEW_UNITS
+    if high - low <= 1e-12:
+        return float("nan"), float("nan"), note or NO_SPREAD
+    return low, high, note
 ALL_SAME_RATE = "all units equal: Wilson interval over units"
 ALL_SAME_DIFF = "all units equal: no interval (nothing varies between units)"
 

@@ -90,10 +90,37 @@ def measured_widths(fragments: dict[str, str], workdir: Path) -> dict[str, float
     return widths
 
 
+TOO_TALL = re.compile(r"Float too large for page by ([\d.]+)pt on input line (\d+)")
+
+
+def tall_problems(fragments: dict[str, str], workdir: Path) -> list[str]:
+    """Tables taller than a page: pdflatex's 'Float too large for page' for any float, typeset all in
+    one two-column document and named by the input line it reports."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    names, lines, body = [], [], []
+    line = DOCUMENT.split("%s")[0].count("\n") + 1
+    for name, text in fragments.items():
+        names.append(name)
+        lines.append(line)
+        body.append(text + "\n\\clearpage")
+        line += (text + "\n\\clearpage").count("\n") + 1
+    (workdir / "heights.tex").write_text(DOCUMENT % "\n".join(body))
+    run = subprocess.run([engine(), "-interaction=nonstopmode", "-no-shell-escape", "heights.tex"],
+                         cwd=workdir, capture_output=True, text=True, timeout=300)
+    log = (workdir / "heights.log").read_text(errors="replace") if (workdir / "heights.log").exists() else run.stdout
+    problems = []
+    for over, at in TOO_TALL.findall(re.sub(r"\n(?=\S)", " ", log.replace("\n\n", "\n\n"))):
+        owner = max((i for i, start in enumerate(lines) if start <= int(at)), default=0)
+        problems.append(f"{names[owner]}: taller than a page by {float(over):.0f} pt")
+    return problems
+
+
 def fit_problems(fragments: dict[str, str], workdir: Path) -> list[str]:
-    """Tables wider than what they declare: a `table` wider than a column, a `table*` than the page."""
+    """Tables wider than what they declare (a `table` wider than a column, a `table*` than the page),
+    or taller than a page."""
     widths = measured_widths(fragments, workdir)
     problems = [f"{name}: not measured (it stops pdflatex, or has no tabular)" for name in fragments if name not in widths]
+    problems += tall_problems(fragments, workdir)
     for name, width in widths.items():
         wide = "\\begin{table*}" in fragments[name]
         limit = PAGE_PT if wide else COLUMN_PT

@@ -17,7 +17,7 @@ from lib.report.findings import SMOKE_N
 from .battery import BATTERY, Measure, method_of
 
 COLUMNS = ["row_type", "key", "label", "notebook", "measure_id", "method", "model", "n", "unit", "n_judgments",
-           "estimate", "ci_low", "ci_high", "ci_note", "p", "p_adjusted", "smoke", "status", "source", "sentence"]
+           "estimate", "ci_low", "ci_high", "no_interval", "p", "p_adjusted", "smoke", "status", "source", "sentence"]
 NOT_MEASURED = "not measured"
 _PERCENT_KINDS = {"rate", "accuracy", "consistency"}  # estimates that are shares 0..1, shown in %
 
@@ -36,10 +36,11 @@ def measured_rows(findings: pd.DataFrame, model: str | None = None) -> pd.DataFr
 
 
 def _note(r) -> str:
-    """Why a row has no interval (findings' ci_note; older findings without one: 'no interval')."""
-    note = r.get("ci_note") if hasattr(r, "get") else None
-    if isinstance(note, str) and note:
-        return note
+    """Why a row has no interval (findings' no_interval; older findings: their ci_note, else 'no interval')."""
+    for col in ("no_interval", "ci_note"):
+        note = r.get(col) if hasattr(r, "get") else None
+        if isinstance(note, str) and note:
+            return note
     return "" if not (pd.isna(r["ci_low"]) or pd.isna(r["ci_high"])) else "no interval"
 
 
@@ -52,7 +53,7 @@ def _pick(frame: pd.DataFrame, m: Measure) -> dict:
             r = hit.iloc[0]
             return {"measure_id": mid, "method": method_of(mid), "model": r["model"], "n": int(r["n"]),
                     "unit": r["unit"], "n_judgments": int(r["n_judgments"]), "estimate": float(r["estimate"]),
-                    "ci_low": r["ci_low"], "ci_high": r["ci_high"], "ci_note": _note(r),
+                    "ci_low": r["ci_low"], "ci_high": r["ci_high"], "no_interval": _note(r),
                     "p": r["p"], "p_adjusted": r["p_adjusted"],
                     "smoke": int(r["n"]) < SMOKE_N, "status": "measured", "source": r["measure"]}
     if len(present):
@@ -127,7 +128,7 @@ def sentence(m: Measure, row: dict) -> str:
     if not (pd.isna(lo) or pd.isna(hi)):
         parts.append(f"95% CI [{value_text(m, lo)}, {value_text(m, hi)}]")
     else:
-        parts.append(f"no 95% CI ({row.get('ci_note') or 'no interval'})")
+        parts.append(f"no 95% CI ({row.get('no_interval') or 'no interval'})")
     unit = str(row.get("unit") or "unit")
     parts.append(f"n = {row['n']} {unit if row['n'] == 1 else unit + 's'}")
     pa = row.get("p_adjusted")
@@ -159,7 +160,7 @@ def display_table(profile: pd.DataFrame) -> pd.DataFrame:
         m = by_key[r["key"]]
         measured = r["status"] == "measured"
         ci = (f"[{value_text(m, r['ci_low'])}, {value_text(m, r['ci_high'])}]"
-              if measured and not pd.isna(r["ci_low"]) else f"(no CI: {r['ci_note']})" if measured else "")
+              if measured and not pd.isna(r["ci_low"]) else f"(no CI: {r['no_interval']})" if measured else "")
         paper = "; ".join(f"{x['model']}: {value_text(m, x['estimate'])}" for x in refs[refs["key"] == m.key].to_dict("records"))
         out.append({"measure": m.label, "notebook": m.notebook[:2], "method": r["method"] if measured else "",
                     "n": f"{int(r['n'])} {r['unit']}s" if measured else NOT_MEASURED,
@@ -222,7 +223,7 @@ def figure(profile: pd.DataFrame):
         ax.set_title(_short(m), fontsize=8, loc="left", pad=2, fontweight="normal")
         ax.grid(axis="y", visible=False)
     handles = [plt.Line2D([], [], marker="o", ls="-", color="C0", label="this model, 95% CI"),
-               plt.Line2D([], [], marker="o", ls="", color="C0", mfc="white", label="no interval (see ci_note)")]
+               plt.Line2D([], [], marker="o", ls="", color="C0", mfc="white", label="no interval (see no_interval)")]
     handles += [plt.Line2D([], [], marker=markers[i % len(markers)], ls="", mfc="none", mec=f"C{1 + i}", label=name)
                 for i, name in enumerate(ref_models)]
     handles.append(plt.Line2D([], [], ls="--", color="0.3", label="no bias / chance"))

@@ -8,10 +8,12 @@ row) and a `README.md` that opens with what the run found per study (lib.report.
 `n` is `n_items`, the independent units (questions, items or pairs: `unit` names them); `n_judgments`
 counts the judgments behind them. Intervals and tests resample or model the unit, not the judgment
 (`lib.stats.clustered_mean`). `p_adjusted` is Holm over one declared family per run and study:
-the tested rows that are `primary` (one reading per quantity), not `smoke` and not `pooled` (pooled
-rows repeat other rows' data, e.g. all datasets at once); `family` names the study for the rows in
-it and is blank for the rest. Below MIN_CI_UNITS units, or where an interval would have zero width,
-the interval is blank and `ci_note` says why.
+the tested rows that are `primary` (one reading per quantity) and not `smoke`; a `pooled` row (all
+datasets at once, repeating other rows' data) enters in place of its notebook's per-dataset rows
+when none of those has SMOKE_N units (`in_family`); `family` names the study for the rows in it and
+is blank for the rest. Below MIN_CI_UNITS units, or where an interval would have zero width,
+the interval is blank and `no_interval` says why (the one rule of `lib.stats.shown_interval`, which
+tables and figures apply too).
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import pandas as pd
 from lib import paths, stats
 
 COLUMNS = ["study", "notebook", "measure_id", "measure", "model", "n", "n_items", "n_judgments", "unit", "estimate", "ci_low",
-           "ci_high", "ci_note", "p", "p_adjusted", "pooled", "primary", "family", "smoke", "paper_value", "paper_model"]
+           "ci_high", "p", "p_adjusted", "pooled", "primary", "family", "smoke", "paper_value", "paper_model"]
 # What a reader needs to read a row on its own: a finding or a pipeline diagnostic (failure share,
 # parse rate), units attempted (n counts those used), the scale, which way is "more", and why a row
 # has no interval.
@@ -53,10 +55,11 @@ def finding(study: str, notebook: str, measure: str, model: str, n: int, estimat
     paper's model is not the one measured. `measure_id` is the stable, pivotable name (default: a
     slug of the measure). `primary=False` marks a secondary reading of a quantity another row reads
     (kept out of Holm's family). Below MIN_CI_UNITS units, or with a zero-width interval, the
-    interval is blanked and `ci_note` says why. `kind` "diagnostic" marks a row on the pipeline (a
+    interval is blanked and `no_interval` says why. `kind` "diagnostic" marks a row on the pipeline (a
     failure share, a parse rate), not a finding; `n_attempted` counts the units tried (default n);
     `scale` says in what the estimate is (e.g. "share 0-1", "%"), `direction` what a higher value
-    means, `no_interval` why a row has no interval (default: `ci_note` when the interval is blank)."""
+    means, `no_interval` why a row has no interval (default: the writer's `ci_note`, or the rule's reason, when
+    the interval is blank; a shown interval has none)."""
     if study not in STUDIES:
         raise ValueError(f"Unknown study {study!r}: use one of {sorted(STUDIES)}.")
     if int(n) != n or n < 0:
@@ -78,24 +81,16 @@ def finding(study: str, notebook: str, measure: str, model: str, n: int, estimat
     return {"study": study, "notebook": notebook, "measure_id": measure_id or slug(measure), "measure": measure,
             "model": model, "n": int(n),
             "n_items": int(n), "n_judgments": int(judgments), "unit": unit, "estimate": est,
-            "ci_low": _num(ci_low), "ci_high": _num(ci_high), "ci_note": ci_note, "p": _num(p),
+            "ci_low": _num(ci_low), "ci_high": _num(ci_high), "p": _num(p),
             "p_adjusted": float("nan"), "pooled": bool(pooled), "primary": bool(primary), "family": "",
             "smoke": int(n) < SMOKE_N, "paper_value": _num(paper_value), "paper_model": paper_model or "",
             "kind": kind, "n_attempted": int(attempted), "scale": scale, "direction": direction,
-            "no_interval": no_interval or (ci_note if math.isnan(ci_low) or math.isnan(ci_high) else "")}
+            "no_interval": (no_interval or ci_note) if math.isnan(ci_low) or math.isnan(ci_high) else ""}
 
 
 def honest_interval(n: int, low: float, high: float, note: str = "") -> tuple[float, float, str]:
-    """(low, high, note): blank below MIN_CI_UNITS units ("too few units") and where the interval has
-    zero width (no spread is no certainty); otherwise as given. A blank interval from 1 to
-    MIN_CI_UNITS - 1 units gets the same note when the writer gave none (n = 0 says so itself)."""
-    if math.isnan(low) or math.isnan(high):
-        return low, high, note or (stats.TOO_FEW_UNITS if 0 < n < stats.MIN_CI_UNITS else "")
-    if n < stats.MIN_CI_UNITS:
-        return float("nan"), float("nan"), stats.TOO_FEW_UNITS
-    if high - low <= 1e-12:
-        return float("nan"), float("nan"), note or "zero-width interval: no spread between units, no interval"
-    return low, high, note
+    """(low, high, note) by the one rule every output shares (`lib.stats.shown_interval`)."""
+    return stats.shown_interval(n, low, high, note)
 
 
 def slug(text: str) -> str:
@@ -130,7 +125,8 @@ def collect(run_dir: Path) -> pd.DataFrame:
     frames = [f for f in frames if not f.empty]
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
-    frame = pd.concat(frames, ignore_index=True).reindex(columns=COLUMNS)
+    frame = pd.concat(frames, ignore_index=True)
+    frame = frame.reindex(columns=list(dict.fromkeys(COLUMNS + list(frame.columns))))
     # Files of older runs lack the unit columns: each row then counts as one unit per judgment.
     frame["n_items"] = frame["n_items"].fillna(frame["n"])
     frame["n_judgments"] = frame["n_judgments"].fillna(frame["n_items"])
@@ -139,7 +135,12 @@ def collect(run_dir: Path) -> pd.DataFrame:
     frame["smoke"] = frame["n_items"] < SMOKE_N  # recomputed: the rule counts units
     frame["pooled"] = frame["pooled"].astype(object).fillna(False).astype(bool)
     frame["primary"] = frame["primary"].astype(object).fillna(True).astype(bool)  # older files: every row primary
-    for col in ("unit", "paper_model", "ci_note", "scale", "direction", "no_interval"):
+    if "ci_note" in frame:  # older files: the reason was in `ci_note` too
+        frame["no_interval"] = frame["no_interval"].where(frame["no_interval"].notna(), frame["ci_note"])
+    frame = frame.reindex(columns=COLUMNS)
+    frame["no_interval"] = frame["no_interval"].astype(object).fillna("").astype(str)
+    frame.loc[frame["ci_low"].notna() & frame["ci_high"].notna(), "no_interval"] = ""
+    for col in ("unit", "paper_model", "scale", "direction", "no_interval"):
         frame[col] = frame[col].astype(object).fillna("").astype(str)
     frame["kind"] = frame["kind"].astype(object).fillna("finding").astype(str)  # older files: all findings
     frame["n_attempted"] = frame["n_attempted"].fillna(frame["n_items"]).astype(int)
@@ -148,11 +149,18 @@ def collect(run_dir: Path) -> pd.DataFrame:
 
 def in_family(frame: pd.DataFrame) -> pd.Series:
     """Which rows belong to Holm's family: tested findings (not pipeline diagnostics), primary, not
-    smoke, not pooled."""
+    smoke; and of those, the per-part rows (per dataset) where any of a notebook's per-part rows for a
+    model has SMOKE_N units, else its pooled rows (all parts at once) in their place. So a pooled row,
+    which repeats its parts' data, is never tested beside them, and is the test where only it has
+    the units (a run too small per dataset still tests what it can)."""
     primary = frame["primary"].astype(bool) if "primary" in frame else True
     finding_rows = frame["kind"].astype(object).fillna("finding").eq("finding") if "kind" in frame else True
-    return (frame["p"].notna() & primary & finding_rows & ~frame["smoke"].astype(bool)
-            & ~frame["pooled"].astype(bool))
+    tested = frame["p"].notna() & primary & finding_rows & ~frame["smoke"].astype(bool)
+    pooled = frame["pooled"].astype(bool)
+    parts = tested & ~pooled
+    keys = [k for k in ("run", "study", "notebook", "model") if k in frame]
+    has_parts = parts.groupby([frame[k].astype(str) for k in keys]).transform("any") if keys and len(frame) else parts
+    return parts | (tested & pooled & ~has_parts)
 
 
 def adjust(frame: pd.DataFrame) -> pd.DataFrame:
@@ -178,7 +186,7 @@ def summarize(run_dir: Path, run_name: str | None = None, manifest: dict | None 
     name = run_name or run_dir.name
     if manifest is None and (run_dir / "manifest.json").is_file():
         manifest = json.loads((run_dir / "manifest.json").read_text())
-    frame = collect(run_dir)
+    frame = with_specs(collect(run_dir), (manifest or {}).get("model_specs") or [])
     csv_path = run_dir / "findings.csv"
     frame.to_csv(csv_path, index=False)
     manifest = {"run": name, **(manifest or {})}
@@ -191,6 +199,25 @@ def summarize(run_dir: Path, run_name: str | None = None, manifest: dict | None 
     md_path = run_dir / "README.md"
     md_path.write_text(run_readme.render(frame, name, STUDIES, SMOKE_N, metadata), encoding="utf-8")
     return csv_path, md_path, json_path
+
+
+def with_specs(frame: pd.DataFrame, specs) -> pd.DataFrame:
+    """The frame with every `model` named by its spec as the run was given it: a table's short name
+    ('smollm2') becomes the run's one spec of that short name ('local:smollm2'); a name no spec of the
+    run shortens to (a release's author) stays as it is."""
+    from lib.models.specs import short_name
+
+    short: dict[str, list[str]] = {}
+    for spec in dict.fromkeys(str(s) for s in specs):
+        try:
+            short.setdefault(short_name(spec), []).append(spec)
+        except Exception:  # noqa: BLE001  (not a spec: nothing to name by it)
+            continue
+    if not short or not len(frame):
+        return frame
+    known = set(specs)
+    names = [m if m in known or len(short.get(m, [])) != 1 else short[m][0] for m in frame["model"].astype(str)]
+    return frame.assign(model=names)
 
 
 def results_document(frame: pd.DataFrame, metadata: dict) -> dict:

@@ -12,11 +12,13 @@ import unicodedata
 import numpy as np
 import pandas as pd
 
+from . import intervals
 from .labels import humanize, label
 
 # Text columns repeated in every part of a split table, so each part can be read on its own.
-MAX_KEY_COLUMNS = 3
+MAX_KEY_COLUMNS = 5
 MISSING = "---"  # an em-dash in LaTeX: a cell with no value (NaN, None)
+WITHHELD = "†"  # after an estimate whose interval is withheld; the caption says why
 PREAMBLE = "% needs \\usepackage{booktabs} in the document's preamble\n"
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -27,7 +29,7 @@ _UNICODE = {"≥": r"$\geq$", "≤": r"$\leq$", "×": r"$\times$", "±": r"$\pm$
             "←": r"$\leftarrow$", "≈": r"$\approx$", "≠": r"$\neq$", "…": r"\ldots{}", "–": "--", "—": "---",
             "‘": "`", "’": "'", "“": "``", "”": "''", "·": r"$\cdot$", "°": r"$^\circ$", "µ": r"$\mu$",
             "α": r"$\alpha$", "β": r"$\beta$", "κ": r"$\kappa$", "ρ": r"$\rho$", "τ": r"$\tau$", "Δ": r"$\Delta$",
-            "\u00a0": "~"}
+            "\u00a0": "~", "†": r"$^\dagger$"}
 # Combining accents after NFD decomposition -> LaTeX accent commands (é -> \'{e})
 _ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~", "\u0304": "=",
             "\u0327": "c", "\u030c": "v", "\u0306": "u", "\u030a": "r", "\u030b": "H", "\u0328": "k"}
@@ -154,66 +156,43 @@ def _key_columns(df: pd.DataFrame) -> list[str]:
 # --- what a reader should see: intervals in one cell, no helper columns --------------------------------
 
 # helper columns that repeat another column as pre-formatted text (e.g. `diff_true_fmt`)
-HELPER = re.compile(r"(^|[_ ])fmt($|[_ ])")
-# (low, high) column names of an interval around column `base`
-_BOUNDS = [("{}_ci_low", "{}_ci_high"), ("{} lo", "{} hi"), ("{}_lo", "{}_hi"), ("{}_low", "{}_high"),
-           ("{} CI low", "{} CI high")]
-_STATS = "rate|mean|estimate|diff|score|accuracy|value"
-_LAST_WORD = re.compile(rf"^(.*?)([:_ ]\s*)({_STATS})$")  # style_rate, "paper: mean" -> style_ci_low, "paper: ci_low"
-_FIRST_WORD = re.compile(rf"^({_STATS})_(.+)$")  # diff_true -> ci_low_true
+# and working columns a reader of a paper's table does not need (a per-cell note, a fallback count)
+HELPER = re.compile(r"(^|[_ ])fmt($|[_ ])|ci_note$|ci note$|p_holm$|p holm$|number_fallback$|number fallback$", re.I)
 
 
-def _interval_of(df: pd.DataFrame, base: str) -> tuple[str, str] | None:
-    """The (low, high) columns that bound column `base`, if the frame has them."""
-    for lo, hi in _BOUNDS:
-        if lo.format(base) in df.columns and hi.format(base) in df.columns:
-            return lo.format(base), hi.format(base)
-    candidates = []
-    m = _LAST_WORD.match(base)
-    if m:  # "failure rate" -> "failure ci_low" or "failure lo" (utility figures 5 and 6)
-        candidates += [(f"{m.group(1)}{m.group(2)}{lo}", f"{m.group(1)}{m.group(2)}{hi}")
-                       for lo, hi in (("ci_low", "ci_high"), ("lo", "hi"))]
-    m = _FIRST_WORD.match(base)
-    if m:
-        candidates.append((f"ci_low_{m.group(2)}", f"ci_high_{m.group(2)}"))
-    for lo, hi in candidates:
-        if lo in df.columns and hi in df.columns:
-            return lo, hi
-    return None
+def withheld_note(df: pd.DataFrame) -> str:
+    """'† no 95% interval: too few units, fewer than 10' for a table with withheld intervals ('' without)."""
+    if intervals.REASON not in df:
+        return ""
+    reasons = [re.sub(r"^[^:;]+: (?=too few|no spread|none computed)", "", part.strip())
+               for text in df[intervals.REASON].dropna().astype(str) for part in text.split(";") if part.strip()]
+    reasons = list(dict.fromkeys(reasons))
+    return f"{WITHHELD} no 95% interval: {'; '.join(reasons)}" if reasons else ""
 
 
 def reader_columns(df: pd.DataFrame, decimals: int = 3) -> pd.DataFrame:
     """The frame as a paper's table shows it: helper columns dropped, and each estimate with its
-    interval in one text cell 'est [lo, hi]' (bare `ci_low` / `ci_high` bound the numeric column
-    just before them)."""
-    df = df[[c for c in df.columns if not HELPER.search(str(c))]].copy()
-    cols = list(df.columns)
-    pairs = {}
-    for i, c in enumerate(cols):
-        if not pd.api.types.is_numeric_dtype(df[c]):
-            continue
-        bounds = _interval_of(df, str(c))
-        if bounds is None and i + 2 < len(cols) and (cols[i + 1], cols[i + 2]) in (("ci_low", "ci_high"), ("lo", "hi")):
-            bounds = (cols[i + 1], cols[i + 2])
-        if bounds and bounds[0] not in pairs.values() and all(pd.api.types.is_numeric_dtype(df[b]) for b in bounds):
-            pairs[c] = bounds
-    for c, (lo, hi) in pairs.items():
+    interval in one text cell 'est [lo, hi]' (`intervals.interval_columns`), an estimate whose
+    interval is withheld marked with a dagger (the caption says why: `no_interval`)."""
+    df = df[[c for c in df.columns if not HELPER.search(str(c)) and c != intervals.REASON]].copy()
+    for c, (lo, hi) in intervals.interval_columns(df).items():
         d = column_decimals(c, df[c], decimals)
-        df[c] = [interval_text(e, a, b, d) for e, a, b in zip(df[c], df[lo], df[hi])]
+        df[c] = [interval_text(e, a, b, d) + (WITHHELD if not _is_missing(e) and (_is_missing(a) or _is_missing(b)) else "")
+                 for e, a, b in zip(df[c], df[lo], df[hi])]
         df = df.drop(columns=[lo, hi]).rename(columns={c: f"{c} [95% CI]"})
     return df
 
 
 def column_decimals(name, col: pd.Series, decimals: int) -> int:
-    """Decimals for one column: 1 for percentages and values of 100 or more, none from 10,000, else
-    `decimals` (so a percentage prints 100.0, not 100.000)."""
+    """Decimals for one column: 1 for percentages and values of 10 or more, none from 10,000, else
+    `decimals` (so a percentage prints 96.7 [83.3, 99.4], not 96.667 [83.330, 99.409])."""
     text = str(name).lower()
     values = pd.to_numeric(col, errors="coerce").abs()
     big = values.max() if values.notna().any() else 0
     if big >= 10_000:
         return 0
-    if "%" in text or "pct" in text or "percent" in text or big >= 100:
-        return min(decimals, 1)
+    if "%" in text or "pct" in text or "percent" in text or big >= 10:
+        return min(decimals, 1)  # a paper prints 96.7 and 20.5, not 96.667
     return decimals
 
 
@@ -312,13 +291,52 @@ def estimated_width(tex: str) -> float:
     return float(found[0]) if found else float("nan")
 
 
+# height: a float taller than a page of a two-column paper (about 620 pt of text at 10 pt) does not print
+PAGE_HEIGHT_PT = 480.0  # what the rows of one float may take: the page less caption, rules and header
+LINE_PT = 11.5  # one line of a row at \small
+
+
+def row_heights(layout: dict, cols: list[str], n_rows: int) -> list[float]:
+    """Each row's estimated height in pt: its tallest cell, a wrapped p{} column taking a line per
+    WRAP_PT of its text."""
+    heights = []
+    for i in range(n_rows):
+        lines = max((math.ceil(text_width_pt(layout[c]["cells"][i]) / WRAP_PT) if layout[c]["align"].startswith("p")
+                     else 1 for c in cols), default=1)
+        heights.append(LINE_PT * max(lines, 1))
+    return heights
+
+
+def row_blocks(heights: list[float], limit: float = PAGE_HEIGHT_PT) -> list[range]:
+    """Consecutive rows per float, each block's rows within `limit` pt (a block holds at least one row)."""
+    blocks, start, used = [], 0, 0.0
+    for i, h in enumerate(heights):
+        if i > start and used + h > limit:
+            blocks.append(range(start, i))
+            start, used = i, 0.0
+        used += h
+    blocks.append(range(start, len(heights)))
+    return blocks
+
+
+def _tabular_rows(layout: dict, cols: list[str], rows: range) -> str:
+    """One booktabs tabular of the given columns and rows."""
+    align = "".join(layout[c]["align"] for c in cols)
+    head = " & ".join(layout[c]["head"] for c in cols) + r" \\"
+    body = [" & ".join(layout[c]["cells"][i] for c in cols) + r" \\" for i in rows]
+    return "\n".join([rf"\begin{{tabular}}{{{align}}}", r"\toprule", head, r"\midrule", *body,
+                      r"\bottomrule", r"\end{tabular}"])
+
+
 def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: list[str] | None = None,
              decimals: int = 3) -> str | None:
-    """A table environment (booktabs; needs only that package) with a caption that says what the
-    table shows (given, else the one `captions` declares for `name`) and its n; estimates and their
-    intervals in one cell, helper columns dropped; `table` when it fits a column (3.3 in), else
-    `table*` (the page, 7 in), split into stacked tabulars that each repeat the key columns when even
-    the page is too narrow. `columns` picks and orders the columns shown (after the index became
+    """Table environments (booktabs; needs only that package) with a caption that says what the
+    table shows (given, else the one `captions` declares for `name`), its n and why an interval is
+    withheld; estimates and their intervals in one cell, helper columns dropped; `table` when it fits
+    a column (3.3 in), else `table*` (the page, 7 in). A frame wider than the page is split into column
+    parts that each repeat the key columns, and one taller than a page into row parts: every part is a
+    float of its own, under the caption with 'part i of k', so none is taller than a page (a two-column
+    paper has no longtable). `columns` picks and orders the columns shown (after the index became
     columns). None for a frame without rows: an empty tabular is not a table."""
     from .captions import caption_for
 
@@ -330,8 +348,12 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
         flat = flat[list(columns)]
     if flat.empty:
         return None
+    flat = intervals.withhold(flat)
     n = n_text(flat)
+    withheld = withheld_note(flat)
+    keys = _key_columns(flat)  # before the intervals become text cells, which would read as keys
     flat = reader_columns(flat, decimals)
+    keys = [k for k in keys if k in flat.columns]
     if caption is None:
         caption = caption_for(name)
     if caption is None:  # the last resort: the table's name, less the notebook number it starts with
@@ -339,14 +361,17 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
         caption = caption[:1].upper() + caption[1:]
     layout = _layout(flat, decimals)
     widths = {c: layout[c]["width"] for c in flat.columns}
-    groups = column_groups(list(flat.columns), _key_columns(flat), widths, PAGE_PT)
+    groups = column_groups(list(flat.columns), keys, widths, PAGE_PT)
     widest = max(sum(widths[c] for c in cols) for cols in groups)
     env = "table" if widest <= COLUMN_PT else "table*"
     size = "\\small" if widest <= PAGE_PT else "\\footnotesize"  # key columns alone wider than the page
-    parts = [_tabular(layout, cols, len(flat)) for cols in groups]
-    note = f" ({len(parts)} parts, key columns repeated)" if len(parts) > 1 else ""
-    cap = escape(caption) + (f". {n}" if n else "") + note
-    body = "\n\\par\\medskip\n".join(parts)
+    parts = [(cols, rows) for cols in groups for rows in row_blocks(row_heights(layout, cols, len(flat)))]
+    cap = escape(caption) + (f". {n}" if n else "") + (f". {escape(withheld)}" if withheld else "")
+    floats = []
+    for i, (cols, rows) in enumerate(parts):
+        part = f" (part {i + 1} of {len(parts)}, key columns repeated)" if len(parts) > 1 else ""
+        tag = name if i == 0 else f"{name}:{i + 1}"
+        floats.append(f"\\begin{{{env}}}[htbp]\n\\centering\n{size}\n\\caption{{{cap}{part}}}\n"
+                      f"\\label{{tab:{tag}}}\n{_tabular_rows(layout, cols, rows)}\n\\end{{{env}}}\n")
     return (PREAMBLE + f"% widest part about {widest:.0f} pt: {env} ({'a column' if env == 'table' else 'the page'})\n"
-            + f"\\begin{{{env}}}[htbp]\n\\centering\n{size}\n" + f"\\caption{{{cap}}}\n"
-            + f"\\label{{tab:{name}}}\n{body}\n\\end{{{env}}}\n")
+            + "".join(floats))

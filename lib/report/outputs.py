@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import latex_table, plotting
+from . import intervals, latex_table, plotting
 from lib.models import cache, cost_table
 from lib.paths import figure_dir, run_dir
 
@@ -52,8 +52,10 @@ class RunOutputs:
               caption: str | None = None, latex_columns: list[str] | None = None) -> Path:
         """Write df as CSV in the run folder and as a LaTeX table beside the figures (escaped,
         booktabs, numbers with float_format's decimals, a caption with n; `latex_columns` picks
-        the columns shown in LaTeX, the CSV keeps them all)."""
+        the columns shown in LaTeX, the CSV keeps them all). Both show an interval only where the
+        findings would (`intervals.withhold`), the reason for a withheld one in `no_interval`."""
         csv = self.table_dir / f"{_check_name(name)}.csv"
+        df = intervals.withhold(df)  # the findings' rule: no interval below 10 units or of zero width
         df.to_csv(csv, index=not isinstance(df.index, pd.RangeIndex))
         self.written.append(str(csv))
         if latex:

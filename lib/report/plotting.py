@@ -17,6 +17,8 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 from matplotlib.ticker import AutoLocator, MaxNLocator
 
+from lib.stats import shown_interval
+
 from .labels import humanize, label  # noqa: F401  (label is part of the house style's surface)
 
 PALETTE = "colorblind"
@@ -931,12 +933,16 @@ def names_error_bars(fig, caption: str | None = None) -> bool:
 ROUNDING = 1e-9  # an estimate this close outside its interval is off by rounding, not by computation
 
 
-def interval_errors(values, low, high, name: str = "") -> np.ndarray:
+def interval_errors(values, low, high, name: str = "", n=None) -> np.ndarray:
     """Error bar lengths (2 x n: below, above) from an estimate and its interval's bounds, for matplotlib's
     `yerr`: an unknown bound draws no bar on its side, and an estimate outside its interval no bar on that
     side either (matplotlib stops on a negative length); outside by more than rounding, it warns, naming
-    `name`, since the interval then belongs to another estimate."""
+    `name`, since the interval then belongs to another estimate. Given `n` (the units of each value), an
+    interval the findings would withhold (`lib.stats.shown_interval`) draws no bar."""
     v, lo, hi = (np.asarray(a, dtype=float).ravel() for a in (values, low, high))
+    if n is not None:
+        shown = [shown_interval(k, a, b)[:2] for k, a, b in zip(np.asarray(n, dtype=float).ravel(), lo, hi)]
+        lo, hi = (np.array([s[i] for s in shown], dtype=float) for i in (0, 1))
     err = np.vstack([v - lo, hi - v])
     if np.nanmin(err, initial=0.0) < -ROUNDING:
         warnings.warn(f"{name or 'a bar'}: an estimate lies outside its interval by {-np.nanmin(err):.3g}; "

@@ -1,9 +1,15 @@
-"""A run's README.md: what the run found, per study, in sentences a reader can cite; then the findings,
-the diagnostics (failure shares, parse rates) and the smoke rows, each in its own table where every row
-has n used / n attempted, an interval or the reason for none, a scale and a direction."""
+"""A run's README.md: what the run found, per study, in sentences a paper can quote (the finding first,
+then the estimates without a test, then the diagnostics); then the findings, the diagnostics (failure
+shares, parse rates) and the smoke rows, each in its own table where every row has n used / n
+attempted, an interval or the reason for none, a scale and a direction.
+
+Every sentence comes from one of the templates below (`TEMPLATES`), so its wording can be checked:
+plain English, counts with their own singular or plural, no nested parentheses. This module reads a
+findings frame and imports nothing of `findings` (which imports it to write the README)."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -12,28 +18,43 @@ from .latex_table import format_number, interval_text
 
 ALPHA = 0.05
 
+TEMPLATES = {
+    "significant": "After Holm's correction over this study's family of {family} (alpha = {alpha}), {k} "
+                   "differ{s} from {its} null: {named}.",
+    "none_significant": "After Holm's correction over this study's family of {family} (alpha = {alpha}), none "
+                        "differs from its null; the smallest adjusted p is {p}, for {label}: {measured}.",
+    "named": "{label} is {measured}, adjusted p = {p}{direction}",
+    "family": "The family: {members}.",
+    "untested_only": "No measure of this study was tested with at least {smoke_n} units, so the run draws no "
+                     "conclusion on bias here.",
+    "smoke_only": "No finding of this study has {smoke_n} independent units or more: the run shows that the "
+                  "pipeline works, not a finding.",
+    "untested": "{count_estimates} with at least {smoke_n} units carry no test, for example {label}: "
+                "{measured}.",
+    "diagnostics": "Diagnostics of the pipeline, not of the model's bias: {count_quantities}; the largest is "
+                   "{label}: {measured}.",
+}
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """'1 question', '3 questions', '2 estimates' (`many` for an irregular plural)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def plain(text) -> str:
+    """Text for a sentence: a parenthesis inside it becomes a comma clause, so a sentence that puts
+    the text in parentheses never nests them."""
+    text = str(text)
+    while re.search(r"\([^()]*\)", text):
+        text = re.sub(r"\s*\(([^()]*)\)", r", \1", text)
+    return text.replace("(", "").replace(")", "")
+
 
 def family_mask(frame: pd.DataFrame, study: str) -> pd.Series:
-    """Rows in Holm's family of one study: the findings' `family` column, or for a frame without one
-    the rule that column comes from (`findings.in_family`)."""
-    if "family" in frame.columns:
-        return frame["family"].astype(object).fillna("").astype(str).eq(study)
-    from .findings import in_family  # findings imports this module when it writes the README
-
-    return (frame["study"] == study) & in_family(frame)
-
-
-def _value(r) -> str:
-    """'0.560 [0.350, 0.760] share 0-1' for a row (percentages to one decimal), or the estimate with
-    the stated reason for no interval."""
-    decimals = 1 if str(r.get("scale") or "").startswith("%") else 3
-    if r["estimate"] is None or pd.isna(r["estimate"]):
-        return f"no estimate ({interval_reason(r)})"
-    text = interval_text(r["estimate"], r["ci_low"], r["ci_high"], decimals)
-    scale = f" {r['scale']}" if r.get("scale") else ""
-    if pd.isna(r["ci_low"]) or pd.isna(r["ci_high"]):
-        return f"{text}{scale} (no interval: {interval_reason(r)})"
-    return text + scale
+    """Rows in Holm's family of one study: the findings' `family` column (blank: no family)."""
+    if "family" not in frame.columns:
+        return pd.Series(False, index=frame.index)
+    return frame["family"].astype(object).fillna("").astype(str).eq(study)
 
 
 def interval_reason(r) -> str:
@@ -41,66 +62,96 @@ def interval_reason(r) -> str:
     if r.get("no_interval"):
         return str(r["no_interval"])
     if int(r["n_items"]) == 0:
-        return "no unit could be used (n = 0)"
+        return "no unit could be used"
     if pd.isna(r["estimate"]):
         return "nothing to estimate from the units used"
     if int(r["n_items"]) == 1:
         return "one unit: an interval needs at least two"
-    return "none computed (reason not stated by the notebook)"
+    return "none computed, the notebook states no reason"
 
 
-def _count(r) -> str:
+def value_text(r) -> str:
+    """'0.560 [0.350, 0.760] share 0-1' (percentages to one decimal), or the estimate on its scale
+    with the reason for no interval after a semicolon, never in parentheses."""
+    decimals = 1 if str(r.get("scale") or "").startswith("%") else 3
+    if r["estimate"] is None or pd.isna(r["estimate"]):
+        return f"no estimate, {plain(interval_reason(r))}"
+    text = interval_text(r["estimate"], r["ci_low"], r["ci_high"], decimals)
+    scale = f" {r['scale']}" if r.get("scale") else ""
+    if pd.isna(r["ci_low"]) or pd.isna(r["ci_high"]):
+        return f"{text}{scale} with no interval, {plain(interval_reason(r))}"
+    return text + scale
+
+
+def measured_text(r) -> str:
+    """'0.560 [0.350, 0.760] share 0-1 over 17 of 20 questions', or with no interval '20.0 % of
+    questions over 5 of 5 questions, with no interval: too few units, fewer than 10'."""
+    if r["estimate"] is None or pd.isna(r["estimate"]):
+        return f"no estimate over {count_text(r)}: {plain(interval_reason(r))}"
+    decimals = 1 if str(r.get("scale") or "").startswith("%") else 3
+    text = interval_text(r["estimate"], r["ci_low"], r["ci_high"], decimals)
+    scale = f" {r['scale']}" if r.get("scale") else ""
+    if pd.isna(r["ci_low"]) or pd.isna(r["ci_high"]):
+        return f"{text}{scale} over {count_text(r)}, with no interval: {plain(interval_reason(r))}"
+    return f"{text}{scale} over {count_text(r)}"
+
+
+def count_text(r) -> str:
     """'17 of 20 questions' (used of attempted)."""
-    unit = f" {r['unit']}s" if r.get("unit") else " units"
-    return f"{int(r['n_items'])} of {int(r['n_attempted'])}{unit}"
+    unit = str(r.get("unit") or "unit")
+    return f"{int(r['n_items'])} of {plural(int(r['n_attempted']), unit)}"
 
 
-def _label(r) -> str:
-    return f"{r['measure']} ({r['model']})" if r.get("model") else str(r["measure"])
+def label_text(r) -> str:
+    """'PPL human minus model, all, paired t, for local:smollm2' (no parentheses around the model)."""
+    return f"{plain(r['measure'])} for {r['model']}" if r.get("model") else plain(r["measure"])
+
+
+def _p(value) -> str:
+    return format_number(float(value), 3 if float(value) < 0.01 else 2)
 
 
 def study_conclusion(study: str, title: str, frame: pd.DataFrame, smoke_n: int) -> str:
-    """The sentences a reader can cite about one study: what Holm's family says, what else was
-    estimated, and how much of the pipeline failed."""
+    """The sentences a reader can quote about one study: what Holm's family says and which measures it
+    holds, what else was estimated with enough units, and how much of the pipeline failed."""
     rows = frame[frame["study"] == study]
     family = rows[family_mask(frame, study).loc[rows.index]]
     kind = rows["kind"] if "kind" in rows else pd.Series("finding", index=rows.index)
-    diagnostics, findings = rows[kind == "diagnostic"], rows[kind != "diagnostic"]
-    sized = findings[~findings["smoke"].astype(bool)]
-    parts = []
+    diagnostics, found = rows[kind == "diagnostic"], rows[kind != "diagnostic"]
+    sized = found[~found["smoke"].astype(bool)]
+    sentences = []
     if len(family):
         adjusted = family["p_adjusted"].astype(float)
         sig = family[adjusted < ALPHA]
+        size = plural(len(family), "tested measure")
         if sig.empty:
             best = family.loc[adjusted.idxmin()] if adjusted.notna().any() else family.iloc[0]
-            parts.append(f"no measure differs from chance (its null) after Holm's correction (family of "
-                         f"{len(family)} tested measures, alpha = {ALPHA}); the smallest Holm-adjusted p is "
-                         f"{format_number(float(best['p_adjusted']), 2)} ({_label(best)}: "
-                         f"{_value(best)}, {_count(best)})")
+            sentences.append(TEMPLATES["none_significant"].format(
+                family=size, alpha=ALPHA, p=_p(best["p_adjusted"]), label=label_text(best), measured=measured_text(best)))
         else:
-            named = "; ".join(f"{_label(r)} = {_value(r)}, {_count(r)}, Holm p = "
-                              f"{format_number(float(r['p_adjusted']), 2)}{_direction(r)}" for _, r in sig.iterrows())
-            parts.append(f"{len(sig)} of {len(family)} tested measures differ from chance (their null) after "
-                         f"Holm's correction (family of {len(family)}, alpha = {ALPHA}): {named}")
+            named = "; ".join(TEMPLATES["named"].format(
+                label=label_text(r), measured=measured_text(r), p=_p(r["p_adjusted"]),
+                direction=f", where {plain(r['direction'])}" if r.get("direction") else "") for _, r in sig.iterrows())
+            sentences.append(TEMPLATES["significant"].format(family=size, alpha=ALPHA, k=len(sig), named=named,
+                                                             s="s" if len(sig) == 1 else "",
+                                                             its="its" if len(sig) == 1 else "their"))
+        sentences.append(TEMPLATES["family"].format(members="; ".join(label_text(r) for _, r in family.iterrows())))
     elif len(sized):
-        parts.append(f"no measure was tested with n >= {smoke_n} units, so the run draws no conclusion on bias "
-                     f"for this study")
+        sentences.append(TEMPLATES["untested_only"].format(smoke_n=smoke_n))
     else:
-        parts.append(f"every quantity has fewer than {smoke_n} independent units: this run is a smoke test "
-                     "(the pipeline runs), not a finding")
+        sentences.append(TEMPLATES["smoke_only"].format(smoke_n=smoke_n))
     untested = sized[sized["p"].isna() & ~sized.index.isin(family.index)]
     if len(untested):
-        parts.append(f"{len(untested)} estimate(s) with n >= {smoke_n} carry no test, e.g. "
-                     f"{_label(untested.iloc[0])} = {_value(untested.iloc[0])}, {_count(untested.iloc[0])}")
+        first = untested.iloc[0]
+        sentences.append(TEMPLATES["untested"].format(
+            count_estimates=plural(len(untested), "estimate"), smoke_n=smoke_n, label=label_text(first),
+            measured=measured_text(first)))
     if len(diagnostics):
         worst = diagnostics.loc[diagnostics["estimate"].astype(float).fillna(-np.inf).idxmax()]
-        parts.append(f"diagnostics: {len(diagnostics)} row(s) on the pipeline, the largest {_label(worst)} = "
-                     f"{_value(worst)}, {_count(worst)}")
-    return f"**{title}**: " + "; ".join(parts) + "."
-
-
-def _direction(r) -> str:
-    return f" ({r['direction']})" if r.get("direction") else ""
+        sentences.append(TEMPLATES["diagnostics"].format(
+            count_quantities=plural(len(diagnostics), "quantity", "quantities"), label=label_text(worst),
+            measured=measured_text(worst)))
+    return f"**{title}.** " + " ".join(sentences)
 
 
 READABLE = ["notebook", "measure", "model", "n used / attempted", "estimate [95% CI]", "direction", "p",
@@ -119,13 +170,29 @@ def readable_table(rows: pd.DataFrame) -> str:
     for _, r in rows.iterrows():
         paper = ""
         if pd.notna(r.get("paper_value")):
-            paper = format_number(float(r["paper_value"]), 3) + (f" ({r['paper_model']})" if r.get("paper_model") else "")
-        notes = " (pooled: outside Holm's family)" if bool(r.get("pooled")) else ""
+            paper = format_number(float(r["paper_value"]), 3) + (f", {r['paper_model']}" if r.get("paper_model") else "")
         judged = f"[judgments]({inspect_link(r['measure_id'])})" if pd.notna(r.get("measure_id")) else ""
-        cells = [str(r["notebook"]), str(r["measure"]) + notes, str(r["model"]), _count(r), _value(r),
-                 str(r.get("direction") or "not stated"), p_cell(r["p"]), p_cell(r["p_adjusted"]), paper, judged]
+        note = "; pooled over datasets" if bool(r.get("pooled")) else ""
+        cells = [str(r["notebook"]), plain(r["measure"]) + note, str(r["model"]), count_text(r), value_text(r),
+                 plain(r.get("direction") or "not stated"), p_cell(r["p"]), p_cell(r["p_adjusted"]), paper, judged]
         lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
     return "\n".join(lines)
+
+
+HOW_TO_READ = (
+    "`n used / attempted` counts independent units: questions, items or pairs. Units that failed, with no "
+    "readable reply or a missing passage, are the difference. The estimate's 95% interval follows it in "
+    "brackets, on the stated scale. Where one unit gives several judgments, the interval and the test are "
+    "over units: a Clopper-Pearson interval at the effective n for a rate, a cluster bootstrap for other "
+    "means, and exact sign flips up to 32 units or their saddlepoint approximation above for p. Where each "
+    "unit gives one judgment, a Wilson interval and a binomial test or a paired t-test. Below 10 units, or "
+    "where every unit agrees, no interval is shown and the reason is given; every table and figure of the "
+    "run follows the same rule (docs/statistics.md). `Holm p` is Holm's correction over one family per "
+    "study, the `family` column of `findings.csv`: the tested findings that are the primary reading of their "
+    "quantity and have at least {smoke_n} units. A row pooled over datasets repeats its datasets' data, so it "
+    "enters the family only in their place: when none of its notebook's per-dataset rows for that model has "
+    "{smoke_n} units. `findings.csv` has every column. `judgments` links each row to the judgments behind it "
+    "in `inspect.html`: prompts, replies and parsed values, written at the end of a run or by `make inspect RUN=<run>`.")
 
 
 def render(frame: pd.DataFrame, name: str, studies: dict, smoke_n: int, metadata: dict) -> str:
@@ -133,35 +200,47 @@ def render(frame: pd.DataFrame, name: str, studies: dict, smoke_n: int, metadata
     kind = frame["kind"] if "kind" in frame else pd.Series("finding", index=frame.index)
     diagnostics = frame[kind == "diagnostic"]
     rest = frame[kind != "diagnostic"]
-    findings, smoke = rest[~rest["smoke"].astype(bool)], rest[rest["smoke"].astype(bool)]
+    found, smoke = rest[~rest["smoke"].astype(bool)], rest[rest["smoke"].astype(bool)]
     git = metadata.get("git") or {}
-    models = ", ".join(f"{m.get('spec')}" + (f" ({m['package']} {m.get('package_version')})" if m.get("package") else "")
+    models = ", ".join(f"{m.get('spec')}" + (f", {m['package']} {m.get('package_version')}" if m.get("package") else "")
                        for m in metadata.get("models") or []) or "none recorded"
     text = [f"# Run `{name}`: what it found", ""]
     present = [s for s in studies if (frame["study"] == s).any()]
     if present:
         text += ["- " + study_conclusion(s, studies[s], frame, smoke_n) for s in present]
     else:
-        text.append("This run wrote no findings rows (its notebooks state no headline quantity).")
+        text.append("This run wrote no findings: its notebooks state no headline quantity.")
     text += ["", f"Commit {git.get('commit', 'unknown')}" + (" with uncommitted changes" if git.get("dirty") else "")
-             + f", {metadata.get('date', '')}; models: {models}. Full provenance in `results.json`.", "",
-             f"## Findings (n >= {smoke_n} units)", "",
-             readable_table(findings) if len(findings) else "None in this run.", "",
-             "## Diagnostics (the pipeline, not the models' bias: failure shares, parse rates)", "",
+             + f", {metadata.get('date', '')}. Models: {models}. Full provenance in `results.json`.", "",
+             f"## Findings with at least {smoke_n} units", "",
+             readable_table(found) if len(found) else "None in this run.", "",
+             "## Diagnostics: the pipeline, not the models' bias", "",
+             "Failure shares and parse rates.", "",
              readable_table(diagnostics) if len(diagnostics) else "None in this run.", "",
-             f"## Smoke rows (n < {smoke_n} units: the pipeline runs, nothing more)", "",
+             f"## Smoke tests: fewer than {smoke_n} units, the pipeline runs and nothing more", "",
              readable_table(smoke) if len(smoke) else "None.", "",
-             "## How to read these tables", "",
-             "`n used / attempted` counts independent units (questions, items or pairs); units that failed "
-             "(no readable reply, a missing passage) are the difference. The estimate's 95% interval follows "
-             "it in brackets, on the stated scale; where one unit gives several judgments the interval and the "
-             "test are over units (the cluster's rate: a Clopper-Pearson interval at the effective n; other "
-             "means: a cluster bootstrap; p: exact sign flips up to 32 units, a saddlepoint approximation of "
-             "them above); where each unit gives one judgment, a Wilson interval and binomial test or a paired "
-             "t-test. Below 10 units, or where every unit agrees, no interval is shown and the reason is given "
-             "(docs/statistics.md). `Holm p` is Holm's correction over one declared family per study (the "
-             "`family` column of `findings.csv`): tested findings that are the primary reading of their "
-             "quantity, not smoke tests, not diagnostics and not `pooled` (rows that repeat other rows' data). "
-             "`findings.csv` has every column. `judgments` links each row to the judgments behind it in `inspect.html` "
-             "(prompts, replies, parsed values; written at the end of a run, or by `make inspect RUN=<run>`).", ""]
+             "## How to read these tables", "", HOW_TO_READ.format(smoke_n=smoke_n), ""]
     return "\n".join(text)
+
+
+# what a README a paper can quote never has: machine plurals, a count in parentheses, a reason in parentheses
+MACHINE = re.compile(r"\w\(s\)|\(n >= |\(no interval: ")
+PARSE_FAILURE = re.compile(r"unparsed|unreadable|did not parse")
+
+
+def wording_problems(text: str) -> list[str]:
+    """What keeps a run README from being quoted, one line each: machine plurals ('row(s)'), nested
+    parentheses, a parse failure listed among the findings."""
+    problems = [f"machine prose: {m!r}" for m in MACHINE.findall(text)]
+    for line in text.splitlines():
+        depth = 0
+        for ch in line:
+            depth += (ch == "(") - (ch == ")")
+            if depth > 1:
+                problems.append(f"nested parentheses: {line[:120]}")
+                break
+    if "## Findings" in text and "## Diagnostics" in text:
+        found = text[text.index("## Findings"):text.index("## Diagnostics")]
+        problems += [f"a parse failure among the findings: {line[:120]}" for line in found.splitlines()
+                     if line.startswith("|") and PARSE_FAILURE.search(line)]
+    return problems

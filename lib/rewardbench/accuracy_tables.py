@@ -4,7 +4,8 @@ Table 2's averages are weighted by example counts: a category is the count-weigh
 subsets; Helpful / Harmless and Overall weigh their categories by the paper's category counts
 (Table 4, `categories.category_weights`), so a sample with equally many pairs per category averages
 as the paper's full benchmark does. The pair is the unit (a judge's two orders are one pair): every
-accuracy carries a 95% percentile bootstrap interval over pairs, resampled within each category for
+accuracy carries a 95% percentile bootstrap interval over questions (pairs built from one question are one
+unit; none below 10 questions, as in findings), resampled within each category for
 the weighted averages (`lib.stats.cluster_bootstrap`, 2000 resamples, seed 0) - beyond the paper,
 which reports none.
 """
@@ -14,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from lib.rewardbench.categories import CATEGORIES, GROUPS, category_weights
-from lib.stats import bootstrap_ci, cluster_bootstrap
+from lib.stats import cluster_bootstrap, clustered_mean, shown_interval
 
 LEVELS = ("subset", "category", "group", "overall")
 
@@ -25,13 +26,27 @@ def weighted_mean(values, counts) -> float:
     return float((values * counts).sum() / counts.sum()) if counts.sum() else float("nan")
 
 
-def _ci(values) -> tuple[float, float]:
-    """Bootstrap 95% interval of a mean (NaN for fewer than two values)."""
+def _ci(values, units) -> tuple[float, float, int]:
+    """(low, high, questions): a bootstrap 95% interval of a mean over its questions (`units`, one per
+    value: pairs built from one question are one unit), shown as findings show it (none below 10
+    questions or of zero width: `lib.stats.shown_interval`)."""
     values = np.asarray(values, float)
-    if len(values) < 2:
-        return float("nan"), float("nan")
-    low, high = bootstrap_ci(values, func=np.mean, n_boot=2000, seed=0)
-    return float(low), float(high)
+    keep = ~np.isnan(values)
+    if keep.sum() < 2:
+        return float("nan"), float("nan"), int(pd.Series(np.asarray(units)[keep]).nunique())
+    c = clustered_mean(values[keep], np.asarray(units)[keep], method="bootstrap", rate=False)
+    low, high, _ = shown_interval(c["n_items"], c["ci_low"], c["ci_high"])
+    return low, high, int(c["n_items"])
+
+
+NEVER_PARSED = "no verdict parsed: every reply of this judge was unreadable"
+
+
+def never_parsed(res: pd.DataFrame) -> bool:
+    """Whether a generative judge parsed none of its verdicts: its accuracy would count only parse
+    failures (unparsed = wrong), so no accuracy is shown for it."""
+    return (len(res) > 0 and "unparsed" in res and (res["kind"] == "judge").all()
+            and int(res["unparsed"].sum()) >= 2 * len(res))
 
 
 def question_units(part: pd.DataFrame) -> pd.Series:
@@ -78,17 +93,24 @@ def accuracy_table(results: pd.DataFrame) -> pd.DataFrame:
         for name, part in [*res.groupby("group"), ("Overall", res)]:
             w = weighted_accuracy(part)
             rows.append({"rm": rm, "kind": kind, "level": "overall" if name == "Overall" else "group",
-                         "name": name, "n": len(part), "accuracy": w["estimate"], "ci_low": w["ci_low"],
-                         "ci_high": w["ci_high"]})
+                         "name": name, "n": len(part), "n_items": w["n_items"], "accuracy": w["estimate"],
+                         "ci_low": w["ci_low"], "ci_high": w["ci_high"]})
+        if never_parsed(res):  # parse failures are no accuracy: the rows say why instead
+            for r in rows:
+                if r["rm"] == rm and r["kind"] == kind:
+                    r.update(accuracy=np.nan, ci_low=np.nan, ci_high=np.nan, no_interval=NEVER_PARSED)
     # the columns also when no reward model gave results (all left out for a capability): tables stay empty, not broken
-    return pd.DataFrame(rows, columns=["rm", "kind", "level", "name", "n", "accuracy", "ci_low", "ci_high"])
+    return pd.DataFrame(rows, columns=LONG_COLUMNS)
+
+
+LONG_COLUMNS = ["rm", "kind", "level", "name", "n", "n_items", "accuracy", "ci_low", "ci_high", "no_interval"]
 
 
 def _row(rm, kind, level, name, part, acc) -> dict:
-    """One accuracy row with its bootstrap interval over the pairs of `part`."""
-    low, high = _ci(part["correct"])
-    return {"rm": rm, "kind": kind, "level": level, "name": name, "n": len(part), "accuracy": acc,
-            "ci_low": low, "ci_high": high}
+    """One accuracy row with its bootstrap interval over the questions of `part`."""
+    low, high, questions = _ci(part["correct"], question_units(part))
+    return {"rm": rm, "kind": kind, "level": level, "name": name, "n": len(part), "n_items": questions,
+            "accuracy": acc, "ci_low": low, "ci_high": high, "no_interval": ""}
 
 
 def paper_table(long: pd.DataFrame) -> pd.DataFrame:
@@ -117,9 +139,11 @@ def judge_table(results: pd.DataFrame) -> pd.DataFrame:
     for rm, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
         parsed = 2 * len(res) - int(res["unparsed"].sum())
         both = res["consistent"].dropna()
-        low, high = _ci(res["correct"])
-        rows.append({"rm": rm, "pairs": len(res), "accuracy": res["correct"].mean(),
-                     "ci_low": low, "ci_high": high,
+        low, high, questions = _ci(res["correct"], question_units(res))
+        dead = never_parsed(res)
+        rows.append({"rm": rm, "pairs": len(res), "n_items": questions,
+                     "accuracy": np.nan if dead else res["correct"].mean(),
+                     "ci_low": np.nan if dead else low, "ci_high": np.nan if dead else high,
                      "position_consistency": both.mean() if len(both) else np.nan,
                      "pairs_both_parsed": len(both),
                      "unparsed_verdicts": int(res["unparsed"].sum()),
@@ -138,18 +162,20 @@ def binned_accuracy(results: pd.DataFrame, column: str, bins: int = 3) -> pd.Dat
     """Accuracy with CI per rm and quantile bin of `column` (rows where it is known)."""
     known = results.dropna(subset=[column]).copy()
     if known.empty:
-        return pd.DataFrame(columns=["rm", "bin", "n", "accuracy", "ci_low", "ci_high", "mid"])
+        return pd.DataFrame(columns=["rm", "bin", "n", "n_items", "accuracy", "ci_low", "ci_high", "mid"])
     edges = np.unique(np.quantile(known[column], np.linspace(0, 1, bins + 1)))
     if len(edges) < 2:
         edges = np.array([known[column].min() - 0.5, known[column].max() + 0.5])
     known["bin"] = pd.cut(known[column], edges, include_lowest=True, duplicates="drop")
     rows = []
     for (rm, interval), part in known.groupby(["rm", "bin"], observed=True, sort=True):
-        low, high = _ci(part["correct"])
-        rows.append({"rm": rm, "bin": str(interval), "n": len(part),
+        if never_parsed(known[known["rm"] == rm]):  # no parsed verdict: nothing to plot, not accuracy 0
+            continue
+        low, high, questions = _ci(part["correct"], question_units(part))
+        rows.append({"rm": rm, "bin": str(interval), "n": len(part), "n_items": questions,
                      "accuracy": part["correct"].mean(), "ci_low": low, "ci_high": high,
                      "mid": float(part[column].mean())})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["rm", "bin", "n", "n_items", "accuracy", "ci_low", "ci_high", "mid"])
 
 
 def length_bias_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -157,7 +183,7 @@ def length_bias_table(results: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for rm, res in results.groupby("rm", sort=False):
         longer = picked_longer(res).dropna()
-        low, high = _ci(longer)
+        low, high, _ = _ci(longer, question_units(res).loc[longer.index])
         rows.append({"rm": rm, "pairs_unequal_length": len(longer),
                      "prefers_longer": longer.mean() if len(longer) else np.nan,
                      "ci_low": low, "ci_high": high,

@@ -18,7 +18,7 @@ from scipy import stats as sps
 
 from lib.prompts.rag_rewardbench import (TABLE5_GENERATION_SYSTEM, TABLE5_GENERATION_USER, fill,
                                          format_references)
-from lib.stats import bootstrap_ci
+from lib.stats import bootstrap_ci, shown_interval
 from lib.textmatch import squad_normalize, word_normalize
 
 RECALL_RULES = {"squad": squad_normalize, "whole_word": word_normalize}
@@ -41,9 +41,9 @@ def accuracy_for_figure6(long: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     and a label saying which."""
     part = long[(long["level"] == "category") & (long["name"] == FIGURE6_SUBSET)]
     if len(part):
-        return part[["rm", "accuracy"]].reset_index(drop=True), "multi-hop reasoning subset (reason), as Figure 6"
+        return part[["rm", "accuracy"]].reset_index(drop=True), "multi-hop reasoning subset, as the paper"
     part = long[long["level"] == "overall"]
-    return part[["rm", "accuracy"]].reset_index(drop=True), "overall (these pairs have no reason subset)"
+    return part[["rm", "accuracy"]].reset_index(drop=True), "overall, these pairs have no multi-hop reasoning subset"
 
 
 def bon_prompt(item: dict, n_negatives: int = 2, seed: int = 0) -> dict:
@@ -128,7 +128,7 @@ def bon_table(candidates: pd.DataFrame, picks: pd.DataFrame) -> pd.DataFrame:
     for rm, p in picks.groupby("rm", sort=False):
         joined = p.set_index("item_id")[["recall"]].join(per_item)
         gain = (joined["recall"] - joined["random"]).round(12)  # no 1e-17 leftovers of 1/3
-        low, high = bootstrap_ci(gain)
+        low, high, _ = shown_interval(len(gain), *bootstrap_ci(gain))  # as findings shows it
         rows.append({"rm": rm, "items": len(joined), "recall_pick": joined["recall"].mean(),
                      "recall_random": joined["random"].mean(), "recall_oracle": joined["oracle"].mean(),
                      "gain": gain.mean(), "gain_ci_low": low, "gain_ci_high": high})

@@ -7,13 +7,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from lib.report.intervals import unit_count
 from lib.report.plotting import (COLUMN_WIDTH, FIGSIZE, failed_label, interval_errors, legend_below, n_label, note_empty,
                                  state_n)
 
 
 def _yerr(df: pd.DataFrame, value: str, low: str, high: str) -> np.ndarray:
-    """Asymmetric error bars from interval columns (zero where the interval is unknown)."""
-    return interval_errors(df[value], df[low], df[high], name=value)
+    """Asymmetric error bars from interval columns (zero where the interval is unknown, or withheld by
+    the findings' rule for the units the frame counts)."""
+    count = unit_count(df, value)
+    return interval_errors(df[value], df[low], df[high], name=value, n=None if count is None else df[count])
 
 
 def grouped_bars(df: pd.DataFrame, x: str, hue: str, value: str = "accuracy", ax=None,
@@ -72,7 +75,7 @@ COLUMN_FIGSIZE = (COLUMN_WIDTH, 2.4)  # inches: one panel of a paper's column (t
 NO_SCORES = "pairs carry no scores"
 
 
-DIFFICULTY_TITLE = "Reward-model accuracy by pair difficulty (bars: 95% intervals over pairs)"
+DIFFICULTY_TITLE = "Reward-model accuracy by pair difficulty (bars: 95% intervals over questions)"
 
 
 def difficulty_figure(by_gap: pd.DataFrame, by_length: pd.DataFrame, results: pd.DataFrame):
@@ -80,7 +83,7 @@ def difficulty_figure(by_gap: pd.DataFrame, by_length: pd.DataFrame, results: pd
     column's width with one legend under them; a panel without data is left out and the title of the
     one kept says why."""
     shown = [(df, xlabel, title) for df, xlabel, title in
-             ((by_gap, "score gap, chosen - rejected", "by score gap (Fig. 5)"),
+             ((by_gap, "score gap, chosen - rejected", "by score gap"),
               (by_length, "length gap (words)", "by length gap (extra)")) if not df.empty]
     if not shown:  # nothing to plot: one panel saying so (RunOutputs.figure does not save it)
         fig, ax = plt.subplots(figsize=COLUMN_FIGSIZE)
@@ -96,8 +99,15 @@ def difficulty_figure(by_gap: pd.DataFrame, by_length: pd.DataFrame, results: pd
     fig.tight_layout()
     legend_below(axes[-1, 0], fontsize="small")
     # what is left out goes with the n, in the figure's small heading, not in a panel title
-    missing = f"; score-gap panel (Figure 5) left out: {NO_SCORES}" if by_gap.empty else ""
-    return state_n(fig, f"{DIFFICULTY_TITLE}\n{results_n(results)}{missing}")
+    missing = f"; score-gap panel left out: {NO_SCORES}" if by_gap.empty else ""
+    return state_n(fig, f"{DIFFICULTY_TITLE}\n{results_n(results)}{missing}{_dropped(results, by_gap, by_length)}")
+
+
+def _dropped(results: pd.DataFrame, *tables: pd.DataFrame) -> str:
+    """'; left out (no verdict parsed): judge:...' for reward models in `results` that no table plots."""
+    plotted = set().union(*(set(t["rm"]) for t in tables if len(t)))
+    gone = [rm for rm in dict.fromkeys(results["rm"]) if rm not in plotted] if "rm" in results else []
+    return f"\nleft out, no verdict parsed: {', '.join(map(str, gone))}" if gone else ""
 
 
 MARKERS = "osD^vP*X"
@@ -118,7 +128,7 @@ def best_of_n_figure(bon: pd.DataFrame, basis: str, n_samples: int):
     ax.axhline(0, ls="--", c="grey", lw=1)
     # the panel is about 1.5 in wide: the x label wraps to that, and the title names the bars
     ax.set(xlabel=textwrap.fill(f"accuracy: {basis}", 26), ylabel="recall gain over a random pick",
-           title=f"Figure 6: accuracy vs best-of-{n_samples} gain\n(bars: 95% CI, bootstrap over questions)")
+           title=f"Accuracy vs best-of-{n_samples} gain\n(bars: 95% CI over questions; none below 10)")
     ax.title.set_fontsize("small")  # the panel is narrower than a column: a medium title would widen the figure
     fig.tight_layout()
     legend_below(ax, ncols=1, fontsize="small")

@@ -11,7 +11,7 @@ from lib.report.findings import slug
 from lib.report.measures import declared_finding
 from lib.stats import wilson_ci
 
-from .accuracy_tables import picked_longer, question_units, weighted_accuracy
+from .accuracy_tables import never_parsed, picked_longer, question_units, weighted_accuracy
 from .measures import judge_method
 
 
@@ -28,6 +28,10 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
     for rm, res in results[results["kind"] == "judge"].groupby("rm", sort=False):
         parsed = parse_reward_spec(res["spec"].iloc[0])
         method = judge_method(res)
+        diagnostic = unparsed_diagnostic(res, parsed.target, method, notebook)
+        if never_parsed(res):  # parse failures are a diagnostic, never an accuracy (unparsed = wrong)
+            rows.append(diagnostic)
+            continue
         w = weighted_accuracy(res)
         lo, hi = w["ci_low"], w["ci_high"]
         note = f"; {w['categories_note']}" if w["categories_note"] else ""
@@ -40,8 +44,22 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
                              scale="share 0-1",
                              direction="higher = prefers the chosen response more (0.5 = chance; unparsed = wrong)",
                              no_interval="" if len(res) else "no pair judged"))
-        rows.append(consistency_finding(res, parsed.target, method, notebook))
+        rows += [consistency_finding(res, parsed.target, method, notebook), diagnostic]
     return rows
+
+
+def unparsed_diagnostic(res: pd.DataFrame, model: str, method: str, notebook: str = "13_rewardbench") -> dict:
+    """The share of a judge's verdicts that did not parse (two per pair), a pipeline diagnostic with a
+    bootstrap 95% interval over questions."""
+    from lib.stats import clustered_mean
+
+    share = (res["unparsed"].astype(float) / 2).to_numpy(float)
+    c = clustered_mean(share, question_units(res), method="bootstrap", rate=False)
+    return declared_finding("rewardbench", notebook, f"share of judge verdicts that did not parse ({method})", model,
+                            c["n_items"], c["estimate"], c["ci_low"], c["ci_high"], None, n_judgments=2 * len(res),
+                            unit="question", measure_id=f"judge_unparsed_share.{slug(method)}",
+                            ci_note=c.get("ci_note", ""), kind="diagnostic", scale="share 0-1",
+                            direction="higher = more replies without a readable verdict")
 
 
 def consistency_finding(res: pd.DataFrame, model: str, method: str, notebook: str = "13_rewardbench") -> dict:

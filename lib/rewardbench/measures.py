@@ -70,6 +70,11 @@ MEASURES: tuple[Measure, ...] = (
             truth=JUDGE_TRUTH, judgments=VERDICTS),
     Measure(CONSISTENCY_ID, "judge position consistency (beyond the paper)", STUDY, NOTEBOOK, "pair", None,
             reading="secondary", holm=False, method="likelihood", axis=_CONSISTENCY_AXIS, truth=LIKELIHOOD_TRUTH, judgments=VERDICTS),
+    Measure("judge_unparsed_share.{method}", "share of judge verdicts that did not parse (a pipeline diagnostic)",
+            STUDY, NOTEBOOK, "question", None, reading="secondary", holm=False,
+            axis="share of verdicts without a readable choice",
+            no_truth="a pipeline diagnostic (how many replies did not parse), not a bias of the judge",
+            judgments=VERDICTS),
     # notebooks 14 and 15 (lib.rewardbench.findings_rows): no test, an interval over questions
     Measure("rm_prefers_longer.{method}", "preference for the longer response (beyond the paper)", STUDY,
             "14_rm_difficulty", "question", 0.5, reading="secondary", holm=False,

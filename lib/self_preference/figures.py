@@ -12,15 +12,17 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.patches import Patch
 
+from lib.stats import shown_interval
 from lib.report.plotting import interval_errors, label, legend_below, n_label, note_empty, state_n
 
 from .likelihood import EXPECTED_SCORE_NAMES, likelihood_view
-from .tables import attach_knowledge
+from .tables import attach_knowledge, question_ids, rate_cell
 
 KNOWLEDGE_ORDER = ["none", "partial", "full", "unknown"]
 PAPER = "paper (parsed reply)"
 LIKELIHOOD = "likelihood sum"  # the label of `likelihood.method_views`
 NO_PAPER_REPLY = "no reply in the paper's format: see the likelihood panel"
+BARS = "bars: 95% CI, questions resampled; none below 10 questions"
 EMPTY_NOTES = {PAPER: "no reply in the paper's format", LIKELIHOOD: "no pair decided by likelihood"}
 
 
@@ -51,18 +53,37 @@ def method_panels(methods: list[str], draw, ylabel: str, xlabel: str = "", notes
     return fig
 
 
-def _with_n(values: list, counts: pd.Series) -> list[str]:
-    """Tick labels 'TT\\nn=12': each group's n below its name."""
-    return [f"{v}\nn={int(counts.get(v, 0))}" for v in values]
+def _with_n(values: list, counts: pd.Series, unit: str = "q") -> list[str]:
+    """Tick labels 'TT\nq=12': each group's count of independent units below its name."""
+    return [f"{v}\n{unit}={int(counts.get(v, 0))}" for v in values]
+
+
+def _units(rows: pd.DataFrame) -> tuple[pd.Series, str]:
+    """(each row's unit, its tick letter): the question ('q') where rows name their item, else the
+    row itself ('n', a frame without question ids)."""
+    if "item_id" in rows:
+        return question_ids(rows), "q"
+    return pd.Series(rows.index.astype(str), index=rows.index), "n"
+
+
+def group_rates(rows: pd.DataFrame, x: str, value: str, hue: str) -> pd.DataFrame:
+    """Per x and hue: the mean of a 0/1 column with the study's interval, questions resampled
+    (`tables.rate_cell`; none below 10 questions, as in findings), and its n of questions."""
+    out = []
+    for (gx, gh), g in rows.groupby([x, hue], sort=False):
+        c = rate_cell(g[value].astype(bool), _units(g)[0])
+        low, high, _ = shown_interval(c["n_items"], c["ci_low"], c["ci_high"])
+        out.append({x: gx, hue: gh, "rate": c["rate"], "ci_low": low, "ci_high": high, "n_items": c["n_items"]})
+    return pd.DataFrame(out, columns=[x, hue, "rate", "ci_low", "ci_high", "n_items"])
 
 
 def preference_bars(frames: dict, x: str, value: str, ylabel: str, xlabel: str = "", hue: str = "evaluator",
                     order: list | None = None, judged: dict | None = None, what: dict | None = None,
                     notes: dict | None = None, title: str = ""):
-    """Mean of a 0/1 column per x and hue with bootstrap 95% intervals over rows (pairs), one panel per
-    method ({method: rows}), each x group's n under its name. The figure states n (pairs plotted) per
-    method and, given `judged` ({method: pairs judged}), how many of them gave no usable choice, under
-    its caption-like `title`."""
+    """Mean of a 0/1 column per x and hue with 95% intervals over questions (the unit; none below 10
+    questions), one panel per method ({method: rows}), each x group's questions under its name. The
+    figure states n (pairs plotted) per method and, given `judged` ({method: pairs judged}), how many of
+    them gave no usable choice, under its caption-like `title`."""
     judged, what = judged or {}, what or {}
 
     def draw(ax, method):
@@ -70,8 +91,11 @@ def preference_bars(frames: dict, x: str, value: str, ylabel: str, xlabel: str =
         if not len(rows):
             return False
         xs = order or list(dict.fromkeys(rows[x]))
-        sns.barplot(data=rows, x=x, y=value, hue=hue, errorbar=("ci", 95), order=xs, ax=ax, seed=0)
-        ax.set_xticks(range(len(xs)), _with_n(xs, rows[x].value_counts()))
+        rates = group_rates(rows, x, value, hue)
+        _errorbars(ax, rates, x, hue, "rate", "ci_low", "ci_high", xs, list(dict.fromkeys(rates[hue])), labels=False)
+        units, letter = _units(rows)
+        ax.set_xticks(range(len(xs)), _with_n(xs, units.groupby(rows[x].to_numpy()).nunique(), letter))
+        ax.legend(title=hue, fontsize="small")
         return True
 
     fig = method_panels(list(frames), draw, ylabel, xlabel, notes)
@@ -80,6 +104,10 @@ def preference_bars(frames: dict, x: str, value: str, ylabel: str, xlabel: str =
         of = judged.get(method)
         text = n_label(len(rows), "pairs", failed=None if of is None else of - len(rows), of=of,
                        what=what.get(method, "without a valid reply"))
+        units, letter = _units(rows)
+        if letter == "q":
+            questions = units.nunique() if len(rows) else 0
+            text += f" from {questions} question{'s' * (questions != 1)}, q per group"
         lines.append(f"{method}: {text}" if len(frames) > 1 else text)
     return state_n(fig, "\n".join([title] * bool(title) + lines))
 
@@ -105,7 +133,7 @@ def fact_by_knowledge(scored: pd.DataFrame, knowledge: pd.DataFrame):
     order = [level for level in KNOWLEDGE_ORDER if level in levels]
     return preference_bars(frames, "level", "fact_pref", "factual preference", "prior knowledge", order=order,
                            judged=judged, what={PAPER: "without a valid reply", LIKELIHOOD: "undecided"},
-                           title="Factual preference by prior knowledge (bars: 95% bootstrap CI over pairs)")
+                           title=f"Factual preference by prior knowledge ({BARS})")
 
 
 # Both passages of a style pair carry the same answer, so the likelihood of the answer cannot tell them apart.
@@ -120,7 +148,7 @@ def style_preference(scored: pd.DataFrame):
     return preference_bars({PAPER: rows}, "kind", "style_pref", "preference for the styled passage",
                            judged={PAPER: len(scored)}, what={PAPER: "pairs without a valid reply"},
                            notes={PAPER: STYLE_NO_REPLY},
-                           title="Preference for the styled passage (bars: 95% bootstrap CI over pairs)")
+                           title=f"Preference for the styled passage ({BARS})")
 
 
 def _errorbars(ax, frame: pd.DataFrame, x: str, hue: str, y: str, low: str, high: str, order, hues,
@@ -198,7 +226,7 @@ def parsed_vs_next_token_figure(ratings: pd.DataFrame):
                                 what="ratings unparsed"))
 
 
-COMBO_TITLE = "Self-preference per factuality of the own and the other passage (bars: 95% CI, questions resampled)"
+COMBO_TITLE = f"Self-preference per factuality of the own and the other passage ({BARS})"
 
 
 def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIHOOD)):
@@ -215,8 +243,10 @@ def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIH
 
     def draw(ax, method):
         table = frames[method]
-        n = table.groupby("combo")["n_valid"].sum() if len(table) else pd.Series(dtype=float)
-        ax.set_xticks(np.arange(len(combos)), [f"{c}\nn={int(n.get(c, 0))}" for c in combos])
+        # the unit is the question: each combination's questions under its name (the most of any series)
+        count = "self_n_items" if "self_n_items" in table else "n_valid"
+        n = table.groupby("combo")[count].max() if len(table) else pd.Series(dtype=float)
+        ax.set_xticks(np.arange(len(combos)), _with_n(combos, n, "q" if count == "self_n_items" else "n"))
         ax.set_xlim(-0.5, len(combos) - 0.5)  # every combination keeps its slot, n=0 ones too
         if not table["self_rate"].notna().any():
             return False
@@ -235,7 +265,7 @@ def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIH
 
     fig = method_panels(shown, draw, "self-preference", "factuality (self, other)")
     counts = [f"{m}: {pairs_n(t, undecided=m != PAPER)}" if len(frames) > 1 else pairs_n(t) for m, t in frames.items()]
-    return state_n(fig, "\n".join([COMBO_TITLE] + counts))
+    return state_n(fig, "\n".join([COMBO_TITLE] + counts + ["q = questions per combination"]))
 
 
 def pairs_n(table: pd.DataFrame, undecided: bool = False) -> str:

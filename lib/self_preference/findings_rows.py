@@ -19,10 +19,10 @@ def ppl_findings(tests: pd.DataFrame, notebook: str = "03_perplexity", specs: di
     does (a release's authors, not our models, keep their names)."""
     rows = []
     for r in tests.itertuples(index=False):
-        low, high = (float(x) for x in r.CI95)
+        low, high = r.diff_ci_low, r.diff_ci_high
         rows.append(declared_finding("self-preference", notebook, f"PPL human minus model ({r.dataset}, {r.test})",
                             (specs or {}).get(r.author, r.author), min(r.n_human, r.n_model),
-                            r.ppl_human - r.ppl_model, low, high, p=r.p, unit="item",
+                            r.diff, low, high, p=r.p, unit="item", ci_note=r.no_interval,
                             pooled=r.dataset == "all",  # "all" repeats the datasets' rows
                             measure_id=f"ppl_human_minus_model.{r.dataset}.{slug(r.test)}",
                             n_attempted=max(r.n_human, r.n_model), scale="perplexity points",

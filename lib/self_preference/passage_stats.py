@@ -2,6 +2,7 @@
 and the t-test of human against each model author."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 
@@ -43,8 +44,8 @@ def author_stats(df: pd.DataFrame) -> pd.DataFrame:
 def ppl_tests(df: pd.DataFrame, paired: bool = True, pooled: bool = False) -> pd.DataFrame:
     """Human vs each model author, per dataset (and over all datasets as "all" when `pooled`):
     pingouin t-test of perplexity. Paired over the items both have when `paired`, else Welch over
-    all passages of each."""
-    from lib.stats import ttest_table
+    all passages of each. `diff` is human minus model with its 95% interval (`diff_ci_low`, `diff_ci_high`)."""
+    from lib.stats import shown_interval, ttest_table
 
     rows = []
     groups = list(df.groupby("dataset", sort=False))
@@ -64,6 +65,11 @@ def ppl_tests(df: pd.DataFrame, paired: bool = True, pooled: bool = False) -> pd
             if min(len(a), len(b)) < 2:
                 continue
             res = ttest_table(a, b, paired=paired).iloc[0].to_dict()
-            rows.append({"dataset": dataset, "author": author, "n_human": len(a), "n_model": len(b),
-                         "ppl_human": a.mean(), "ppl_model": b.mean(), **res})
+            ci = res.pop("CI95", res.pop("CI95%", (np.nan, np.nan)))
+            # the interval as findings shows it: none below 10 items (lib.stats.shown_interval)
+            low, high, why = shown_interval(min(len(a), len(b)), float(ci[0]), float(ci[1]))
+            rows.append({"dataset": dataset, "author": author, "n_items": min(len(a), len(b)), "n_human": len(a),
+                         "n_model": len(b), "ppl_human": a.mean(), "ppl_model": b.mean(),
+                         "diff": a.mean() - b.mean(), "diff_ci_low": low, "diff_ci_high": high, **res,
+                         "no_interval": why})
     return pd.DataFrame(rows)

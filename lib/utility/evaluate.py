@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lib.stats import bootstrap_ci, wilson_ci
+from lib.stats import bootstrap_ci, shown_interval, wilson_ci
 from lib.utility.benchmark import Candidates
 from lib.utility.judging import Judgment
 from lib.utility.judgment_metrics import rank_metrics, set_prf
@@ -96,7 +96,7 @@ def summarize(df: pd.DataFrame, by: list[str], metrics: list[str], n_boot: int =
         rec = dict(zip(by, keys))
         failed = g["failed"].astype(bool) if "failed" in g else pd.Series(False, index=g.index)
         rec["n"], rec["n_failed_questions"] = len(g), int(failed.sum())
-        lo, hi = wilson_ci(rec["n_failed_questions"], rec["n"])
+        lo, hi, _ = shown_interval(rec["n"], *wilson_ci(rec["n_failed_questions"], rec["n"]))
         rec["failure rate"], rec["failure lo"], rec["failure hi"] = (
             scale * rec["n_failed_questions"] / max(rec["n"], 1), scale * lo, scale * hi)
         use = g if failures == "zero" else g[~failed]
@@ -108,13 +108,13 @@ def summarize(df: pd.DataFrame, by: list[str], metrics: list[str], n_boot: int =
             vals = vals.to_numpy(dtype=float)
             if not len(vals):
                 continue
-            lo, hi = _interval(vals, n_boot, seed)
+            lo, hi, _ = shown_interval(len(vals), *_interval(vals, n_boot, seed))  # as findings shows it
             rec[m], rec[f"{m} lo"], rec[f"{m} hi"] = scale * float(vals.mean()), scale * lo, scale * hi
         if set_f1:
             pr = use[["P", "R"]].fillna(0.0) if failures == "zero" else use[["P", "R"]].dropna()
             if len(pr):
                 p, r = pr["P"].to_numpy(float), pr["R"].to_numpy(float)
-                lo, hi = _f1_interval(p, r, n_boot, seed)
+                lo, hi, _ = shown_interval(len(p), *_f1_interval(p, r, n_boot, seed))
                 rec["F1"] = scale * harmonic_f1(p.mean(), r.mean())
                 rec["F1 lo"], rec["F1 hi"] = scale * lo, scale * hi
         for c in ("n_ok", "n_repaired", "n_failed", "n_asked_again"):
@@ -125,11 +125,14 @@ def summarize(df: pd.DataFrame, by: list[str], metrics: list[str], n_boot: int =
 
 
 def with_intervals(summary: pd.DataFrame, metrics: list[str], digits: int = 1) -> pd.DataFrame:
-    """Display form: 'mean [lo, hi]' strings per metric (for the paper-shaped tables)."""
+    """Display form: 'mean [lo, hi]' strings per metric (for the paper-shaped tables); the mean alone
+    where the interval is withheld."""
+    from lib.report.latex_table import interval_text
+
     shown = summary.copy()
     for m in metrics:
         if m in shown and f"{m} lo" in shown:
-            shown[m] = [f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]" if pd.notna(v) else ""
+            shown[m] = [interval_text(v, lo, hi, digits) if pd.notna(v) else ""
                         for v, lo, hi in zip(shown[m], shown[f"{m} lo"], shown[f"{m} hi"])]
             shown = shown.drop(columns=[f"{m} lo", f"{m} hi"])
     return shown

@@ -19,6 +19,7 @@ from matplotlib.patches import Patch
 from lib.report.labels import label
 from lib.report.plotting import COLUMN_WIDTH, failed_label, interval_errors, legend_below, n_label, note_empty, state_n
 from lib.utility.evaluate import SET_EXTRA
+from lib.stats import shown_interval
 
 SET_FORMS = ("pointwise", "listwise-set")
 PAPER_F1 = "F1 (paper: from averaged P, R)"
@@ -134,7 +135,8 @@ def bar_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: st
         for k, h in enumerate(hues):
             part = sub[sub[hue] == h].set_index(x).reindex(xs)
             pos = np.arange(len(xs)) - 0.4 + width * (k + 0.5)
-            err = interval_errors(part["value"], part["lo"], part["hi"], name=str(h))
+            err = interval_errors(part["value"], part["lo"], part["hi"], name=str(h),
+                                  n=part["n"] if "n" in part else None)
             ax.bar(pos, part["value"], width, yerr=err, capsize=2, label=str(h))
         ax.set_xticks(np.arange(len(xs)), [str(v) for v in xs])
         # every group's full slot: a hue with no bar here must not pull its group's tick to the edge
@@ -160,6 +162,9 @@ def line_figure(long: pd.DataFrame, x: str, hue: str, col: str = "panel", row: s
         fig = ax.figure
         for h, part in sub.sort_values(x).groupby(hue, sort=False):
             ax.plot(part[x], part["value"], marker="o", label=str(h))
+            if "n" in part:  # the findings' rule: no band where it would withhold the interval
+                shown = [shown_interval(n, a, b) for n, a, b in zip(part["n"], part["lo"], part["hi"])]
+                part = part.assign(lo=[a for a, _, _ in shown], hi=[b for _, b, _ in shown])
             ax.fill_between(part[x], part["lo"], part["hi"], alpha=0.2)
         ax.set_title(panel_title, fontsize="small")
         ax.set_xlabel(x)
@@ -175,13 +180,13 @@ YLABEL = "mean (readable)"  # the metric itself is in each panel's title, the re
 
 def headline_bars(per_q: pd.DataFrame, value: str = "headline", seed: int = 0) -> pd.DataFrame:
     """Per (form, source, judgment): the readable questions `n` (a NaN `value` is an unreadable reply),
-    their mean `value` and its bootstrap 95% interval over questions (NaN below two questions)."""
+    their mean `value` and its bootstrap 95% interval over questions (none where the findings withhold one)."""
     from lib.stats import bootstrap_ci
 
     recs = []
     for (form, source, judgment), g in per_q.groupby(["form", "source", "judgment"], sort=False):
         vals = g[value].dropna().to_numpy(float)
-        lo, hi = bootstrap_ci(vals, seed=seed)
+        lo, hi, _ = shown_interval(len(vals), *bootstrap_ci(vals, seed=seed))
         recs.append({"form": form, "source": source, "judgment": judgment, "asked": len(g), "n": len(vals),
                      "value": vals.mean() if len(vals) else np.nan, "lo": lo, "hi": hi})
     return pd.DataFrame(recs)
@@ -212,7 +217,7 @@ def _bar_panel(ax, bars: pd.DataFrame, judgments: list, colors: dict, top: float
             n = 0 if pd.isna(r["n"]) else int(r["n"])
             if n:
                 few = n < FEW
-                err = interval_errors(r["value"], r["lo"], r["hi"], name=str(j))
+                err = interval_errors(r["value"], r["lo"], r["hi"], name=str(j), n=n)
                 ax.bar(x, r["value"], width, yerr=err, capsize=2, lw=1, edgecolor=colors[j],
                        facecolor=matplotlib.colors.to_rgba(colors[j], 0.2 if few else 1.0), hatch="////" if few else None)
             shown = 0.0 if not n else max(r["value"], r["hi"]) if pd.notna(r["hi"]) else r["value"]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from lib.report.findings import slug
 from lib.report.measures import declared_finding
 from lib.stats import cluster_bootstrap, wilson_ci
 from lib.utility.evaluate import HEADLINE
@@ -51,7 +52,7 @@ def table2_findings(summary: pd.DataFrame, model: str, notebook: str = "10_relev
         lo, hi = wilson_ci(failed, n)
         rows.append(declared_finding("utility", notebook, f"unreadable replies % ({judgment}, {form})", model, n,
                             100.0 * failed / max(n, 1), 100.0 * lo, 100.0 * hi, unit="question",
-                            measure_id=f"unreadable_share.{judgment}.{form}", kind="diagnostic",
+                            measure_id=f"unreadable_share.{slug(judgment)}.{slug(form)}", kind="diagnostic",
                             scale="% of questions", direction="higher = more replies the parser could not read",
                             no_interval="" if n else "no question asked"))
     return rows
@@ -85,7 +86,7 @@ def factor_findings(form_q: pd.DataFrame, pos_q: pd.DataFrame, notebook: str = N
             if f"selected {a}" not in g or f"selected {b}" not in g:
                 continue
             row = _paired_row(notebook, f"selected share, {a} minus {b} passages ({form})", model,
-                              g[f"selected {a}"] - g[f"selected {b}"], f"role_selection_gap.{form}.{a}_minus_{b}",
+                              g[f"selected {a}"] - g[f"selected {b}"], f"role_selection_gap.{slug(form)}.{a}_minus_{b}",
                               "share 0-1 (difference)", f"higher = {a} passages selected more often than {b}",
                               n_boot, seed)
             rows += [row] if row else []
@@ -98,7 +99,7 @@ def factor_findings(form_q: pd.DataFrame, pos_q: pd.DataFrame, notebook: str = N
             continue
         row = _paired_row(notebook, f"per-question {'F1' if form in SET_FORMS else 'NDCG@1'}, ground truth at "
                           f"{first} minus at {last} ({form})", model, wide[first] - wide[last],
-                          f"position_effect.{form}", "0-1 (difference)",
+                          f"position_effect.{slug(form)}", "0-1 (difference)",
                           "higher = better judgments with the ground truth first", n_boot, seed)
         rows += [row] if row else []
     return rows
@@ -110,8 +111,8 @@ def answer_metric(source: str) -> str:
 
 
 def condition_id(condition: str) -> str:
-    """An evidence condition as a measure_id part ('utility listwise-set' -> 'utility_listwise-set')."""
-    return str(condition).replace(" ", "_")
+    """An evidence condition as a measure_id part ('utility listwise-set' -> 'utility_listwise_set')."""
+    return slug(condition)
 
 
 def answering_findings(answers: pd.DataFrame, summary: pd.DataFrame, notebook: str = NB12, n_boot: int = 2000,
@@ -127,7 +128,7 @@ def answering_findings(answers: pd.DataFrame, summary: pd.DataFrame, notebook: s
             continue
         rows.append(declared_finding("utility", notebook, f"answer {metric} % ({r['source']}, {r['condition']} evidence)",
                                      r["model"], int(r["n"]), r[metric], r[f"{metric} lo"], r[f"{metric} hi"],
-                                     measure_id=f"answer_score.{r['source']}.{condition_id(r['condition'])}",
+                                     measure_id=f"answer_score.{slug(r['source'])}.{condition_id(r['condition'])}",
                                      scale=f"% ({metric}{', beta 1.2' if metric == 'ROUGE-L' else ''})",
                                      direction="higher = better answers"))
     for (model, source), g in answers.groupby(["model", "source"], sort=False):
@@ -136,7 +137,7 @@ def answering_findings(answers: pd.DataFrame, summary: pd.DataFrame, notebook: s
         for name, (a, b) in GAINS.items():
             if a in wide and b in wide:
                 row = _paired_row(notebook, f"answer {metric}, {a} minus {b} evidence ({source})", model,
-                                  wide[a] - wide[b], f"answer_gain.{source}.{name}", f"{metric} 0-1 (difference)",
+                                  wide[a] - wide[b], f"answer_gain.{slug(source)}.{name}", f"{metric} 0-1 (difference)",
                                   f"higher = {a} evidence gives better answers", n_boot, seed)
                 rows += [row] if row else []
     return rows

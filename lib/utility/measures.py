@@ -60,7 +60,7 @@ CARD: tuple[CardRow, ...] = (
             phrase='selects relevant passages with set F1 {value} (relevance prompts)',
             missing="no reply was readable, and F1 needs one (see the unreadable row)"),
     CardRow("utility_unreadable", "Unreadable listwise-set replies (utility prompts), % of questions",
-            ("unreadable_share.utility.listwise-set",), "share", None, (),
+            ("unreadable_share.utility.listwise_set",), "share", None, (),
             "The paper reports no failures.",
             phrase='gives an unreadable selection for {value} of questions'),
 )

@@ -372,6 +372,24 @@ def test_whole_job_runs_with_tiny_parameters(tmp_runs):
     rows = pd.read_csv(run / "findings.csv")
     silent = rows[rows["ci_low"].isna() & rows["no_interval"].isna() & (rows["n"] > 0)]
     assert silent.empty, silent[["notebook", "measure_id", "n"]].to_string()
+    outputs_agree_with_findings(run, rows)
+
+
+def outputs_agree_with_findings(run, rows: pd.DataFrame) -> None:
+    """Every table of the run shows an interval only where the findings' rule would (none below 10
+    units or of zero width: lib.stats.shown_interval); every findings row's interval is the rule's;
+    the run README reads as English, parse failures never among its findings."""
+    from lib.report.intervals import shown_against_rule
+    from lib.report.run_readme import wording_problems
+    from lib.stats import shown_interval
+
+    tables = sorted(p for p in run.glob("[0-9][0-9]_*/*.csv"))
+    assert tables
+    shown = {p.relative_to(run).as_posix(): shown_against_rule(pd.read_csv(p)) for p in tables}
+    assert {k: v for k, v in shown.items() if v} == {}
+    with_ci = rows[rows["ci_low"].notna()]
+    assert all(shown_interval(n, a, b)[0] == a for n, a, b in zip(with_ci["n_items"], with_ci["ci_low"], with_ci["ci_high"]))
+    assert wording_problems((run / "README.md").read_text()) == []
 
 
 @pytest.mark.notebooks

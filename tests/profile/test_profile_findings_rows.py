@@ -32,7 +32,7 @@ def test_position_consistency_counts_pairs_with_both_orders_decided():
     row = consistency_finding(res, "local:smollm2", "log-probability verdict")
     assert (row["n"], row["n_judgments"], row["unit"]) == (4, 8, "pair")
     # 4 pairs: below 10 units the row shows no interval and says why
-    assert row["estimate"] == 0.75 and math.isnan(row["ci_low"]) and row["ci_note"].startswith("too few units")
+    assert row["estimate"] == 0.75 and math.isnan(row["ci_low"]) and row["no_interval"].startswith("too few units")
     many = consistency_finding(pd.DataFrame({"consistent": [1.0, 0.0, 1.0, 1.0] * 3}), "local:smollm2", "x")
     assert (many["ci_low"], many["ci_high"]) == wilson_ci(9, 12)
     assert math.isnan(row["p"]) and row["measure_id"] == "judge_position_consistency.log_probability_verdict"

@@ -45,8 +45,8 @@ def test_difficulty_panels_are_stacked_with_one_legend_below():
     assert top.get_position().y0 > bottom.get_position().y1  # one over the other, not side by side
     assert top.get_legend() is None and bottom.get_legend().below
     assert len(bottom.get_legend().get_texts()) == len(RMS)
-    assert top.get_title() == "Accuracy by score gap (Fig. 5)"
-    assert "bars: 95% intervals over pairs" in fig._suptitle.get_text()
+    assert top.get_title() == "Accuracy by score gap"
+    assert "bars: 95% intervals over questions" in fig._suptitle.get_text()
     _readable(fig)
 
 
@@ -104,7 +104,7 @@ def test_a_reward_model_at_zero_everywhere_is_named_so_and_marked():
 
 
 def test_the_difficulty_figure_says_what_it_shows_over_its_two_panels():
-    """Its panel titles ("Accuracy by score gap (Fig. 5)") name panels: the heading says what the whole
+    """Its panel titles ("Accuracy by score gap") name panels: the heading says what the whole
     figure shows and what its bars are."""
     from lib.report.plotting import names_error_bars, title_text
 

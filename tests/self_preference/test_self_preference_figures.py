@@ -12,8 +12,10 @@ from lib.self_preference import pairwise as pr  # noqa: E402
 
 def _bars(fig):
     """Bar heights drawn (seaborn's bar containers; legend proxies are not bars)."""
-    return sorted(round(float(b.get_height()), 6) for c in fig.axes[0].containers for b in c
-                  if b.get_height() == b.get_height())
+    from matplotlib.container import BarContainer
+
+    return sorted(round(float(b.get_height()), 6) for c in fig.axes[0].containers if isinstance(c, BarContainer)
+                  for b in c if b.get_height() == b.get_height())
 
 
 def test_fact_by_knowledge_bars_are_the_shares_per_level_in_order():
@@ -22,8 +24,8 @@ def test_fact_by_knowledge_bars_are_the_shares_per_level_in_order():
     knowledge = pd.DataFrame({"item_id": ["a", "b"], "model": ["m", "m"], "level": ["full", "no"]})
     fig = figures.fact_by_knowledge(scored, knowledge)
     ax = fig.axes[0]
-    # 'no' becomes 'none'; item c is unparsed (dropped); a: 1 of 2 true, b: 2 of 2
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["none\nn=2", "full\nn=2"]  # n per level
+    # 'no' becomes 'none'; item c is unparsed (dropped); a: 1 of 2 true, b: 2 of 2; one question per level
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["none\nq=1", "full\nq=1"]  # questions per level
     assert _bars(fig) == [0.5, 1.0]
     plt.close(fig)
 
@@ -43,7 +45,7 @@ def test_style_preference_uses_valid_pairs_only_and_says_when_there_are_none():
 def _suptitle(fig):
     """The figure's count lines, under its caption-like first line (which must name the bars' interval)."""
     title, *counts = fig._suptitle.get_text().splitlines() if fig._suptitle is not None else [""]
-    assert "bars: 95% bootstrap CI over pairs" in title
+    assert "bars: 95% CI, questions resampled" in title
     return "\n".join(counts)
 
 
@@ -56,6 +58,7 @@ def test_preference_figures_state_n_in_pairs_and_the_pairs_without_a_reply():
     knowledge = pd.DataFrame({"item_id": ["a", "b", "c"], "model": ["m"] * 3, "level": ["full", "no", "full"]})
     fig = figures.fact_by_knowledge(scored, knowledge)
     assert states_n(fig) and _suptitle(fig).startswith("n = 3 pairs; 2 of 5 ")
+    assert "from 2 questions" in _suptitle(fig)  # the unit the bars resample
     plt.close(fig)
     style = pd.DataFrame({"kind": ["long"] * 4, "evaluator": ["m"] * 4,
                           "valid": [True, True, True, False], "chose_a": [True, False, True, True]})
@@ -83,7 +86,7 @@ def test_fact_by_knowledge_shows_the_likelihood_beside_an_empty_paper_panel():
     assert is_empty(paper) and not is_empty(lik)
     assert " ".join(paper.texts[0].get_text().split()) == "no data: " + figures.NO_PAPER_REPLY
     # passage 1 is the true one in the a_first order only: half the pairs chose the true passage
-    assert sorted(round(b.get_height(), 6) for c in lik.containers for b in c) == [0.5, 0.5]
+    assert sorted(round(b.get_height(), 6) for b in lik.patches) == [0.5, 0.5]
     assert paper.get_legend() is None and lik.get_legend() is not None
     lines = _suptitle(fig).splitlines()
     assert lines[0].startswith("paper (parsed reply): n = 0 pairs; 4 of 4") and lines[1].startswith("likelihood sum: n = 4")
@@ -170,3 +173,23 @@ def test_the_method_figures_of_06_and_07_lay_out_cleanly_at_a_columns_width(tmp_
             assert [t.get_text() for t in legend.get_texts()] == ["SmolLM2 / NQ", "SmolLM2 / MS MARCO",
                                                                  "SmolLM2 / TriviaQA"]
         plt.close(fig)
+
+
+def test_preference_bars_resample_questions_and_withhold_below_ten():
+    """Bars resample the question, not the pair: 12 questions of 2 identical pairs each give the
+    interval of 12 units (wider than 24 pairs would give); 6 questions give none, as findings."""
+    from lib.self_preference.tables import rate_cell
+
+    def rows(n_q):
+        return pd.DataFrame({"item_id": [f"q{i // 2}" for i in range(2 * n_q)], "evaluator": "m", "kind": "long",
+                             "valid": True, "chose_a": [(i // 2) % 3 != 0 for i in range(2 * n_q)]})
+
+    rates = figures.group_rates(rows(12).assign(style_pref=lambda d: d["chose_a"].astype(float)), "kind",
+                                "style_pref", "evaluator")
+    by_question = rate_cell(rows(12)["chose_a"], rows(12)["item_id"])
+    by_pair = rate_cell(rows(12)["chose_a"])
+    assert rates["n_items"].tolist() == [12] and rates["ci_low"].iloc[0] == by_question["ci_low"]
+    assert by_question["ci_high"] - by_question["ci_low"] > by_pair["ci_high"] - by_pair["ci_low"]
+    few = figures.group_rates(rows(6).assign(style_pref=lambda d: d["chose_a"].astype(float)), "kind",
+                              "style_pref", "evaluator")
+    assert few["ci_low"].isna().all() and few["rate"].notna().all()

@@ -128,8 +128,9 @@ def test_figure3_puts_the_likelihood_beside_a_paper_panel_without_replies():
     paper, lik = fig.axes  # the per-word variant is left out: two panels
     assert [paper.get_title(), lik.get_title()] == ["paper (parsed reply)", "likelihood sum"]
     assert is_empty(paper) and "see the likelihood panel" in " ".join(paper.texts[0].get_text().split())
-    # the likelihood takes the true passage: own passage in TF, the other's in FT; TT and FF undecidable
-    assert [t.get_text() for t in lik.get_xticklabels()] == ["TT\nn=0", "TF\nn=10", "FT\nn=10", "FF\nn=0"]
+    # the likelihood takes the true passage: own passage in TF, the other's in FT; TT and FF undecidable;
+    # each tick counts the questions (the unit), not the 10 pairs
+    assert [t.get_text() for t in lik.get_xticklabels()] == ["TT\nq=0", "TF\nq=5", "FT\nq=5", "FF\nq=0"]
     heights = [b.get_height() for b in lik.patches]
     assert [h for h in heights if h == h] == [1.0, 0.0]
     assert fig._suptitle.get_text().splitlines()[0] == figures.COMBO_TITLE

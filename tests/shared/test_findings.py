@@ -41,6 +41,23 @@ def test_a_missing_number_may_be_none_nan_or_pandas_na():
     assert math.isnan(findings.finding("utility", "10", "F1", "m", 40, 0.5, pd.NA, None, p=pd.NA)["p"])
 
 
+def assert_quotable(text: str) -> None:
+    """A run README's sentences and tables read as English (`run_readme.wording_problems`)."""
+    from lib.report.run_readme import wording_problems
+
+    assert wording_problems(text) == []
+
+
+def test_the_readme_checks_catch_machine_prose():
+    """The wording check fails on the patterns a reader complained of (planted)."""
+    from lib.report.run_readme import wording_problems
+
+    assert wording_problems("diagnostics: 4 row(s) on the pipeline")
+    assert wording_problems("a (b (c)) d") and wording_problems("0.5 (no interval: too few)")
+    assert wording_problems("## Findings\n| 13 | unreadable replies % |\n## Diagnostics\n")
+    assert wording_problems("## Findings\n| 13 | accuracy |\n## Diagnostics\n| unreadable |") == []
+
+
 def test_record_replaces_a_notebooks_rows_and_summary_renders_them(runs):
     findings.record("r", "05", [findings.finding("self-preference", "05", "old", "m", 10, 0.1)])
     findings.record("r", "05", [findings.finding("self-preference", "05", "human minus self", "m", 120,
@@ -52,22 +69,43 @@ def test_record_replaces_a_notebooks_rows_and_summary_renders_them(runs):
     assert list(table.columns) == findings.COLUMNS
     assert list(table["measure"]) == ["human minus self", "accuracy"]
     text = md_path.read_text()
-    assert ("Self-preference in RAG**: 1 of 1 tested measures differ from chance (their null) after Holm's "
-            "correction (family of 1, alpha = 0.05): human minus self (m) = 0.400 [0.200, 0.600]") in text
-    assert "Reward models in RAG**: every quantity has fewer than 30 independent units" in text
+    assert ("Self-preference in RAG.** After Holm's correction over this study's family of 1 tested measure "
+            "(alpha = 0.05), 1 differs from its null: human minus self for m is 0.400 [0.200, 0.600]") in text
+    assert "Reward models in RAG.** No finding of this study has 30 independent units or more" in text
     # a smoke row: p shown, but out of Holm's family, so no Holm p
     assert "| 13 | accuracy | m | 12 of 12 units | 0.500 [0.300, 0.700] | not stated | 0.900 |  | 0.780 |" in text
+    assert_quotable(text)
     # conclusions first, then findings, diagnostics and smoke rows apart
-    assert text.index("Reward models in RAG") < text.index("## Findings (n >= 30 units)") < text.index("| human minus self |")
-    assert text.index("| human minus self |") < text.index("## Diagnostics") < text.index("## Smoke rows") < text.index("| accuracy |")
+    assert text.index("Reward models in RAG") < text.index("## Findings with at least 30 units") < text.index("| human minus self |")
+    assert text.index("| human minus self |") < text.index("## Diagnostics") < text.index("## Smoke tests") < text.index("| accuracy |")
     import json
     results = json.loads(json_path.read_text())
     rows = results["rows"]
     assert [(r["measure_id"], r["n"], r["smoke"]) for r in rows] == [("human_minus_self", 120, False), ("accuracy", 12, True)]
     assert rows[0]["p_adjusted"] == pytest.approx(0.001) and rows[1]["pooled"] is False
     assert set(findings.COLUMNS) <= set(rows[0]) and rows[0]["n_failed"] == 0
-    assert "cluster bootstrap" in text and "Holm's correction over one declared family per study" in text
+    assert "cluster bootstrap" in text and "Holm's correction over one family per study" in text
     assert [r["family"] for r in rows] == ["self-preference", ""]
+
+
+def test_a_pooled_row_is_the_test_where_its_parts_are_smoke(runs):
+    """Per notebook and model: per-dataset rows below 30 units leave the pooled row (33 units) as the
+    test in Holm's family; where one per-dataset row has 30 units, the pooled row stays out."""
+    small = [findings.finding("self-preference", "05", f"diff {d}", "m", 11, 0.1, p=0.2, unit="item")
+             for d in ("nq", "marco", "tqa")]
+    small.append(findings.finding("self-preference", "05", "diff all", "m", 33, 0.1, 0.0, 0.2, p=0.04,
+                                  unit="item", pooled=True))
+    big = [findings.finding("self-preference", "03", f"ppl {d}", "m", n, 1.0, 0.5, 1.5, p=0.01, unit="item")
+           for d, n in (("nq", 30), ("marco", 11))]
+    big.append(findings.finding("self-preference", "03", "ppl all", "m", 41, 1.0, 0.5, 1.5, p=0.001,
+                                unit="item", pooled=True))
+    findings.record("hp", "05", small)
+    findings.record("hp", "03", big)
+    table = pd.read_csv(findings.summarize(runs / "hp")[0]).set_index("measure")
+    assert table.loc["diff all", "family"] == "self-preference" and table.loc["ppl nq", "family"] == "self-preference"
+    for out in ("diff nq", "ppl marco", "ppl all"):
+        assert pd.isna(table.loc[out, "family"]), out
+    assert table.loc[["ppl nq", "diff all"], "p_adjusted"].tolist() == pytest.approx([0.02, 0.04])
 
 
 def test_holm_family_is_primary_tested_unpooled_non_smoke_rows_per_study(runs):
@@ -93,9 +131,10 @@ def test_holm_family_is_primary_tested_unpooled_non_smoke_rows_per_study(runs):
     assert table.loc[["rate 0", "rate 1", "rate 2"], "family"].tolist() == ["self-preference"] * 3
     assert not bool(table.loc["rate 0 argmax", "primary"]) and bool(table.loc["rate 0", "primary"])
     text = md_path.read_text()
-    assert "1 of 3 tested measures differ from chance (their null) after Holm's correction (family of 3" in text
-    assert "rate 0 (m) = 0.600 [0.500, 0.700], 40 of 40 questions, Holm p = 0.03" in text
-    assert "Reward models in RAG**: every quantity has fewer than 30 independent units" in text
+    assert "over this study's family of 3 tested measures (alpha = 0.05), 1 differs from its null" in text
+    assert "rate 0 for m is 0.600 [0.500, 0.700] over 40 of 40 questions, adjusted p = 0.03" in text
+    assert "The family: rate 0 for m; rate 1 for m; rate 2 for m." in text
+    assert "Reward models in RAG.** No finding of this study has 30 independent units or more" in text
 
 
 def test_findings_files_of_older_runs_still_collect(runs):
@@ -112,7 +151,7 @@ def test_summary_of_a_run_without_findings_is_an_empty_table(runs):
     (runs / "empty").mkdir(parents=True)
     csv_path, md_path, json_path = findings.summarize(runs / "empty")
     assert pd.read_csv(csv_path).empty
-    assert "This run wrote no findings rows" in md_path.read_text()
+    assert "This run wrote no findings" in md_path.read_text()
     import json
     doc = json.loads(json_path.read_text())
     assert doc["rows"] == [] and doc["metadata"]["git"]["commit"] and doc["metadata"]["python"]
@@ -148,7 +187,7 @@ def test_perplexity_findings_pool_the_datasets_and_carry_the_paired_test():
     assert pooled["n"] == 8 and pooled["estimate"] == pytest.approx((human - model).mean())
     assert pooled["p"] == pytest.approx(sps.ttest_rel(human, model).pvalue, rel=1e-3, abs=1e-12)
     # 8 items: below 10 units the findings give no interval, and say why
-    assert math.isnan(pooled["ci_low"]) and pooled["ci_note"] == stats.TOO_FEW_UNITS
+    assert math.isnan(pooled["ci_low"]) and pooled["no_interval"] == stats.TOO_FEW_UNITS
     assert pooled["pooled"] and not found["PPL human minus model (nq, paired t)"]["pooled"]
     # a measure_id the forest plot knows (its null line, one panel for every dataset)
     assert pooled["measure_id"] == "ppl_human_minus_model.all.paired_t"
@@ -171,7 +210,7 @@ def test_utility_findings_use_the_papers_set_f1_and_count_unreadable_replies():
     assert f1["paper_model"] == "ChatGPT (gpt-3.5-turbo-1106)" and f1["unit"] == "question"
     bad = rows["unreadable replies % (utility, listwise-set)"]
     assert bad["n"] == 4 and bad["estimate"] == pytest.approx(25.0) and math.isnan(bad["ci_low"])
-    assert bad["ci_note"] == stats.TOO_FEW_UNITS  # 4 questions: no interval
+    assert bad["no_interval"] == stats.TOO_FEW_UNITS  # 4 questions: no interval
 
 
 def test_utility_set_f1_counts_every_question_when_failures_score_zero():
@@ -226,12 +265,14 @@ def test_diagnostics_have_their_own_table_and_rows_say_why_they_have_no_interval
     findings.record("d", "10", rows)
     _, md_path, json_path = findings.summarize(runs / "d")
     text = md_path.read_text()
-    diag = text[text.index("## Diagnostics"):text.index("## Smoke rows")]
+    diag = text[text.index("## Diagnostics"):text.index("## Smoke tests")]
     assert "| unreadable replies % | local:smollm2 | 40 of 40 questions | 95.0 [83.3, 99.4] % of questions |" in diag
-    smoke = text[text.index("## Smoke rows"):]
-    assert "2 of 40 questions | 50.0 % (F1) (no interval: two readable replies)" in smoke
-    assert "0 of 40 questions | no estimate (no unit could be used (n = 0))" in smoke
-    assert "diagnostics: 1 row(s) on the pipeline, the largest unreadable replies % (local:smollm2) = 95.0" in text
+    smoke = text[text.index("## Smoke tests"):]
+    assert "2 of 40 questions | 50.0 % (F1) with no interval, two readable replies |" in smoke
+    assert "0 of 40 questions | no estimate, no unit could be used |" in smoke
+    assert ("Diagnostics of the pipeline, not of the model's bias: 1 quantity; the largest is unreadable replies % "
+            "for local:smollm2: 95.0 [83.3, 99.4] % of questions over 40 of 40 questions.") in text
+    assert_quotable(text)
     import json
     failed = {r["measure"]: r["n_failed"] for r in json.loads(json_path.read_text())["rows"]}
     assert failed == {"unreadable replies %": 0, "set F1 %": 38, "gen F1": 40}
@@ -250,12 +291,12 @@ def test_the_readme_uses_a_declared_family_and_falls_back_to_the_rule():
     rows.append(findings.finding("self-preference", "06", "parse", "m", 80, 0.6, 0.5, 0.7, p=0.001, kind="diagnostic"))
     frame = findings.adjust(pd.DataFrame(rows).reindex(columns=findings.COLUMNS))
     assert family_mask(frame, "self-preference").tolist() == [True, True, False, False]
-    # a frame without the column: the rule it comes from (pooled and diagnostic rows out)
-    assert family_mask(frame.drop(columns="family"), "self-preference").tolist() == [True, True, False, False]
+    # a frame without the column has no family
+    assert not family_mask(frame.drop(columns="family"), "self-preference").any()
     declared = frame.assign(family=["self-preference", "", "", ""])  # the statistics code's column wins
     assert family_mask(declared, "self-preference").tolist() == [True, False, False, False]
-    assert "(family of 1," in study_conclusion("self-preference", "SP", declared, 30)
-    assert "(family of 2," in study_conclusion("self-preference", "SP", frame, 30)
+    assert "family of 1 tested measure " in study_conclusion("self-preference", "SP", declared, 30)
+    assert "family of 2 tested measures " in study_conclusion("self-preference", "SP", frame, 30)
 
 
 def test_a_row_of_one_unit_says_why_it_has_no_interval():
@@ -264,5 +305,14 @@ def test_a_row_of_one_unit_says_why_it_has_no_interval():
     one = findings.finding("utility", "10", "x", "m", 1, 0.3)
     assert interval_reason(one) == stats.TOO_FEW_UNITS  # below MIN_CI_UNITS a blank interval says so
     assert interval_reason({**one, "no_interval": ""}) == "one unit: an interval needs at least two"
-    assert interval_reason({**one, "n_items": 12, "no_interval": ""}) == "none computed (reason not stated by the notebook)"
+    assert interval_reason({**one, "n_items": 12, "no_interval": ""}) == "none computed, the notebook states no reason"
     assert interval_reason({**one, "no_interval": "all pairs tie"}) == "all pairs tie"
+
+
+def test_rows_name_their_model_by_the_runs_spec(runs):
+    """A notebook that names its model by a short name ('smollm2') gets the run's spec in findings.csv;
+    a name no spec shortens to (a release's author) stays."""
+    findings.record("s", "11", [findings.finding("utility", "11", "gap", "smollm2", 40, 0.1, 0.0, 0.2),
+                                findings.finding("utility", "11", "gap", "gpt", 40, 0.1, 0.0, 0.2)])
+    csv_path = findings.summarize(runs / "s", manifest={"model_specs": ["local:smollm2"]})[0]
+    assert pd.read_csv(csv_path)["model"].tolist() == ["local:smollm2", "gpt"]

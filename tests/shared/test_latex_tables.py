@@ -126,11 +126,26 @@ def test_intervals_in_one_cell_no_helper_columns_short_percentages():
 
 def test_a_rate_with_lo_and_hi_columns_is_one_cell():
     """Utility figures 5 and 6 write "failure rate", "failure lo", "failure hi": one interval cell."""
-    df = pd.DataFrame({"position": [1, 3], "n": [1, 1], "failure rate": [100.0, 50.0],
+    df = pd.DataFrame({"position": [1, 3], "n": [12, 12], "failure rate": [100.0, 50.0],
                        "failure lo": [20.655, 10.0], "failure hi": [100.0, 90.0]})
     tex = to_latex(df, "utility_fig5_position")
     assert "100.0 [20.7, 100.0]" in tex and "failure lo" not in tex
     assert content_problems("fig5", tex) == []
+
+
+def test_a_table_shows_no_interval_the_findings_withhold_and_says_why():
+    """The findings' rule in every table: no interval below 10 units (n = 1 here), none of zero width;
+    the estimate carries a dagger and the caption gives the reason."""
+    df = pd.DataFrame({"position": [1, 3, 5], "n": [1, 12, 12], "failure rate": [100.0, 50.0, 40.0],
+                       "failure lo": [20.655, 10.0, 40.0], "failure hi": [100.0, 90.0, 40.0]})
+    tex = to_latex(df, "utility_fig5_position")
+    assert "[20.7, 100.0]" not in tex and r"100.0$^\dagger$" in tex and "50.0 [10.0, 90.0]" in tex
+    assert r"40.0$^\dagger$" in tex  # zero width
+    assert "too few units, fewer than 10" in tex and "no spread between units" in tex
+    from lib.report.intervals import withhold
+    shown = withhold(df)
+    assert shown["failure lo"].isna().tolist() == [True, False, True]
+    assert shown["no_interval"].tolist() == ["too few units, fewer than 10", "", "no spread between units"]
 
 
 def test_unescaped_table_does_not_compile(tmp_path):
@@ -152,7 +167,8 @@ def test_nan_counts_and_caption():
 def test_wide_frame_is_split_with_keys_repeated():
     tex = to_latex(_wide(33), "wide")
     parts = tex.count(r"\begin{tabular}{")
-    assert parts >= 2 and tex.count("dataset & evaluator") == parts and f"({parts} parts" in tex
+    assert parts >= 2 and tex.count("dataset & evaluator") == parts and f"(part {parts} of {parts}, key columns repeated)" in tex
+    assert tex.count(r"\begin{table*}") == parts  # each part a float of its own
     assert min(line.count("&") for line in tex.splitlines() if line.startswith("NQ &")) >= 3  # no lone column
     assert r"\begin{table*}" in tex
     assert to_latex(_wide(5), "narrow").count(r"\begin{tabular}{") == 1
@@ -185,3 +201,30 @@ def test_whole_floats_keep_decimals_unless_counts_with_nan():
     tex = to_latex(df, "t", decimals=1)
     assert r"SmolLM2 judge (8 tokens, 0 retries) & 50.0 & 4 \\" in tex
     assert r"SmolLM2 implicit & 0.0 & --- \\" in tex
+
+
+def test_the_rule_check_finds_an_interval_shown_below_ten_units():
+    """`shown_against_rule`, which the smoke run applies to every table, fails on a planted interval
+    at 9 units and passes the same table once withheld."""
+    from lib.report.intervals import shown_against_rule, withhold
+
+    df = pd.DataFrame({"dataset": ["nq", "all"], "n_items": [9, 33], "diff": [0.5, 0.04],
+                       "diff_ci_low": [0.51, -0.004], "diff_ci_high": [10.0, 0.084]})
+    assert shown_against_rule(df) == ["row 0, diff: [0.51, 10] at 9 units"]
+    assert shown_against_rule(withhold(df)) == []
+
+
+def test_a_table_taller_than_a_page_is_split_into_floats_that_fit(tmp_path):
+    """120 rows: one float would be 'too large for page' (the check finds it in a planted table);
+    the writer splits the rows into floats of a page each, every one with the key columns."""
+    from tests.latex_check import require_engine, tall_problems
+
+    require_engine()
+    df = pd.DataFrame({"dataset": ["nq"] * 120, "evaluator": ["m"] * 120, "combo": ["TT"] * 120,
+                       "method": ["paper (parsed reply)"] * 120, "n": range(10, 130), "rate": np.linspace(0, 1, 120)})
+    tex = to_latex(df, "tall")
+    assert tex.count("\\begin{table") >= 3 and tex.count("method") == tex.count("\\begin{tabular}")
+    assert tall_problems({"tall": tex}, tmp_path / "ok") == []
+    one = "\\begin{table}[htbp]\\centering\\caption{x}\\begin{tabular}{l}\\toprule\n" + "row \\\\\n" * 120 + \
+          "\\bottomrule\\end{tabular}\\end{table}"
+    assert tall_problems({"planted": one}, tmp_path / "bad")[0].startswith("planted: taller than a page by")

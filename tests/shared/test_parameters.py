@@ -164,3 +164,13 @@ def test_parameter_table_is_the_generated_one():
     readme = (ROOT / "README.md").read_text()
     assert "<!-- parameters:begin" not in readme, "the table lives in docs/parameters.md only"
     assert "(docs/parameters.md)" in readme, "README links the parameter table"
+
+
+def test_params_lists_every_run_level_parameter(capsys):
+    """`python -m lib.runner params` names every parameter the runner accepts without a notebook
+    declaring it (concurrency included), above the notebooks' table."""
+    assert runner.main(["params"]) == 0
+    out = capsys.readouterr().out
+    assert set(runner.RUN_LEVEL) >= {"model", "concurrency"}
+    assert all(f"| `{name}` |" in out for name in runner.RUN_LEVEL)
+    assert out.index("run-level parameter") < out.index(runner.parameter_table().splitlines()[0])

@@ -106,3 +106,18 @@ def test_parts_a_server_cannot_serve_are_named_before_work():
     local = {"reward_models": ["judge:local:smollm2;logprob", "implicit:local:smollm2"], "evaluators": ["local:smollm2"]}
     assert pipeline.left_out("13_rewardbench", local) == [] and pipeline.left_out("05_pointwise_reranking", local) == []
     assert pipeline.left_out("05_pointwise_reranking", {"evaluators": [server]}, known)[0]["part"] == "likelihood ratings"
+
+
+ID_PART = re.compile(r"^([a-z0-9_]+|\{\w+\})+$")  # one slug style: lower case, digits, '_'; '.' between parts
+
+
+def test_every_measure_id_is_in_one_slug_style():
+    """Every declared pattern and card id: parts of [a-z0-9_] joined by '.', so 'generate_and_parse'
+    and 'listwise_set' never appear beside 'generate-and-parse' or 'listwise-set'; the check
+    fails on a planted hyphen."""
+    from lib.report import measures as R
+
+    ids = [m.pattern for m in R.all_measures()] + [i for row in R.card_rows() for i in row.measure_ids]
+    bad = [i for i in ids if not all(ID_PART.match(part) for part in i.split("."))]
+    assert bad == []
+    assert not all(ID_PART.match(p) for p in "unreadable_share.utility.listwise-set".split("."))

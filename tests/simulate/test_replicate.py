@@ -106,7 +106,7 @@ def test_utility_factor_and_answering_rows_cover_and_miss_with_a_reversed_listwi
         right = _replicate(TRUTH, 10, ("11", "12"), sets)
         reverse_listwise_sets(monkeypatch)
         wrong = _replicate(TRUTH, 10, ("11", "12"), sets)
-    gap, gain = "role_selection_gap.listwise-set.ground_truth_minus_counterfactual", "answer_gain.nq.utility_minus_dense"
+    gap, gain = "role_selection_gap.listwise_set.ground_truth_minus_counterfactual", "answer_gain.nq.utility_minus_dense"
     families = right["measure_id"].str.split(".").str[0].value_counts().to_dict()
     assert families == {"role_selection_gap": 4, "position_effect": 2, "answer_score": 14, "answer_gain": 4}, families
     judged = right.dropna(subset=["covered"])

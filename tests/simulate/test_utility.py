@@ -153,8 +153,8 @@ def test_truth_rows_from_the_design_and_a_bad_utility_section(tmp_path):
     assert [s for s, _ in design.sets] == ["nq", "nq"]
     rows = UT.utility_truths(load_truth("configs/known_truth.yaml"), design)
     assert set(rows) == {"set_f1.nq.relevance", "set_f1.nq.utility"} | {
-        f"unreadable_share.{j}.{f}" for j in ("relevance", "utility") for f in ("listwise-set", "listwise-rank")}
-    assert rows["unreadable_share.utility.listwise-set"][1] == pytest.approx(5.0)
+        f"unreadable_share.{j}.{f}" for j in ("relevance", "utility") for f in ("listwise_set", "listwise_rank")}
+    assert rows["unreadable_share.utility.listwise_set"][1] == pytest.approx(5.0)
     null = UT.utility_truths(load_truth("configs/known_truth_null.yaml"), design)
     assert null["set_f1.nq.utility"][1] == pytest.approx(null["set_f1.nq.relevance"][1], abs=0.3)
     assert rows["set_f1.nq.utility"][1] > rows["set_f1.nq.relevance"][1] + 10  # relevance takes counterfactuals

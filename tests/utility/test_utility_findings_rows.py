@@ -39,13 +39,13 @@ def _pos_q(n=12):
 
 def test_factor_rows_are_per_question_differences_with_their_n():
     rows = {r["measure_id"]: r for r in factor_findings(_form_q(), _pos_q(), n_boot=200)}
-    gap = rows["role_selection_gap.listwise-set.ground_truth_minus_counterfactual"]
+    gap = rows["role_selection_gap.listwise_set.ground_truth_minus_counterfactual"]
     # readable q1..q11: counterfactual share 0.5 in q2, q4, ..., q10 (5 questions), 0 in the other 6
     assert gap["n"] == 11 and gap["estimate"] == pytest.approx(1 - 5 * 0.5 / 11)
     assert gap["p"] < 0.01 and gap["ci_low"] <= gap["estimate"] <= gap["ci_high"]
-    noisy = rows["role_selection_gap.listwise-set.counterfactual_minus_noisy"]
+    noisy = rows["role_selection_gap.listwise_set.counterfactual_minus_noisy"]
     assert noisy["estimate"] == pytest.approx(5 * 0.5 / 11)
-    pos = rows["position_effect.listwise-rank"]
+    pos = rows["position_effect.listwise_rank"]
     # q3 is unreadable at 10: left out; of the other 11, q0, q4, q8 have NDCG@1 = 1 at 10 too
     assert pos["n"] == 11 and pos["estimate"] == pytest.approx(8 / 11)
     assert "pointwise" not in " ".join(rows)  # no pointwise judgment was given
@@ -64,7 +64,7 @@ def test_answer_rows_name_the_condition_and_pair_the_questions():
                              "F1 lo": 100 * v - 5, "F1 hi": 100 * v + 5}
                             for c, v in (("dense", 1.0), ("utility listwise-set", 0.75))])
     rows = {r["measure_id"]: r for r in answering_findings(answers, summary, n_boot=200)}
-    assert rows["answer_score.nq.utility_listwise-set"]["estimate"] == pytest.approx(75.0)
+    assert rows["answer_score.nq.utility_listwise_set"]["estimate"] == pytest.approx(75.0)
     assert rows["answer_gain.nq.utility_minus_dense"]["estimate"] == pytest.approx(-0.25)
     assert rows["answer_gain.nq.utility_minus_relevance"]["estimate"] == pytest.approx(0.75 - 0.5)
     assert rows["answer_gain.nq.utility_minus_dense"]["n"] == 12

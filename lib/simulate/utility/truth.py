@@ -38,6 +38,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from lib.report.findings import slug
+
 from ..core import planted as M
 from ..core import utility_model as UM
 from ..core.truth_file import Truth
@@ -249,21 +251,21 @@ def utility_truths(truth: Truth, design: UtilityDesign) -> dict:
     if design.sets:
         for judgment in JUDGMENTS:
             for form in LISTWISE:
-                out[f"unreadable_share.{judgment}.{form}"] = (NB10, 100 * truth.format_failure, math.nan)
+                out[f"unreadable_share.{slug(judgment)}.{slug(form)}"] = (NB10, 100 * truth.format_failure, math.nan)
     comps = [c for _, c in design.factor_sets]
     for form in design.set_forms if comps else ():
         for a, b in GAP_PAIRS:
-            out[f"role_selection_gap.{form}.{a}_minus_{b}"] = (NB11, role_gap(truth, form, comps, a, b), 0.0)
+            out[f"role_selection_gap.{slug(form)}.{a}_minus_{b}"] = (NB11, role_gap(truth, form, comps, a, b), 0.0)
     if comps and len(design.positions) == 2 and design.positions[0] != design.positions[1]:
         for form in design.position_forms:
-            out[f"position_effect.{form}"] = (NB11, position_effect(truth, form, comps, *design.positions), 0.0)
+            out[f"position_effect.{slug(form)}"] = (NB11, position_effect(truth, form, comps, *design.positions), 0.0)
     scores = answer_scores(truth, list(design.answers), design.conditions) if design.answers else {}
     for source, by in scores.items():
         for condition, value in by.items():
-            out[f"answer_score.{source}.{condition.replace(' ', '_')}"] = (NB12, 100 * value, math.nan)
+            out[f"answer_score.{slug(source)}.{slug(condition)}"] = (NB12, 100 * value, math.nan)
         for name, (a, b) in GAINS.items():
             if a in by and b in by:
-                out[f"answer_gain.{source}.{name}"] = (NB12, by[a] - by[b], 0.0)
+                out[f"answer_gain.{slug(source)}.{name}"] = (NB12, by[a] - by[b], 0.0)
     return out
 
 

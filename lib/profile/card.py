@@ -149,7 +149,9 @@ def sentence(m: Measure, row: dict) -> str:
 
 
 def display_table(profile: pd.DataFrame) -> pd.DataFrame:
-    """The card as a person reads it: one line per measure, the papers' numbers in the last column."""
+    """The card as a person reads it: one line per measure, the papers' numbers, then where its
+    judgments are (the run's inspect.html section)."""
+    from lib.inspect import link as inspect_link
     by_key = {m.key: m for m in BATTERY}
     refs = profile[profile["row_type"] == "reference"]
     out = []
@@ -165,7 +167,8 @@ def display_table(profile: pd.DataFrame) -> pd.DataFrame:
                     "no bias at": ("0" if m.null == 0 else value_text(m, m.null)) if m.null is not None else "",
                     "p": _p(r["p"]), "Holm p": _p(r["p_adjusted"]),
                     "smoke (n < 30)": ("yes" if r["smoke"] else "no") if measured else "",
-                    "papers' models (same measure)": paper or "none"})
+                    "papers' models (same measure)": paper or "none",
+                    "judgments": inspect_link(r["measure_id"]) if measured else ""})  # profile.html links it
     return pd.DataFrame(out)
 
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib.report.measures import CLUSTERED_UNIT_COLUMNS, CardRow, Measure
+from lib.report.measures import CLUSTERED_UNIT_COLUMNS, CardRow, Judgments, Measure
 
 from .categories import category_weights
+from .judgments import verdict_judgments
 
 STUDY = "rewardbench"
 NOTEBOOK = "13_rewardbench"
@@ -53,25 +54,28 @@ def judge_units(folder: Path, params: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=CLUSTERED_UNIT_COLUMNS)
 
 
+# where the inspector (lib.inspect) finds 13's verdicts: both orders of every pair, keyed by pair id
+VERDICTS = Judgments("rewardbench_raw.jsonl", ("id",), verdict_judgments, pairwise=True)
+NO_RECORDS = "{nb} keeps no records in the run folder (its verdicts come from the cached calls, in memory)"
 _ACC_AXIS = "accuracy on preference pairs (0.5: chance)"
 _CONSISTENCY_AXIS = "share of pairs with the same verdict in both orders"
 MEASURES: tuple[Measure, ...] = (
     Measure(ACCURACY_ID.replace("{method}", "generate_and_parse"), "judge overall accuracy", STUDY, NOTEBOOK,
-            "pair", 0.5, axis=_ACC_AXIS, units=judge_units, strata_weights=category_weights, truth=JUDGE_TRUTH),
+            "pair", 0.5, axis=_ACC_AXIS, units=judge_units, strata_weights=category_weights, truth=JUDGE_TRUTH, judgments=VERDICTS),
     Measure(ACCURACY_ID, "judge overall accuracy (beyond the paper: no generated reply)", STUDY, NOTEBOOK, "pair",
             0.5, reading="secondary", method="likelihood", axis=_ACC_AXIS, units=judge_units,
-            strata_weights=category_weights, truth=LIKELIHOOD_TRUTH),
+            strata_weights=category_weights, truth=LIKELIHOOD_TRUTH, judgments=VERDICTS),
     Measure(CONSISTENCY_ID.replace("{method}", "generate_and_parse"), "judge position consistency (beyond the paper)",
             STUDY, NOTEBOOK, "pair", None, reading="secondary", holm=False, axis=_CONSISTENCY_AXIS,
-            truth=JUDGE_TRUTH),
+            truth=JUDGE_TRUTH, judgments=VERDICTS),
     Measure(CONSISTENCY_ID, "judge position consistency (beyond the paper)", STUDY, NOTEBOOK, "pair", None,
-            reading="secondary", holm=False, method="likelihood", axis=_CONSISTENCY_AXIS, truth=LIKELIHOOD_TRUTH),
+            reading="secondary", holm=False, method="likelihood", axis=_CONSISTENCY_AXIS, truth=LIKELIHOOD_TRUTH, judgments=VERDICTS),
     # notebooks 14 and 15 (lib.rewardbench.findings_rows): no test, an interval over questions
     Measure("rm_prefers_longer.{method}", "preference for the longer response (beyond the paper)", STUDY,
             "14_rm_difficulty", "question", 0.5, reading="secondary", holm=False,
-            axis="share of verdicts picking the longer response (0.5: none)", truth=RM_TRUTH),
+            axis="share of verdicts picking the longer response (0.5: none)", truth=RM_TRUTH, no_judgments=NO_RECORDS.format(nb="14")),
     Measure("best_of_n_gain.{method}", "best-of-N gain in answer recall", STUDY, "15_best_of_n", "question", 0.0,
-            holm=False, axis="recall of the pick minus the mean recall of the N samples", truth=RM_TRUTH),
+            holm=False, axis="recall of the pick minus the mean recall of the N samples", truth=RM_TRUTH, no_judgments=NO_RECORDS.format(nb="15")),
 )
 
 CARD: tuple[CardRow, ...] = (

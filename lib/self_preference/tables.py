@@ -241,6 +241,17 @@ def preference_table(pairs: pd.DataFrame, by, prefs=("self", "order", "fact"), m
     return table
 
 
+def style_table(scored: pd.DataFrame) -> pd.DataFrame:
+    """Notebook 08's style preferences from `pairwise.ask_style_evaluators`' pairs: per kind, dataset,
+    evaluator and author, the share using the styled passage (`style_*`, its own when the author is the
+    evaluator) and the first one (`order_*`); an empty table when there are no pairs."""
+    if not len(scored):
+        return pd.DataFrame()
+    pairs = scored.assign(is_self=scored["a_author"] == scored["evaluator"])
+    table = preference_table(pairs, ["kind", "dataset", "evaluator", "a_author", "is_self"], prefs=("self", "order"))
+    return table.rename(columns=lambda c: c.replace("self_", "style_"))
+
+
 def preference_table_by_method(views: dict, by, **kw) -> pd.DataFrame:
     """`preference_table` of each method's pairs (keywords passed on, e.g. `prefs`), stacked with a `method` column."""
     return pd.concat([preference_table(v, by, **kw).assign(method=m) for m, v in views.items()], ignore_index=True)

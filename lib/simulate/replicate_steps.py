@@ -167,7 +167,7 @@ def nb07(run: SeedRun) -> None:
 
 
 def nb08(run: SeedRun) -> None:
-    """08: style preferences (the notebook's inline table steps, then its findings function)."""
+    """08: style preferences (the notebook's table and findings functions)."""
     from lib.models.specs import author_name
     from lib.self_preference import pairwise
     from lib.self_preference import tables as pt
@@ -179,11 +179,7 @@ def nb08(run: SeedRun) -> None:
                                            retry_temperature=0.7, passage_rule="authors")
     if not len(scored):
         return
-    # these three steps are inline in notebook 08 (not in lib): copied from its cell
-    scored["is_self"] = scored["a_author"] == scored["evaluator"]
-    table = pt.preference_table(scored, ["kind", "dataset", "evaluator", "a_author", "is_self"], prefs=("self", "order"))
-    table = table.rename(columns=lambda c: c.replace("self_", "style_"))
-    _record(run, "08_writing_style", style_findings(table, {author_name(run.spec): run.spec}))
+    _record(run, "08_writing_style", style_findings(pt.style_table(scored), {author_name(run.spec): run.spec}))
 
 
 UTILITY_FILES = ("utility_gti.jsonl", "utility_gtu.jsonl")

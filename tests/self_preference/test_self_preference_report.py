@@ -197,3 +197,15 @@ def test_pointwise_scores_legend_survives_a_panel_with_nothing_to_draw():
     assert [t.get_text() for t in legend.get_texts()] == ["true", "false"]
     drawn = {to_hex(p.get_facecolor()) for ax in fig.axes for p in ax.patches}
     assert {to_hex(h.get_facecolor()) for h in legend.legend_handles} <= drawn
+
+
+def test_style_table_reads_the_styled_passage_per_author_and_kind():
+    """Notebook 08's table (also the replications'): a judge that always takes passage 1 uses the styled
+    passage (A) in half the pairs (A is first in one order of two) and the first one in all."""
+    own = _pairs(6).assign(kind="gen_by_qa", a_author="smollm2")
+    other = _pairs(6).assign(kind="long", a_author="gemma3")
+    table = pt.style_table(pd.concat([own, other], ignore_index=True)).set_index("kind")
+    assert table.loc["gen_by_qa", "is_self"] and not table.loc["long", "is_self"]
+    assert (table["style_rate"] == 0.5).all() and (table["order_rate"] == 1.0).all()
+    assert (table["style_n_items"] == 6).all() and not any(c.startswith("self_") for c in table)
+    assert pt.style_table(own.iloc[:0]).empty

@@ -27,6 +27,21 @@ def test_truth_files_load_and_a_misspelled_key_is_named(tmp_path):
         load_truth(bad)
 
 
+def test_the_schema_names_the_field_in_one_line(tmp_path):
+    bad = tmp_path / "t.yaml"
+    for text, says in (("iccc: 0.2", r"iccc: unknown key; allowed: \[.*'icc'"),
+                       ("icc: .nan", "icc: Input should be a finite number"),
+                       ("rewardbench: {accuracy: {helpfull: 0.6}}", "rewardbench.accuracy: unknown key 'helpfull'"),
+                       ("models: {sim: {icc: 0.2}}", "models: 'sim' is described by the file's own sections"),
+                       ("models: {sim_b: {seed: 3}}", r"models\.sim_b: \['seed'\] are the file's own")):
+        bad.write_text(text + "\n")
+        with pytest.raises(TruthError, match=says) as got:
+            load_truth(bad)
+        assert "\n" not in str(got.value) and str(bad) in str(got.value)
+    bad.write_text("pointwise:\nicc: 0.2\n")  # an empty section keeps its defaults
+    assert load_truth(bad).pointwise == Pointwise() and load_truth(bad).icc == 0.2
+
+
 def test_draws_are_seeded():
     assert M.unit_draw(0, "pair", "x") == M.unit_draw(0, "pair", "x")
     assert M.unit_draw(0, "pair", "x") != M.unit_draw(1, "pair", "x")

@@ -1,24 +1,29 @@
 """The planted parameters of the simulated judge: one YAML file (configs/known_truth*.yaml), read and
-checked here, so a misspelled or out-of-range parameter stops with one message naming it; and the truth
-of each served model (the file's `models` section: one set of section values per served model name)."""
+validated against the schema of its sections here (pydantic), so a misspelled or out-of-range
+parameter stops with one message naming it; and the truth of each served model (the file's `models`
+section: one set of section values per served model name)."""
 from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+from typing import Annotated, Literal
 
 import yaml
+from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
-from .likelihood_params import Knowledge, Perplexity, check_sections
+from .likelihood_params import Knowledge, Perplexity
+from .schema import Probability, Sd, Share, one_line, section
 from .truth_error import TruthError
 from .utility_model import Utility
 
 RM_CATEGORIES = ("helpful", "reason", "citation", "harmless", "abstain", "conflict")
+Category = Literal["helpful", "reason", "citation", "harmless", "abstain", "conflict"]
 BASE_MODEL = "sim"  # the served model name the file's own sections describe
 
 
-@dataclass(frozen=True)
+@section
 class Pointwise:
     """Notebook 05: P(score s) is proportional to exp(-(s - mu)^2 / (2 spread^2)) over s = 1..5, with
     mu = base + own_shift [own passage] + true_shift [true passage] + a question effect (sd question_sd)."""
@@ -26,11 +31,11 @@ class Pointwise:
     base: float = 2.5
     own_shift: float = 0.6
     true_shift: float = 1.0
-    spread: float = 0.7
-    question_sd: float = 0.3
+    spread: Annotated[float, Field(gt=0)] = 0.7
+    question_sd: Sd = 0.3
 
 
-@dataclass(frozen=True)
+@section
 class Pairwise:
     """Notebooks 06 and 08: log-odds of choosing passage 1 = position + self (own1 - own2) + factual
     (true1 - true2) + style (styled1 - styled2) + a question effect on the own passage's side; a
@@ -42,36 +47,36 @@ class Pairwise:
     style: float = 0.0
 
 
-@dataclass(frozen=True)
+@section
 class RewardBench:
     """Notebook 13: log-odds of naming the chosen response = logit(accuracy[category]) + position
     (chosen shown first: +, second: -) + a pair effect."""
 
-    accuracy: dict = field(default_factory=lambda: {c: 0.75 for c in RM_CATEGORIES})
+    accuracy: dict[Category, Probability] = field(default_factory=lambda: {c: 0.75 for c in RM_CATEGORIES})
     position: float = 0.4
 
 
-@dataclass(frozen=True)
+@section
 class Answers:
     """Notebook 15: P(an answer states the gold answer) given good evidence (the item's true passage is
     among the references, no false passage) or bad evidence, as log-odds logit(p) + a question
     effect; the knockout judge decides between two answers with `rewardbench.accuracy[judge_category]`
     when one is right and the other wrong, and by position alone when both are alike."""
 
-    good: float = 0.6
-    bad: float = 0.2
-    judge_category: str = "helpful"
+    good: Probability = 0.6
+    bad: Probability = 0.2
+    judge_category: Category = "helpful"
 
 
-@dataclass(frozen=True)
+@section
 class Truth:
     """Every planted parameter (docs/known_truth.md lists them)."""
 
     name: str = "known_truth"
     seed: int = 0
-    icc: float = 0.15
-    format_failure: float = 0.05
-    self_recognition: str = "normal"
+    icc: Share = 0.15
+    format_failure: Share = 0.05
+    self_recognition: Literal["normal", "inverted"] = "normal"
     pointwise: Pointwise = field(default_factory=Pointwise)
     pairwise: Pairwise = field(default_factory=Pairwise)
     rewardbench: RewardBench = field(default_factory=RewardBench)
@@ -79,7 +84,14 @@ class Truth:
     knowledge: Knowledge = field(default_factory=Knowledge)
     utility: Utility = field(default_factory=Utility)  # notebooks 09-12 (utility_model)
     answers: Answers = field(default_factory=Answers)  # notebook 15
-    models: dict = field(default_factory=dict)  # a second served model's sections (`for_model`)
+    models: dict[str, dict] = field(default_factory=dict)  # a second served model's sections (`for_model`)
+
+    @field_validator("models")
+    @classmethod
+    def _not_the_base(cls, models: dict) -> dict:
+        if BASE_MODEL in models:
+            raise ValueError(f"'{BASE_MODEL}' is described by the file's own sections")
+        return models
 
     @property
     def question_sd(self) -> float:
@@ -95,96 +107,52 @@ class Truth:
 
 _SECTIONS = {"pointwise": Pointwise, "pairwise": Pairwise, "rewardbench": RewardBench, "perplexity": Perplexity,
              "knowledge": Knowledge, "utility": Utility, "answers": Answers}
+_OWN = ("models", "seed", "name")  # the file's own keys, which a model section may not set
+_SCHEMA = TypeAdapter(Truth)
 
 
-def _known(path, raw, cls, where: str = "") -> dict:
-    """`raw` as a mapping whose keys are all fields of `cls`, else a TruthError naming the key."""
-    raw = raw or {}
+def validated(raw, where) -> Truth:
+    """A Truth from a mapping of sections (an empty section: its defaults), or a TruthError naming
+    `where` and the field."""
     if not isinstance(raw, dict):
-        raise TruthError(f"{path}: {where or 'a truth file'} must be a YAML mapping (see configs/known_truth.yaml).")
-    allowed = set(cls.__dataclass_fields__)
-    unknown = sorted(set(raw) - allowed)
-    if unknown:
-        raise TruthError(f"{path}: unknown key(s) {unknown}{' under ' + where if where else ''}; "
-                         f"allowed: {sorted(allowed)}.")
-    return raw
+        raise TruthError(f"{where}: a truth file must be a YAML mapping (see configs/known_truth.yaml).")
+    try:
+        return _SCHEMA.validate_python({k: v for k, v in raw.items() if not (k in _SECTIONS and v is None)})
+    except ValidationError as e:
+        raise one_line(e, str(where), Truth) from None
 
 
 def load_truth(path) -> Truth:
-    """Read and check a truth file."""
+    """Read and validate a truth file, and the truth of every model it names."""
     path = Path(path)
     if not path.exists():
         raise TruthError(f"truth file {path} does not exist; see configs/known_truth.yaml for the layout.")
-    raw = _known(path, yaml.safe_load(path.read_text()), Truth)
-    sections = {k: cls(**_known(path, raw.get(k), cls, f"'{k}'")) for k, cls in _SECTIONS.items()}
-    truth = Truth(**{k: v for k, v in raw.items() if k not in _SECTIONS}, **sections)
-    check(truth, path)
+    truth = validated(yaml.safe_load(path.read_text()) or {}, path)
+    for name in truth.models:
+        for_model(truth, name, where=path)
     return truth
 
 
-def check(truth: Truth, path="truth") -> None:
-    """Ranges: probabilities in their intervals, a known self-recognition mode, known RM categories."""
-    if not 0 <= truth.icc < 1:
-        raise TruthError(f"{path}: icc must be in [0, 1), got {truth.icc}.")
-    if not 0 <= truth.format_failure < 1:
-        raise TruthError(f"{path}: format_failure must be in [0, 1), got {truth.format_failure}.")
-    if truth.self_recognition not in ("normal", "inverted"):
-        raise TruthError(f"{path}: self_recognition must be 'normal' or 'inverted', got {truth.self_recognition!r}.")
-    if truth.pointwise.spread <= 0 or truth.pointwise.question_sd < 0:
-        raise TruthError(f"{path}: pointwise.spread must be > 0 and question_sd >= 0.")
-    truth.utility.check(path)
-    acc = truth.rewardbench.accuracy
-    bad = sorted(set(acc) - set(RM_CATEGORIES))
-    if bad:
-        raise TruthError(f"{path}: rewardbench.accuracy has unknown categories {bad}; use {list(RM_CATEGORIES)}.")
-    for cat, p in acc.items():
-        if not 0 < p < 1:
-            raise TruthError(f"{path}: rewardbench.accuracy.{cat} must be in (0, 1), got {p}.")
-    check_sections(truth.perplexity, truth.knowledge, path, TruthError)
-    check_answers(truth.answers, RM_CATEGORIES, path)
-    check_models(truth, path)
-
-
-def check_answers(a: Answers, categories, path) -> None:
-    """Ranges of the answers section (a TruthError names the key)."""
-    for key in ("good", "bad"):
-        if not 0 < getattr(a, key) < 1:
-            raise TruthError(f"{path}: answers.{key} must be in (0, 1), got {getattr(a, key)}.")
-    if a.judge_category not in categories:
-        raise TruthError(f"{path}: answers.judge_category must be one of {list(categories)}, got {a.judge_category!r}.")
-
-
-def check_models(truth, path) -> None:
-    """Every model section names known sections and keys, and gives a valid truth."""
-    if not isinstance(truth.models, dict):
-        raise TruthError(f"{path}: models must map a model name to its sections (see configs/known_truth.yaml).")
-    for name in truth.models:
-        if name == BASE_MODEL:
-            raise TruthError(f"{path}: models.{name}: '{BASE_MODEL}' is described by the file's own sections.")
-        check(for_model(truth, name), f"{path} (models.{name})")
-
-
-def for_model(truth, name: str):
+def for_model(truth, name: str, where="truth"):
     """The truth of one served model: the file's sections with that model's section values over them
-    (a model the file does not name, or 'sim', gets the file's own)."""
+    (a model the file does not name, or 'sim', gets the file's own); a TruthError names the model's
+    field that fails the schema."""
     over = (truth.models or {}).get(name)
     if not over:
         return truth
-    _known(f"models.{name}", over, type(truth), "the model section")
-    changes = {}
-    for key, value in over.items():
-        if key in ("models", "seed", "name"):
-            raise TruthError(f"models.{name}: '{key}' is the file's own; a model section sets sections and rates.")
-        if key in _SECTIONS:
-            section = getattr(truth, key)
-            _known(f"models.{name}", value, type(section), f"'{key}'")
-            merged = dict(value)
-            if isinstance(getattr(section, "accuracy", None), dict) and "accuracy" in merged:
-                merged["accuracy"] = {**section.accuracy, **merged["accuracy"]}
-            changes[key] = dataclasses.replace(section, **merged)
+    own = sorted(k for k in over if k in _OWN) if isinstance(over, dict) else []
+    if own:
+        raise TruthError(f"{where}: models.{name}: {own} are the file's own; a model section sets sections and rates.")
+    raw = {k: v for k, v in dataclasses.asdict(truth).items() if k != "models"}
+    for key, value in (over.items() if isinstance(over, dict) else ()):
+        if isinstance(value, dict) and isinstance(raw.get(key), dict):
+            merged = {**raw[key], **value}
+            if isinstance(raw[key].get("accuracy"), dict) and isinstance(value.get("accuracy"), dict):
+                merged["accuracy"] = {**raw[key]["accuracy"], **value["accuracy"]}  # merged, not replaced
+            raw[key] = merged
         else:
-            changes[key] = value
-    return dataclasses.replace(truth, models={}, **changes)
+            raw[key] = value
+    return validated(raw if isinstance(over, dict) else over, f"{where}: models.{name}")
 
 
 def model_names(truth) -> list[str]:

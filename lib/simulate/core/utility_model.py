@@ -12,24 +12,26 @@ answer_good + u when its evidence holds a ground-truth passage, answer_bad + u w
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import field
+from typing import Literal
 
 import numpy as np
+from pydantic import field_validator
 
-from .truth_error import TruthError
+from .schema import section
 
 ROLES = ("ground_truth", "counterfactual", "distractor")
+Role = Literal["ground_truth", "counterfactual", "distractor"]
 
 
-@dataclass(frozen=True)
+@section
 class Utility:
     """Planted parameters of notebooks 09-12 (docs/known_truth.md, "The truth file")."""
 
-    select_utility: dict = field(default_factory=lambda: {"ground_truth": 2.0, "counterfactual": -0.5,
-                                                          "distractor": -2.5})
-    select_relevance: dict = field(default_factory=lambda: {"ground_truth": 2.0, "counterfactual": 1.0,
-                                                            "distractor": -1.0})
+    select_utility: dict[Role, float] = field(default_factory=lambda: {"ground_truth": 2.0, "counterfactual": -0.5,
+                                                                     "distractor": -2.5})
+    select_relevance: dict[Role, float] = field(default_factory=lambda: {"ground_truth": 2.0, "counterfactual": 1.0,
+                                                                       "distractor": -1.0})
     position: float = -0.6    # log-odds added to the passage shown last (0 at the first, linear between)
     answer_good: float = 1.7  # log-odds of a right answer when the evidence holds ground truth
     answer_bad: float = -1.4  # ... when it holds none (or there is no evidence)
@@ -38,17 +40,12 @@ class Utility:
         """Selection log-odds by role for 'utility' or 'relevance' prompts."""
         return self.select_relevance if judgment == "relevance" else self.select_utility
 
-    def check(self, path) -> None:
-        """Every role present, every value finite; a TruthError naming the key otherwise."""
-        for name in ("select_utility", "select_relevance"):
-            got = getattr(self, name)
-            if not isinstance(got, dict) or set(got) != set(ROLES):
-                raise TruthError(f"{path}: utility.{name} needs exactly the roles {list(ROLES)}, got "
-                                 f"{sorted(got) if isinstance(got, dict) else got!r}.")
-        values = [*self.select_utility.values(), *self.select_relevance.values(), self.position,
-                  self.answer_good, self.answer_bad]
-        if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in values):
-            raise TruthError(f"{path}: every utility value is a finite number on the log-odds scale.")
+    @field_validator("select_utility", "select_relevance")
+    @classmethod
+    def _every_role(cls, got: dict) -> dict:
+        if set(got) != set(ROLES):
+            raise ValueError(f"needs exactly the roles {list(ROLES)}, got {sorted(got)}")
+        return got
 
 
 def shown_offsets(u: Utility, n: int) -> np.ndarray:

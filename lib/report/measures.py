@@ -67,8 +67,11 @@ class Measure:
     unit_key: str = ""  # the unit paired values are keyed on, when it differs from `unit`
     # weights of the strata of paired units ({stratum: count} -> {stratum: weight}); None: unstratified
     strata_weights: Callable[[dict], dict] | None = None
-    # why the simulator (lib.simulate) plants no truth for it; "" when lib/simulate/truth_registry.py
-    # registers the function that gives its truth (tests/simulate/test_truth_registry.py: one or the other)
+    # the simulator's function that gives its truth, "module:function" ({measure_id: (notebook, truth,
+    # null)}): a name, never an import (studies may not import lib.simulate), resolved by the simulator
+    truth: str = ""
+    # why the simulator (lib.simulate) plants no truth for it, when `truth` is empty
+    # (tests/simulate/test_truth_registry.py: exactly one of the two)
     no_truth: str = ""
     # the judgments behind its rows (lib.inspect), or why a run keeps none ("" when `judgments` is given;
     # tests/inspect/test_registry_judgments.py: one or the other)

@@ -16,6 +16,10 @@ STUDY = "rewardbench"
 NOTEBOOK = "13_rewardbench"
 ACCURACY_ID = "judge_overall_accuracy.{method}"
 CONSISTENCY_ID = "judge_position_consistency.{method}"
+# the known-truth check's functions that give these measures' truths (lib.simulate, named, never imported)
+JUDGE_TRUTH = "lib.simulate.rewardbench.truth:judge_reading_truths"
+LIKELIHOOD_TRUTH = "lib.simulate.self_preference.likelihood_truth:likelihood_truths"  # 13's top-k judge too
+RM_TRUTH = "lib.simulate.rewardbench.truth:rm_truths"
 
 
 def judge_method(res: pd.DataFrame) -> str:
@@ -57,21 +61,21 @@ _ACC_AXIS = "accuracy on preference pairs (0.5: chance)"
 _CONSISTENCY_AXIS = "share of pairs with the same verdict in both orders"
 MEASURES: tuple[Measure, ...] = (
     Measure(ACCURACY_ID.replace("{method}", "generate_and_parse"), "judge overall accuracy", STUDY, NOTEBOOK,
-            "pair", 0.5, axis=_ACC_AXIS, units=judge_units, strata_weights=category_weights, judgments=VERDICTS),
+            "pair", 0.5, axis=_ACC_AXIS, units=judge_units, strata_weights=category_weights, truth=JUDGE_TRUTH, judgments=VERDICTS),
     Measure(ACCURACY_ID, "judge overall accuracy (beyond the paper: no generated reply)", STUDY, NOTEBOOK, "pair",
             0.5, reading="secondary", method="likelihood", axis=_ACC_AXIS, units=judge_units,
-            strata_weights=category_weights, judgments=VERDICTS),
+            strata_weights=category_weights, truth=LIKELIHOOD_TRUTH, judgments=VERDICTS),
     Measure(CONSISTENCY_ID.replace("{method}", "generate_and_parse"), "judge position consistency (beyond the paper)",
-            STUDY, NOTEBOOK, "pair", None, reading="secondary", holm=False, axis=_CONSISTENCY_AXIS, judgments=VERDICTS),
+            STUDY, NOTEBOOK, "pair", None, reading="secondary", holm=False, axis=_CONSISTENCY_AXIS,
+            truth=JUDGE_TRUTH, judgments=VERDICTS),
     Measure(CONSISTENCY_ID, "judge position consistency (beyond the paper)", STUDY, NOTEBOOK, "pair", None,
-            reading="secondary", holm=False, method="likelihood", axis=_CONSISTENCY_AXIS, judgments=VERDICTS),
+            reading="secondary", holm=False, method="likelihood", axis=_CONSISTENCY_AXIS, truth=LIKELIHOOD_TRUTH, judgments=VERDICTS),
     # notebooks 14 and 15 (lib.rewardbench.findings_rows): no test, an interval over questions
     Measure("rm_prefers_longer.{method}", "preference for the longer response (beyond the paper)", STUDY,
             "14_rm_difficulty", "question", 0.5, reading="secondary", holm=False,
-            axis="share of verdicts picking the longer response (0.5: none)", no_judgments=NO_RECORDS.format(nb="14")),
+            axis="share of verdicts picking the longer response (0.5: none)", truth=RM_TRUTH, no_judgments=NO_RECORDS.format(nb="14")),
     Measure("best_of_n_gain.{method}", "best-of-N gain in answer recall", STUDY, "15_best_of_n", "question", 0.0,
-            holm=False, axis="recall of the pick minus the mean recall of the N samples",
-            no_judgments=NO_RECORDS.format(nb="15")),
+            holm=False, axis="recall of the pick minus the mean recall of the N samples", truth=RM_TRUTH, no_judgments=NO_RECORDS.format(nb="15")),
 )
 
 CARD: tuple[CardRow, ...] = (

@@ -68,10 +68,27 @@ def sections(folder: Path, measure: str | None = None) -> list[Section]:
     for (declared, notebook), group in by_reader.items():
         got = declared.read(folder, [s.measure_id for s in group], notebook_parameters(folder, notebook))
         for s in group:
-            s.judgments = got[got["measure_id"] == s.measure_id].reset_index(drop=True)
+            s.judgments = align_models(got[got["measure_id"] == s.measure_id].reset_index(drop=True),
+                                       s.rows["model"].astype(str))
             if s.judgments.empty:
                 s.no_judgments = f"the run folder has no judgments in {declared.records} for it"
     return out
+
+
+def align_models(judgments: pd.DataFrame, models) -> pd.DataFrame:
+    """Judgments named by a model's short name (what the records keep) under the findings rows' spec,
+    where the notebook's parameters were not at hand to map them (a notebook showing its judgments while
+    its run goes on: the run's manifest is written at its end); a name two specs share stays as it is."""
+    from lib.models.specs import short_name
+
+    by_short: dict = {}
+    for m in dict.fromkeys(models):
+        try:
+            by_short.setdefault(short_name(m), []).append(m)
+        except Exception:  # noqa: BLE001 - a release's author name is no spec: it maps to nothing
+            continue
+    mapping = {j: by_short[j][0] for j in set(judgments["model"]) - set(models) if len(by_short.get(j, [])) == 1}
+    return judgments.assign(model=judgments["model"].replace(mapping)) if mapping else judgments
 
 
 def counted_units(judgments: pd.DataFrame) -> pd.Series:

@@ -37,7 +37,8 @@ def judgment_table(section: Section, model: str | None = None, markup: bool = Fa
             row[f"order {k}"] = r["order"] + (f": {passages}" if passages else "")
             row[f"reply {k}"] = _cell(r["reply"]) if markup else r["reply"]
             row[f"parsed {k}"] = r["parsed"] or f"not parsed: {r['reason']}"
-            row[f"prompt {k}"] = _cell(r["prompt"], "prompt") if markup and r["prompt"] else r["prompt"]
+            prompt = r["prompt"]() if callable(r["prompt"]) else r["prompt"]
+            row[f"prompt {k}"] = _cell(prompt, "prompt") if markup and prompt else prompt
         rows.append(row)
     return pd.DataFrame(rows)
 

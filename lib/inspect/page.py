@@ -29,6 +29,7 @@ class _Strings:
         self.items, self.index = [], {}
 
     def __call__(self, text) -> int:
+        text = text() if callable(text) else text  # a prompt filled only when shown
         text = "" if text is None or (isinstance(text, float) and np.isnan(text)) else str(text)
         if text not in self.index:
             self.index[text] = len(self.items)

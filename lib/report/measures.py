@@ -29,7 +29,8 @@ READINGS = ("primary", "secondary")
 # one judgment as the inspector (lib.inspect) shows it, what a `Judgments.read` returns: `counted` says
 # whether it enters the findings row (a unit with a counted judgment is one of n); `pair_id` joins a
 # pairwise judgment's two orders; `flipped` marks a pair whose verdict changed with the order;
-# `own_chosen` / `false_chosen` whether the chosen passage is the judge's own / the false one
+# `own_chosen` / `false_chosen` whether the chosen passage is the judge's own / the false one; `prompt` is
+# the text or a function of no argument that gives it (called only for the judgments a page shows)
 JUDGMENT_COLUMNS = ["measure_id", "model", "unit_id", "stratum", "counted", "pair_id", "order", "prompt", "reply",
                     "attempts", "parsed", "reason", "author_1", "fact_1", "author_2", "fact_2", "own_chosen",
                     "false_chosen", "flipped"]

@@ -5,6 +5,7 @@ in the order it was shown."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -33,11 +34,17 @@ def _parsed(j, row) -> str:
     return f"{what} {_shown(j.order, got, j.ranking is not None) or 'none'} (ground truth: {_shown(j.order, gt) or 'none'})"
 
 
+def _prompt(row, order: list[int], judgment: str, form: str) -> str:
+    """The listwise prompt as the model read it: the candidate passages in the order shown."""
+    from lib.prompts.utility import as_text, judgment_messages
+
+    return as_text(judgment_messages(row.question, [row.passage[i] for i in order], judgment, form))
+
+
 def listwise_judgments(folder: Path, measure_ids, params: dict) -> pd.DataFrame:
     """10's replies behind each measure_id: set F1's readable listwise-set replies per source and
     judgment (every reply with `failures="zero"`), the unreadable share's replies per judgment and form."""
     from lib.models.specs import short_name
-    from lib.prompts.utility import as_text, judgment_messages
     from lib.utility.benchmark import load_benchmark
     from lib.utility.judging import from_replies
 
@@ -53,7 +60,8 @@ def listwise_judgments(folder: Path, measure_ids, params: dict) -> pd.DataFrame:
         if row is None:
             continue
         j = from_replies(rec["id"], rec["form"], rec["judgment"], rec["order"], rec["replies"])
-        prompt = as_text(judgment_messages(row.question, [row.passage[i] for i in j.order], rec["judgment"], rec["form"]))
+        # filled when the page shows the judgment: ten passages a prompt, tens of thousands of replies
+        prompt = partial(_prompt, row, j.order, rec["judgment"], rec["form"])
         recs.append({"model": specs.get(rec.get("model"), rec.get("model")), "unit_id": rec["id"], "stratum": row.source,
                      "form": rec["form"], "judgment": rec["judgment"], "failed": j.failed, "prompt": prompt,
                      "reply": "\n---\n".join(rec["replies"]), "attempts": len(rec["replies"]),

@@ -61,3 +61,12 @@ def test_data_cannot_end_the_script_and_reads_back():
     payload = page.split('<script type="application/json" id="data">')[1].split("</script>")[0]
     assert json.loads(payload)["strings"][0] == "</script><b>x</b>"
     assert "<title>Judgments of run &lt;1&gt;</title>" in page
+
+
+def test_judgments_under_a_short_name_take_the_findings_rows_spec():
+    from lib.inspect.collect import align_models
+
+    got = pd.DataFrame({"model": ["smollm2", "gemma3", "other"]})
+    specs = ["local:smollm2", "openai:gemma3@http://a/v1", "openai:gemma3@http://b/v1"]
+    # one spec per short name is taken; two specs of one name stay unmapped (which would be a guess)
+    assert align_models(got, specs)["model"].tolist() == ["local:smollm2", "gemma3", "other"]

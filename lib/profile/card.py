@@ -7,6 +7,7 @@ Nothing is recomputed: estimate, interval, n, p and Holm's p come from the noteb
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -177,59 +178,103 @@ def _p(x) -> str:
     return "" if x is None or pd.isna(x) else f"{x:.2g}"
 
 
-def figure(profile: pd.DataFrame):
-    """Dot-and-interval plot of every battery measure (one small panel each, its own scale): the
-    estimate with its 95% interval, the no-bias value as a dashed line, the papers' numbers as open
-    markers; a measure not measured says so in its panel."""
-    measured = profile[profile["row_type"] == "measured"].set_index("key")
-    refs = profile[profile["row_type"] == "reference"]
+TEXT_PT = 7.5  # every text of the card figure: it prints at this size at its span's width
+LABEL_CHARS = 30  # a measure's name wraps at this many characters, left of its row
+
+
+def span_of(columns: int) -> str:
+    """Where the card figure goes in a paper: one card in a column, two or more side by side on the page."""
+    return "column" if columns == 1 else "page"
+
+
+TITLE = "Bias card: estimates with 95% intervals, no-bias values (dashed) and the papers' models"
+
+
+def figure(profiles, title: str = TITLE):
+    """Dot-and-interval grid of the battery: one row per measure (its own scale), its name in the
+    left column, one column per card (`profiles`: a card, or {column title: card} for several side by
+    side, e.g. a planted judge beside a real model, or a model before and after a mitigation). Each
+    panel shows the estimate with its 95% interval (a hollow dot: no interval), the no-bias value as a
+    dashed line, the papers' numbers as open markers, and n; a measure a card did not measure says so
+    in its panel. Laid out by matplotlib's constrained layout at the span's width (`span_of`), all
+    text at TEXT_PT."""
+    if isinstance(profiles, pd.DataFrame):
+        profiles = {"": profiles}
+    titles = list(profiles)
+    width = 3.3 if span_of(len(titles)) == "column" else 7.0
+    ncols = 1 if width < 4 else 3  # the legend's columns: its longest entry is about 2 in at TEXT_PT
+    legend_rows = -(-(len(ref_models_of(profiles)) + 3) // ncols)
+    fig = plt.figure(figsize=(width, 0.55 * len(BATTERY) + 0.16 * legend_rows + 1.0), layout="constrained")
+    grid = fig.add_gridspec(len(BATTERY), 1 + len(titles), width_ratios=[1.25] + [1.6] * len(titles))
     markers = ["^", "s", "D"]
-    ref_models = list(dict.fromkeys(refs["model"]))
-    fig, axes = plt.subplots(len(BATTERY), 1, figsize=(6.8, 0.62 * len(BATTERY) + 0.9), squeeze=False)
-    for ax, m in zip(axes[:, 0], BATTERY):
-        r = measured.loc[m.key]
-        xs = []
-        if r["status"] == "measured":
-            est, lo, hi = (_scaled(m, r[c]) for c in ("estimate", "ci_low", "ci_high"))
-            xs += [est] + [v for v in (lo, hi) if not math.isnan(v)]
-            bar = not (math.isnan(lo) or math.isnan(hi))
-            if bar:
-                ax.hlines(0, lo, hi, color="C0", lw=2.2)
-            # no interval (too few units, no spread): hollow, so no dot reads as a 95% claim
-            ax.plot([est], [0], "o", color="C0", ms=7, zorder=3, mfc="C0" if bar else "white", mew=1.5)
-            ax.text(1.01, 0.5, f"n = {int(r['n'])} {r['unit']}s" + (" (smoke)" if r["smoke"] else ""),
-                    transform=ax.transAxes, va="center", fontsize=7)
-        else:
-            ax.text(1.01, 0.5, NOT_MEASURED, transform=ax.transAxes, va="center", fontsize=7, color="0.35",
-                    style="italic")
-        for x in refs[refs["key"] == m.key].to_dict("records"):
-            v = _scaled(m, x["estimate"])
-            xs.append(v)
-            i = ref_models.index(x["model"])
-            ax.plot([v], [0], markers[i % len(markers)], mfc="none", mec=f"C{1 + i}", ms=7, mew=1.5,
-                    label=x["model"], zorder=2)
-        if m.null is not None:
-            nv = _scaled(m, m.null)
-            xs.append(nv)
-            ax.axvline(nv, color="0.3", ls="--", lw=1)
-        lo_x, hi_x = _FIXED_RANGE.get(m.kind, (0.0, 100.0))
-        xs = [x for x in xs if not math.isnan(x)]
-        lo_x, hi_x = min([lo_x] + xs), max([hi_x] + xs)  # a fixed range per kind, widened for outliers
-        pad = 0.04 * (hi_x - lo_x)
-        ax.set_xlim(lo_x - pad, hi_x + pad)
-        ax.set_yticks([])
-        ax.set_ylim(-1, 1)
-        ax.tick_params(axis="x", labelsize=7, pad=1)
-        ax.set_title(_short(m), fontsize=8, loc="left", pad=2, fontweight="normal")
-        ax.grid(axis="y", visible=False)
-    handles = [plt.Line2D([], [], marker="o", ls="-", color="C0", label="this model, 95% CI"),
-               plt.Line2D([], [], marker="o", ls="", color="C0", mfc="white", label="no interval (see no_interval)")]
+    ref_models = ref_models_of(profiles)
+    chars = int(LABEL_CHARS * (1.0 if len(titles) == 1 else 1.3))
+    for i, m in enumerate(BATTERY):
+        name = fig.add_subplot(grid[i, 0])
+        name.set_axis_off()  # the measure's name, not a panel
+        name.text(1.0, 0.5, textwrap.fill(_short(m), chars), ha="right", va="center", fontsize=TEXT_PT,
+                  transform=name.transAxes)
+    for j, head in enumerate(titles):
+        profile = profiles[head]
+        measured = profile[profile["row_type"] == "measured"].set_index("key")
+        refs = profile[profile["row_type"] == "reference"]
+        for i, m in enumerate(BATTERY):
+            ax = fig.add_subplot(grid[i, 1 + j])
+            _panel(ax, m, measured.loc[m.key] if m.key in measured.index else None, refs[refs["key"] == m.key],
+                   ref_models, markers)
+            if i == 0 and head:
+                ax.set_title(textwrap.fill(head, 30), fontsize=TEXT_PT + 0.5, fontweight="bold")
+    handles = [plt.Line2D([], [], marker="o", ls="-", color="C0", label="estimate, 95% CI"),
+               plt.Line2D([], [], marker="o", ls="", color="C0", mfc="white", label="no interval")]
     handles += [plt.Line2D([], [], marker=markers[i % len(markers)], ls="", mfc="none", mec=f"C{1 + i}", label=name)
                 for i, name in enumerate(ref_models)]
     handles.append(plt.Line2D([], [], ls="--", color="0.3", label="no bias / chance"))
-    fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=7, bbox_to_anchor=(0.5, -0.045))
-    fig.tight_layout(h_pad=0.6)
+    fig.legend(handles=handles, loc="outside lower center", ncols=ncols, fontsize=TEXT_PT, frameon=False)
+    fig.suptitle(textwrap.fill(title, 55 if width < 4 else 110), fontsize=TEXT_PT + 0.5)
     return fig
+
+
+def ref_models_of(profiles: dict) -> list:
+    """The papers' models of the cards' reference rows, each once, in order."""
+    return list(dict.fromkeys(m for p in profiles.values() for m in p.loc[p["row_type"] == "reference", "model"]))
+
+
+def _panel(ax, m: Measure, r, refs: pd.DataFrame, ref_models: list, markers: list) -> None:
+    """One measure of one card: the estimate and its interval (or why there is none), n, the papers'
+    numbers and the no-bias line, on the measure's scale."""
+    xs = []
+    if r is not None and r["status"] == "measured":
+        est, lo, hi = (_scaled(m, r.get(c)) for c in ("estimate", "ci_low", "ci_high"))
+        xs += [est] + [v for v in (lo, hi) if not math.isnan(v)]
+        bar = not (math.isnan(lo) or math.isnan(hi))
+        if bar:
+            ax.hlines(0, lo, hi, color="C0", lw=2.2)
+        # no interval (too few units, no spread): hollow, so no dot reads as a 95% claim
+        ax.plot([est], [0], "o", color="C0", ms=6, zorder=3, mfc="C0" if bar else "white", mew=1.5)
+        ax.text(0.02, 0.95, f"n = {int(r['n'])}" + (", smoke" if r["smoke"] else ""),
+                transform=ax.transAxes, ha="left", va="top", fontsize=TEXT_PT - 0.5, color="0.25")
+    else:
+        ax.text(0.5, 0.5, NOT_MEASURED, transform=ax.transAxes, ha="center", va="center", fontsize=TEXT_PT,
+                color="0.35", style="italic")
+    for x in refs.to_dict("records"):
+        v = _scaled(m, x["estimate"])
+        xs.append(v)
+        i = ref_models.index(x["model"])
+        ax.plot([v], [0], markers[i % len(markers)], mfc="none", mec=f"C{1 + i}", ms=6, mew=1.3, zorder=2)
+    if m.null is not None:
+        nv = _scaled(m, m.null)
+        xs.append(nv)
+        ax.axvline(nv, color="0.3", ls="--", lw=1)
+    lo_x, hi_x = _FIXED_RANGE.get(m.kind, (0.0, 100.0))
+    xs = [x for x in xs if not math.isnan(x)]
+    lo_x, hi_x = min([lo_x] + xs), max([hi_x] + xs)  # a fixed range per kind, widened for outliers
+    pad = 0.04 * (hi_x - lo_x)
+    ax.set_xlim(lo_x - pad, hi_x + pad)
+    ax.set_yticks([])
+    ax.set_ylim(-1, 1.6)  # room above the dot for n
+    ax.tick_params(axis="x", labelsize=TEXT_PT, pad=1, length=2)
+    ax.xaxis.set_major_locator(plt.MaxNLocator(4))
+    ax.grid(axis="y", visible=False)
 
 
 # x range of a panel per kind (the plotted scale): shares and F1 over 0-100%, differences around 0
@@ -244,10 +289,10 @@ def _scaled(m: Measure, x) -> float:
 
 
 def _short(m: Measure) -> str:
-    """Panel title: the label up to its colon, with the axis unit."""
+    """Row label: the label up to its colon, with the axis unit."""
     unit = {"diff_self": "points, human minus own", "asymmetry": "percentage points", "f1": "%", "share": "%"}.get(m.kind, "%")
     head = m.label.split(':')[0]
-    return head if "%" in head else f"{head} ({unit})"
+    return head if "%" in head else f"{head}, {unit}"
 
 
 def write(run_dir: Path, model: str | None = None) -> pd.DataFrame:

@@ -6,6 +6,7 @@ import re
 import warnings
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
 from . import intervals, latex_table, plotting
@@ -98,8 +99,17 @@ class RunOutputs:
         for ax in empty:
             if not ax.texts:  # a panel that already explains itself keeps its own words
                 plotting.note_empty(ax, empty_note)
-        plotting.tidy(fig)
-        width = plotting.fit_to_span(fig, span)  # saved as wide as declared: its text prints as drawn
+        from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+        if isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
+            # laid out by matplotlib at its span's width already: the house passes would move its axes
+            target = plotting.SPANS[span]
+            for _ in range(2):  # the saved box is the drawn content: widen the figure by what it trims
+                fig.set_size_inches(fig.get_figwidth() * target / plotting.saved_width(fig), fig.get_figheight())
+            width = plotting.saved_width(fig)
+        else:
+            plotting.tidy(fig)
+            width = plotting.fit_to_span(fig, span)  # saved as wide as declared: its text prints as drawn
         if not plotting.states_n(fig, caption):
             warnings.warn(f"figure {name!r} states no n: put 'n = ...' in its title or caption",
                           FigureWarning, stacklevel=2)

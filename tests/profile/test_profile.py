@@ -148,3 +148,18 @@ def test_the_report_renders_one_page_without_code(tmp_runs):
     assert "data:image/png;base64" in html  # the figure is on the page
     assert (run / "profile.csv").exists()
     assert (tmp_runs.parent / "figures" / name / "profile_card.png").exists()
+    assert "FigureWarning" not in html  # the card is laid out for its width: no warning above it
+
+
+def test_the_card_figure_has_a_column_per_card_and_a_row_per_measure():
+    """Two cards side by side (e.g. before and after a mitigation): one panel per measure and card,
+    each measure named once on the left, the columns titled; a page-wide figure."""
+    a = card.card(synthetic_findings(), MODEL)
+    b = card.card(synthetic_findings(drop=("position",)), MODEL)
+    fig = card.figure({"before": a, "after": b})
+    panels = [ax for ax in fig.axes if ax.axison]
+    assert len(panels) == 2 * len(battery.BATTERY) and card.span_of(2) == "page" and card.span_of(1) == "column"
+    names = [t.get_text().replace("\n", " ") for ax in fig.axes if not ax.axison for t in ax.texts]
+    assert len(names) == len(battery.BATTERY)
+    assert [ax.get_title() for ax in panels if ax.get_title()] == ["before", "after"]
+    assert [t.get_text() for ax in panels for t in ax.texts].count("not measured") == 1

@@ -19,7 +19,8 @@ from typing import Callable
 import pandas as pd
 
 # the study packages that declare measures, in findings order
-STUDY_MODULES = ("lib.self_preference.measures", "lib.utility.measures", "lib.rewardbench.measures")
+STUDY_MODULES = ("lib.self_preference.measures", "lib.utility.measures", "lib.rewardbench.measures",
+                 "lib.mitigation.measures")
 # per-unit values a measure's `units` function returns (one row per measure_id, model and unit)
 UNIT_COLUMNS = ["measure_id", "model", "unit_id", "stratum", "value"]
 # a reader may add `cluster`: what intervals resample when several units share a source (the question

@@ -1,0 +1,44 @@
+"""The mitigation arms' findings measures, declared once (lib.report.measures). Every id reads
+`<arm>.<source notebook>.<quantity>`; the estimate of a tested row is after minus before on the same
+units (0: the arm changes nothing). All of it is beyond the papers."""
+from __future__ import annotations
+
+from lib.report.measures import Measure
+
+NB = "18_mitigation"
+STUDY = "mitigation"
+_NO_TRUTH = ("the simulator plants no content-free prompt and no length term yet: the arms' truths follow "
+             "from the planted parameters once it answers them")
+
+
+def _m(pattern: str, name: str, null, axis: str, unit: str = "question", **kw) -> Measure:
+    return Measure(pattern, name, STUDY, NB, unit, null, axis=axis, no_truth=kw.pop("no_truth", _NO_TRUTH), **kw)
+
+
+MEASURES = (
+    # listed before the families they would otherwise fall in: a measure_id belongs to the first match
+    _m("balanced.{source}.flipped", "balanced calibration: share of per-order verdicts it flips", None,
+       "share of verdicts flipped"),
+    _m("contextual.{source}.flipped", "contextual calibration: share of per-order verdicts it flips", None,
+       "share of verdicts flipped"),
+    _m("balanced.{source}.{quantity}", "balanced position calibration: after minus before", 0.0,
+       "change in the rate (after minus before)"),
+    _m("contextual.{source}.{quantity}", "contextual calibration (content-free prior divided out): after minus before",
+       0.0, "change (after minus before)"),
+    _m("temperature.{source}.{quantity}", "temperature scaling of the expected score: after minus before", 0.0,
+       "change in rating points (after minus before)"),
+    _m("length_control.{source}.{quantity}", "length-controlled accuracy minus accuracy", 0.0,
+       "change in accuracy at equal lengths"),
+    _m("self_decomposition.{source}.harmful_excess",
+       "own wrong passage chosen minus another's wrong passage chosen", 0.0,
+       "P(own | own false) - P(other | other false)"),
+    _m("self_decomposition.{source}.{part}", "self-preference part (harmful, baseline, legitimate)", None,
+       "share of pairs"),
+)
+CARD = ()
+# captions of the tables notebook 18 writes (lib.report.captions reads them from here)
+CAPTIONS = {
+    "18_content_free_priors": "Mitigation: each model's option prior for content-free inputs (contextual calibration)",
+    "18_mitigation_arms": "Mitigation arms: each reading before and after, the paired difference and its 95% interval",
+    "18_self_decomposition": "Self-preference decomposed: own wrong passage chosen, another's wrong passage chosen",
+}

@@ -36,6 +36,14 @@ MEASURES = (
        "share of pairs"),
 )
 CARD = ()
+# the bias card's "after mitigation" column (lib.profile): card row -> the arms' change, preferred first
+MITIGATES = {
+    "position": ("balanced.06.position", "contextual.13.position", "balanced.13.position"),
+    "self_pairwise": ("balanced.06.self",),
+    "factual": ("balanced.06.factual",),
+    "self_pointwise": ("contextual.05.human_minus_self_rag", "temperature.05.human_minus_self_rag"),
+    "judge_accuracy": ("balanced.13.accuracy", "contextual.13.accuracy", "length_control.13.accuracy"),
+}
 # captions of the tables notebook 18 writes (lib.report.captions reads them from here)
 CAPTIONS = {
     "18_content_free_priors": "Mitigation: each model's option prior for content-free inputs (contextual calibration)",

@@ -141,6 +141,16 @@ def card_rows() -> tuple[CardRow, ...]:
     return tuple(r for mod in _modules() for r in getattr(mod, "CARD", ()))
 
 
+def mitigations() -> dict[str, tuple[str, ...]]:
+    """{card row key: the findings measure_ids of the change a mitigation makes to it, preferred first},
+    as the studies declare them (`MITIGATES` in a measures module)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for mod in _modules():
+        for key, ids in getattr(mod, "MITIGATES", {}).items():
+            out[key] = out.get(key, ()) + tuple(ids)
+    return out
+
+
 def find(measure_id: str) -> Measure:
     """The declaration a measure_id belongs to (KeyError naming the id when none does)."""
     for m in all_measures():

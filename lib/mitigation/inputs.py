@@ -53,6 +53,8 @@ def pairwise_choices(folder: Path) -> pd.DataFrame:
     if not len(got) or "lik_lp_1" not in got:
         return pd.DataFrame(columns=["question", "evaluator", "b_author", "combo", "order", "a_fact", "b_fact", "lp_a", "lp_b"])
     got = got[(got["status"] == "ok")].copy()
+    if "lik_choice" in got:  # a pair whose two passages carry one answer string is undecidable by likelihood
+        got = got[got["lik_choice"].notna()]
     lp1, lp2 = (pd.to_numeric(got[c], errors="coerce") for c in ("lik_lp_1", "lik_lp_2"))
     a_first = got["order"] == "a_first"
     got["lp_a"], got["lp_b"] = np.where(a_first, lp1, lp2), np.where(a_first, lp2, lp1)

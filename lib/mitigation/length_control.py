@@ -44,13 +44,13 @@ def judge_design(records: pd.DataFrame) -> pd.DataFrame:
 
 def scalar_design(records: pd.DataFrame) -> pd.DataFrame:
     """13's scalar reward models (two scores per pair) as regression rows (y = chosen scored higher)."""
-    need = {"chosen_score", "rejected_score", "len_chosen", "len_rejected"}
+    need = {"score_chosen", "score_rejected", "len_chosen", "len_rejected"}
     if not len(records) or not need <= set(records.columns):
         return pd.DataFrame(columns=["question", "model", "y", "pos", "quality", "length"])
     s = records[records["kind"] != "judge"].dropna(subset=sorted(need))
-    s = s[s["chosen_score"].astype(float) != s["rejected_score"].astype(float)]
+    s = s[s["score_chosen"].astype(float) != s["score_rejected"].astype(float)]
     return pd.DataFrame({"question": s["question"], "model": s["spec"],
-                         "y": (s["chosen_score"].astype(float) > s["rejected_score"].astype(float)).astype(float),
+                         "y": (s["score_chosen"].astype(float) > s["score_rejected"].astype(float)).astype(float),
                          "pos": 0.0, "quality": 1.0,
                          "length": (s["len_chosen"].astype(float) - s["len_rejected"].astype(float)) / PER_WORDS}
                         ).reset_index(drop=True)

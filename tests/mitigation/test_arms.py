@@ -111,7 +111,7 @@ def _length_pairs(n=600, b_len=0.0, seed=3):
     y = rng.random(n) < expit(1.0 + b_len * ld / 100)
     return pd.DataFrame({"rm": "s", "kind": "implicit", "spec": "implicit:m", "id": [f"q{i}:a" for i in range(n)],
                          "question": [f"q{i}" for i in range(n)], "len_chosen": 200 + ld, "len_rejected": 200.0,
-                         "chosen_score": np.where(y, 1.0, -1.0), "rejected_score": 0.0})
+                         "score_chosen": np.where(y, 1.0, -1.0), "score_rejected": 0.0})
 
 
 def test_length_control_removes_the_planted_length_term():
@@ -151,7 +151,7 @@ def test_mutant_length_control_without_reversing_the_second_order_is_caught():
 
 def test_a_failed_length_fit_is_said_and_not_reported():
     sep = _length_pairs(n=200)
-    sep["chosen_score"] = np.where(sep["len_chosen"] > 200, 1.0, -1.0)  # length decides every pair: separation
+    sep["score_chosen"] = np.where(sep["len_chosen"] > 200, 1.0, -1.0)  # length decides every pair: separation
     rows, notes = length_rows(sep, n_boot=10)
     assert rows.empty and len(notes) == 1 and "not reported" in notes[0]
 

@@ -7,8 +7,9 @@ from lib.report.measures import Measure
 
 NB = "18_mitigation"
 STUDY = "mitigation"
-_NO_TRUTH = ("the simulator plants no content-free prompt and no length term yet: the arms' truths follow "
-             "from the planted parameters once it answers them")
+_NO_TRUTH = ""  # the balanced and decomposition truths: lib/simulate/mitigation/truth.py
+_NO_CONTENT_FREE = "the simulator answers no content-free prompt: no prior is planted"
+_NO_LENGTH = "the simulator plants no length term in 13's verdicts or scores"
 
 
 def _m(pattern: str, name: str, null, axis: str, unit: str = "question", **kw) -> Measure:
@@ -20,15 +21,16 @@ MEASURES = (
     _m("balanced.{source}.flipped", "balanced calibration: share of per-order verdicts it flips", None,
        "share of verdicts flipped"),
     _m("contextual.{source}.flipped", "contextual calibration: share of per-order verdicts it flips", None,
-       "share of verdicts flipped"),
+       "share of verdicts flipped", no_truth=_NO_CONTENT_FREE),
     _m("balanced.{source}.{quantity}", "balanced position calibration: after minus before", 0.0,
        "change in the rate (after minus before)"),
     _m("contextual.{source}.{quantity}", "contextual calibration (content-free prior divided out): after minus before",
-       0.0, "change (after minus before)"),
+       0.0, "change (after minus before)", no_truth=_NO_CONTENT_FREE),
     _m("temperature.{source}.{quantity}", "temperature scaling of the expected score: after minus before", 0.0,
-       "change in rating points (after minus before)"),
+       "change in rating points (after minus before)",
+       no_truth="its truth needs the planted rating distribution's tempered mean (not derived yet)"),
     _m("length_control.{source}.{quantity}", "length-controlled accuracy minus accuracy", 0.0,
-       "change in accuracy at equal lengths"),
+       "change in accuracy at equal lengths", no_truth=_NO_LENGTH),
     _m("self_decomposition.{source}.harmful_excess",
        "own wrong passage chosen minus another's wrong passage chosen", 0.0,
        "P(own | own false) - P(other | other false)"),

@@ -16,6 +16,7 @@ MEASURE_TRUTHS = "lib.simulate.truth.measure_truths"  # (truth, Design)
 LIKELIHOOD_TRUTHS = "lib.simulate.self_preference.likelihood_truth.likelihood_truths"  # (truth, Design)
 UTILITY_TRUTHS = "lib.simulate.utility.truth.utility_truths"  # (truth, UtilityDesign); through measure_truths too
 RM_TRUTHS = "lib.simulate.rewardbench.truth.rm_truths"  # (truth, RMDesign)
+MITIGATION_TRUTHS = "lib.simulate.mitigation.truth.mitigation_truths"  # (truth, Design)
 
 TRUTHS: dict[str, str] = {
     # self-preference
@@ -49,6 +50,11 @@ TRUTHS: dict[str, str] = {
     "judge_position_consistency.{method}": LIKELIHOOD_TRUTHS,
     "rm_prefers_longer.{method}": RM_TRUTHS,
     "best_of_n_gain.{method}": RM_TRUTHS,
+    # mitigation arms (notebook 18)
+    "balanced.{source}.flipped": MITIGATION_TRUTHS,
+    "balanced.{source}.{quantity}": MITIGATION_TRUTHS,
+    "self_decomposition.{source}.harmful_excess": MITIGATION_TRUTHS,
+    "self_decomposition.{source}.{part}": MITIGATION_TRUTHS,
 }
 
 

@@ -21,7 +21,8 @@ UTILITY = UtilityDesign(sets=(("nq", SMALL),), factor_sets=(("nq", SMALL),), set
                                     "5-sampling"))
 # each registered function with a design that asks for every measure it gives
 CALLS = {TR.MEASURE_TRUTHS: (TRUTH, Design(utility=None)), TR.LIKELIHOOD_TRUTHS: (TRUTH, Design()),
-         TR.UTILITY_TRUTHS: (TRUTH, UTILITY), TR.RM_TRUTHS: (TRUTH, RMDesign(pairs=(("helpful", 3),)))}
+         TR.UTILITY_TRUTHS: (TRUTH, UTILITY), TR.RM_TRUTHS: (TRUTH, RMDesign(pairs=(("helpful", 3),))),
+         TR.MITIGATION_TRUTHS: (TRUTH, Design())}
 
 
 def test_every_declared_measure_has_a_truth_function_or_a_reason_for_none():

@@ -7,7 +7,7 @@ CONFIG ?= configs/demo.yaml
 
 KERNEL := rag-bias-lab
 
-.PHONY: install install-test install-cluster reproduce test test-fast lab sweep compare compare-example benchmark strip clean-runs
+.PHONY: install install-test install-cluster reproduce plan test test-fast lab sweep compare compare-example benchmark strip clean-runs
 
 install: $(VENV)/.installed
 
@@ -40,6 +40,12 @@ reproduce: install
 	$(PY) -m lib.runner run $(CONFIG)
 	$(PY) -m lib.report.run_table $(CONFIG)
 
+# before a paid run: requests, tokens, dollars (sync and Batch API) and time per notebook x model, no call
+# made (docs/servers.md), e.g. make plan CONFIG=configs/paper.yaml PARAMS="-p model=openai:gpt-4o-mini"
+PARAMS ?=
+plan: install
+	$(PY) -m lib.runner plan $(CONFIG) $(PARAMS)
+
 test: install-test
 	$(PY) -m pytest -q -ra
 
@@ -66,9 +72,16 @@ NAME ?= comparison
 compare: install
 	$(PY) -m lib.runner compare $(RUNS) --name $(NAME)
 
-# README's worked example: both embedded models through a small sweep, then compare
+# the worked example of docs/compare.md: both embedded models through a small sweep, then compare
 compare-example: install
 	$(PY) -m lib.runner sweep configs/compare_example.yaml --jobs $(JOBS)
+
+# the judgments behind a run's findings, one self-contained page: data/runs/<run>/inspect.html (docs/inspect.md)
+.PHONY: inspect
+RUN ?=
+inspect: install
+	@test -n "$(RUN)" || { echo "usage: make inspect RUN=<run name or folder> [MEASURE=<measure_id>]"; exit 2; }
+	$(PY) -m lib.inspect '$(RUN)' $(if $(MEASURE),--measure '$(MEASURE)')
 
 # the bias profile of one model: data/runs/profile__<model>/profile.html (docs/profile.md)
 .PHONY: profile

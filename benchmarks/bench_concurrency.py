@@ -6,7 +6,11 @@ N / delay requests/s; the server reports how many it saw at once. Client CPU per
 process's CPU time over the batch (the server's is not in it), the figure that does not depend on the
 machine's load; the load average is printed with the table, as the ratio does depend on it.
 
-    .venv/bin/python benchmarks/bench_concurrency.py [--delay 0.5] [--levels 8,64,256] [--rounds 8]
+    .venv/bin/python benchmarks/bench_concurrency.py [--delay 0.5] [--levels 8,64,256,1024] [--rounds 8] [--client sdk]
+
+`--client sdk` sends the same requests with the `openai` SDK's AsyncOpenAI on its aiohttp transport
+(DefaultAioHttpClient), N at once under a semaphore, replies as plain JSON, no cache: what the SDK on the
+request path would cost, against our client's figures.
 """
 from __future__ import annotations
 
@@ -31,6 +35,15 @@ def start_server(delay: float) -> tuple[subprocess.Popen, str]:
     return proc, proc.stdout.readline().strip()
 
 
+def _row(in_flight: int, n: int, seconds: float, cpu: float, delay: float, after: dict) -> dict:
+    """One level's figures: requests/s against ideal (in_flight / delay), client CPU per request."""
+    ideal = in_flight / delay
+    return {"in_flight": in_flight, "requests": n, "seconds": round(seconds, 2),
+            "requests_per_s": round(n / seconds, 1), "ideal_per_s": round(ideal, 1),
+            "ratio": round(n / seconds / ideal, 3), "server_max_in_flight": after["max_in_flight"],
+            "client_cpu_ms_per_request": round(1000 * cpu / n, 2)}
+
+
 def one_level(url: str, in_flight: int, delay: float, rounds: int) -> dict:
     """requests/s at `in_flight` requests in flight, against ideal (in_flight / delay)."""
     from lib.models import Request, get_model
@@ -46,11 +59,37 @@ def one_level(url: str, in_flight: int, delay: float, rounds: int) -> dict:
     seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     after = json.loads(urllib.request.urlopen(url + "/stats").read())
     assert len(replies) == n and after["calls"] - before["calls"] == n, "every request must reach the server"
-    ideal = in_flight / delay
-    return {"in_flight": in_flight, "requests": n, "seconds": round(seconds, 2),
-            "requests_per_s": round(n / seconds, 1), "ideal_per_s": round(ideal, 1),
-            "ratio": round(n / seconds / ideal, 3), "server_max_in_flight": after["max_in_flight"],
-            "client_cpu_ms_per_request": round(1000 * cpu / n, 2)}
+    return _row(in_flight, n, seconds, cpu, delay, after)
+
+
+def one_level_sdk(url: str, in_flight: int, delay: float, rounds: int) -> dict:
+    """The same measurement with AsyncOpenAI on aiohttp (the SDK's retry policy, no cache)."""
+    import asyncio
+
+    import openai
+
+    before = json.loads(urllib.request.urlopen(url + "/stats").read())
+    n = rounds * in_flight
+    stamp = time.time_ns()
+
+    async def send_all():
+        async with openai.AsyncOpenAI(api_key="EMPTY", base_url=url, max_retries=6,
+                                      http_client=openai.DefaultAioHttpClient(
+                                          limits=__import__("httpx").Limits(max_connections=in_flight))) as client:
+            gate = asyncio.Semaphore(in_flight)
+
+            async def one(i):
+                async with gate:
+                    return await client.chat.completions.with_raw_response.create(
+                        model="fake-model", max_tokens=4, messages=[{"role": "user", "content": f"q{stamp}-{i}"}])
+            await client.models.list()  # connect first: the timing covers requests only
+            t0, cpu0 = time.perf_counter(), time.process_time()
+            replies = await asyncio.gather(*(one(i) for i in range(n)))
+            return replies, time.perf_counter() - t0, time.process_time() - cpu0
+    replies, seconds, cpu = asyncio.run(send_all())
+    after = json.loads(urllib.request.urlopen(url + "/stats").read())
+    assert len(replies) == n and after["calls"] - before["calls"] == n, "every request must reach the server"
+    return _row(in_flight, n, seconds, cpu, delay, after)
 
 
 def main() -> None:
@@ -58,11 +97,14 @@ def main() -> None:
     ap.add_argument("--delay", type=float, default=0.5)
     ap.add_argument("--levels", default="8,64,256")
     ap.add_argument("--rounds", type=int, default=8)
+    ap.add_argument("--client", choices=("ours", "sdk"), default="ours",
+                    help="ours: CachedModel over OpenAIBackend; sdk: AsyncOpenAI on aiohttp")
     args = ap.parse_args()
     os.environ["RAGBIAS_CACHE"] = tempfile.mkdtemp(prefix="bench-concurrency-")
     proc, url = start_server(args.delay)
     try:
-        rows = [one_level(url, int(n), args.delay, args.rounds) for n in args.levels.split(",")]
+        level = one_level if args.client == "ours" else one_level_sdk
+        rows = [level(url, int(n), args.delay, args.rounds) for n in args.levels.split(",")]
     finally:
         proc.terminate()
         proc.wait(10)

@@ -4,6 +4,7 @@
     python -m lib.runner sweep configs/demo.yaml --grid 'model=[local:smollm2, hf:gpt2]' [--jobs 2]
     python -m lib.runner compare 'data/runs/sweep__*' --name my_comparison   # lib.compare
     python -m lib.runner params --markdown      # the declared parameters (docs/parameters.md's table)
+    python -m lib.runner plan configs/paper.yaml -p model=openai:gpt-4o-mini   # requests, tokens, dollars, time
 
 Which value a notebook gets, lowest to highest: its own default < the config's `parameters` <
 the config's `per_notebook` entry < the command line (`-p`, then a sweep's grid). The run-level
@@ -40,10 +41,12 @@ from . import pipeline
 from .report import findings, measures
 from .paths import NOTEBOOKS, ROOT, cache_dir, figure_dir, run_dir
 from .models.backends.inflight import set_run_concurrency
+from .models.backends.openai_batch import DIR_ENV as BATCH_DIR_ENV
 from .parameters import (MODEL_KINDS, RUN_MODEL, Parameter, ParameterError, apply_run_model, check_run_model,
                          checked, markdown_table, read_declarations, specs_in, spelling_hint)
 from .models.specs import SpecError, parse_spec, require_api_key
 
+BUDGET = "budget_usd"  # run parameter: dollars the run's priced requests may cost (lib.models.budget)
 CONFIG_KEYS = {"run", "notebooks", "parameters", "per_notebook", "sweep", "kernel", "timeout", "parallel"}
 KERNEL = "rag-bias-lab"  # the project's Jupyter kernel: this environment's interpreter (make install registers it)
 KERNEL_DISPLAY = "Python (rag-bias-lab)"
@@ -211,7 +214,7 @@ def effective_parameters(cfg: dict, notebooks: list[Path]) -> list[tuple[Path, d
     declared kinds before any notebook starts."""
     declared = {nb.stem: declared_parameters(nb) for nb in numbered_notebooks()}
     every = set().union(*[set(d) for d in declared.values()]) if declared else set()
-    runner_keys = {"run_name", RUN_MODEL, "concurrency"}
+    runner_keys = {"run_name", RUN_MODEL, "concurrency", BUDGET}
     overrides = cfg.get("_overrides") or {}
     for what, keys in (("parameter(s)", cfg["parameters"]), ("command-line parameter(s)", overrides)):
         unknown = set(keys) - every - runner_keys
@@ -291,6 +294,7 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
     notebooks = select_notebooks(cfg, only)
     effective = effective_parameters(cfg, notebooks)  # validates everything before any notebook starts
     steps = [(nb, {k: v for k, (v, src) in eff.items() if src != "notebook"}) for nb, eff in effective]
+    cap = check_budget(cfg, name, only)  # a plan over the budget is refused first: it needs no key, no server
     specs = check_specs(model_specs(effective))
     check_inputs(effective, name)
     check_core(effective)
@@ -305,6 +309,7 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
     figure_dir(name).mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("RAGBIAS_CACHE", str(cache_dir()))
+    os.environ[BATCH_DIR_ENV] = str(out_dir)  # a `;batch` model's submitted batches: a re-run polls them
     concurrency = {**cfg["parameters"], **(cfg.get("_overrides") or {})}.get("concurrency")
     if concurrency is not None:  # every server model of the run, through each kernel's environment
         set_run_concurrency(concurrency)
@@ -360,6 +365,8 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
     if manifest["status"] == "running":
         manifest["status"] = "ok"
     manifest["seconds"] = round(time.time() - started, 2)
+    if cap is not None:
+        manifest["budget"] = budget_report(cfg, name, only, cap, manifest)
     _finish_manifest(manifest, name)
     if manifest["status"] != "ok":
         raise NotebookFailed("; ".join(
@@ -367,6 +374,66 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
             + (f" (full traceback: {e['output']})" if e["status"] == "failed" else "")
             for e in manifest["notebooks"] if e["status"] != "ok"))
     return manifest
+
+
+def _budget_cap(cfg: dict) -> float | None:
+    value = {**cfg["parameters"], **(cfg.get("_overrides") or {})}.get(BUDGET)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ConfigError(f"{BUDGET} must be dollars (a number >= 0), e.g. -p {BUDGET}=40; got {value!r}.")
+    return float(value)
+
+
+def check_budget(cfg: dict, name: str, only: list[str] | None) -> float | None:
+    """With `budget_usd`: refuse, before any call, a run whose plan (lib.planning) with what the run
+    spent before passes the cap (one line: the totals and the biggest notebook); else set the cap for
+    every kernel of the run (lib.models.budget). None without a budget."""
+    from .models import budget
+    from .planning import plan as planning
+
+    cap = _budget_cap(cfg)
+    if cap is None:
+        budget.deactivate()
+        return None
+    planned = planning.build({**cfg, "run": name}, only)
+    total, before = planned.totals()["usd_as_sent"] or 0.0, budget.spent(run_dir(name))
+    if total + before > cap:
+        big = planned.biggest()
+        raise ConfigError(f"{BUDGET}={cap:g}: the plan costs ${total:,.2f}" + (f" (after ${before:,.2f} spent)" if before else "")
+                          + (f"; biggest notebook {big[0]} ${big[1]:,.2f}" if big else "")
+                          + f". Raise {BUDGET}, run fewer notebooks (--only) or smaller sizes "
+                          f"(`python -m lib.runner plan {cfg['_path']}` shows every row).")
+    budget.activate(run_dir(name), cap)
+    return cap
+
+
+def budget_report(cfg: dict, name: str, only: list[str] | None, cap: float, manifest: dict) -> dict:
+    """What the run spent of its budget; when a notebook stopped at the cap, which, and what is left
+    (a new plan: the cache now holds what was finished)."""
+    from .models import budget
+    from .planning import plan as planning
+
+    stopped = [Path(e["notebook"]).stem for e in manifest["notebooks"]
+               if e.get("status") == "failed" and "BudgetExhausted" in e.get("error", "")]
+    report = {"cap_usd": cap, "spent_usd": round(budget.spent(run_dir(name)), 6), "stopped": stopped}
+    if stopped:
+        left = planning.build({**cfg, "run": name}, only).totals()
+        report["left"] = {"requests": left["requests"] - left["cached"], "usd": left["usd"],
+                          "usd_batch": left["usd_batch"]}
+    return report
+
+
+def budget_section(report: dict) -> str:
+    """The run README's section on a run stopped at its budget."""
+    left = report.get("left") or {}
+    usd = "no price" if left.get("usd") is None else f"${left['usd']:,.2f}"
+    return "\n".join([
+        "## Stopped at the budget", "",
+        f"The run's priced requests reached `budget_usd={report['cap_usd']:g}` (spent ${report['spent_usd']:,.2f}): "
+        f"{', '.join(report['stopped'])} stopped before sending the requests that would have passed it.",
+        f"Left, by a new plan: {left.get('requests', 0):,} requests, {usd} at list price. Everything finished is "
+        "cached; run the same command with a larger `-p budget_usd=` to go on from there.", ""])
 
 
 def execute_one(notebook: str, output: str, parameters: dict, kernel_name: str, timeout=None) -> None:
@@ -472,10 +539,20 @@ def _finish_manifest(manifest: dict, name: str) -> None:
     # every run gets findings.csv, results.json (its provenance) and README.md, with or without findings rows
     for path in findings.summarize(out_dir, name, manifest):
         print(f"[run {name}] findings: {display_path(path)}")
+    if manifest.get("budget", {}).get("stopped"):
+        readme = out_dir / "README.md"
+        text = readme.read_text(encoding="utf-8") if readme.exists() else f"# Run `{name}`\n"
+        readme.write_text(text.rstrip("\n") + "\n\n" + budget_section(manifest["budget"]), encoding="utf-8")
     if manifest.get("left_out"):
         readme = out_dir / "README.md"
         text = readme.read_text(encoding="utf-8") if readme.exists() else f"# Run `{name}`\n"
         readme.write_text(text.rstrip("\n") + "\n\n" + left_out_section(manifest["left_out"]), encoding="utf-8")
+    try:  # the judgments behind the findings, which the README links to
+        from lib.inspect import build as build_inspector
+
+        print(f"[run {name}] judgments: {display_path(build_inspector(out_dir))}")
+    except Exception as e:  # noqa: BLE001 - the page is a view: the run's results stand without it
+        print(f"[run {name}] judgments page not written: {type(e).__name__}: {e}")
     files = []
     for base in (out_dir, fig_dir):
         for p in sorted(base.rglob("*")):
@@ -604,6 +681,23 @@ def _run_parallel(cfg: dict, configs, only, kernel, jobs: int, params: dict) -> 
     return [name for name, code in done if code != 0]
 
 
+def plan_command(cfg: dict, run_name: str | None = None, only: list[str] | None = None) -> int:
+    """Print a run's plan (lib.planning.plan) and write plan.json into its run folder."""
+    from .planning import plan as planning
+
+    if run_name:
+        cfg = {**cfg, "run": run_name}
+    planned = planning.build(cfg, only)
+    print(planning.table(planned))
+    cap = _budget_cap(cfg)
+    if cap is not None:
+        total = planned.totals()["usd_as_sent"] or 0.0
+        print(f"[plan {planned.run}] budget_usd={cap:g}: the plan's ${total:,.2f} "
+              + ("fits." if total <= cap else "does not fit: `run` would refuse it."))
+    print(f"[plan {planned.run}] {display_path(planning.write(planned, run_dir(planned.run)))}")
+    return 0
+
+
 def main(argv=None) -> int:
     """Command-line entry point (see the module docstring)."""
     ap = argparse.ArgumentParser(prog="python -m lib.runner", description=__doc__,
@@ -614,8 +708,9 @@ def main(argv=None) -> int:
     c = sub.add_parser("compare", help="join runs' findings: comparison.csv, forest plots, LaTeX (lib.compare)")
     c.add_argument("runs", nargs="+", help="run names, run folders or globs (quote globs)")
     c.add_argument("--name", required=True, help="the comparison's name: data/runs/<name>/, figures/<name>/")
-    for cmd in ("run", "sweep"):
-        s = sub.add_parser(cmd)
+    for cmd in ("run", "sweep", "plan"):
+        s = sub.add_parser(cmd, help="before any call: requests, tokens, dollars and time per notebook x model "
+                                     "(lib.planning; no key, no server)" if cmd == "plan" else None)
         s.add_argument("config")
         s.add_argument("--run", help="run name (default: the config's `run`)")
         s.add_argument("--only", help="comma-separated notebook numbers or stems, e.g. 00,03")
@@ -650,6 +745,8 @@ def main(argv=None) -> int:
         if args.cmd == "run":
             run(cfg, args.run, only, args.kernel)
             return 0
+        if args.cmd == "plan":
+            return plan_command(cfg, args.run, only)
         grid = {**(cfg.get("sweep") or {}), **_parse_pairs(args.grid, "--grid")}
         return sweep(cfg, grid, args.run, only, args.kernel, args.jobs, _parse_pairs(args.param, "-p"),
                      args.executor, args.address, args.resources)

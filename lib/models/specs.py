@@ -78,7 +78,7 @@ class Option:
         return text
 
 
-MODEL_OPTIONS = ("quant", "lm", "concurrency")
+MODEL_OPTIONS = ("quant", "lm", "concurrency", "send")
 OPTIONS = {o.name: o for o in (
     Option("quant", "choice", frozenset({"hf", "local"}), None,
            "dynamic int8 quantization of the Linear layers (a different model: part of the cache key)",
@@ -90,6 +90,10 @@ OPTIONS = {o.name: o for o in (
     Option("concurrency", "int", frozenset({"openai"}), None,
            "requests in flight at most (default: 64 for a loopback server, 32 for another server, 16 for "
            "the OpenAI API, which halves it on HTTP 429 and grows it back); not part of the cache key"),
+    Option("send", "choice", frozenset({"openai"}), "sync",
+           "'batch' sends a notebook's cache misses through the server's Batch API (/v1/files, /v1/batches: "
+           "OpenAI's at half price, results within 24 h; docs/servers.md); the same results as sync: not part "
+           "of the cache key", choices=("sync", "batch"), flags=(("batch", "batch"),)),
     Option("retries", "int", frozenset({"judge"}), 1,
            "re-asks at temperature 0.7 when a reply is unparseable"),
     Option("max_tokens", "int", frozenset({"judge"}), 16, "tokens per judge reply"),
@@ -159,6 +163,7 @@ class ModelSpec:
     quant: str | None = None  # 'int8': a different model for the cache, so part of the key
     lm: str | None = None  # 'base': a server's base LM, sent raw text (other requests: part of the key)
     concurrency: int | None = field(default=None, compare=False)  # how it is served, not what it says
+    send: str | None = field(default=None, compare=False)  # 'batch': through the Batch API, same results
 
     @property
     def key(self) -> str:
@@ -167,7 +172,13 @@ class ModelSpec:
                 + (f";{self.quant}" if self.quant else "") + (f";{option_text('lm', self.lm)}" if self.lm else ""))
 
     def __str__(self) -> str:
-        return self.key + (f";concurrency:{self.concurrency}" if self.concurrency else "")
+        return (self.key + (f";concurrency:{self.concurrency}" if self.concurrency else "")
+                + (f";{option_text('send', self.send)}" if self.send else ""))
+
+    @property
+    def batch(self) -> bool:
+        """Whether requests go through the server's Batch API (`;batch`)."""
+        return self.send == "batch"
 
     @property
     def is_base(self) -> bool:
@@ -227,8 +238,9 @@ def _parse_model(text: str, spec: str) -> ModelSpec:
         raise SpecError(f"Model spec {spec!r} names no model. {SPEC_HELP}")
     options = dict(_read_option(t, (backend,), spec, False) for t in tokens if t)
     values = {k: OPTIONS[k].value(v, spec) for k, v in options.items()}
-    if values.get("lm") == OPTIONS["lm"].default:
-        values.pop("lm")  # 'lm:chat' is what no option says: the same spec, the same cache key
+    for name in ("lm", "send"):
+        if values.get(name) == OPTIONS[name].default:
+            values.pop(name)  # 'lm:chat', 'send:sync' are what no option says: the same spec, the same cache key
     if backend == "openai":
         model, _, base_url = rest.partition("@")
         if not model:

@@ -51,6 +51,8 @@ def render(name: str, model: str, kernel: str | None = None) -> Path:
     nb = nbformat.read(executed, as_version=4)
     nb.cells[-1].outputs = []  # out.finish()'s cache counts: kept in the executed notebook, not on the page
     body, _ = exporter.from_notebook_node(nb)
+    # the card's `judgments` cells, the addresses of the run's inspect.html sections, become links
+    body = re.sub(r">(inspect\.html#m-[\w-]+)<", r'><a href="\1">judgments</a><', body)
     html = out_dir / "profile.html"
     html.write_text(body.replace("<title>Notebook</title>", f"<title>Bias profile of {model}</title>"), encoding="utf-8")
     return html

@@ -166,7 +166,9 @@ def sentence(m: Measure, row: dict) -> str:
 
 
 def display_table(profile: pd.DataFrame) -> pd.DataFrame:
-    """The card as a person reads it: one line per measure, the papers' numbers in the last column."""
+    """The card as a person reads it: one line per measure, the papers' numbers, then where its
+    judgments are (the run's inspect.html section)."""
+    from lib.inspect import link as inspect_link
     by_key = {m.key: m for m in BATTERY}
     refs = profile[profile["row_type"] == "reference"]
     out = []
@@ -183,7 +185,8 @@ def display_table(profile: pd.DataFrame) -> pd.DataFrame:
                     "p": _p(r["p"]), "Holm p": _p(r["p_adjusted"]),
                     "smoke (n < 30)": ("yes" if r["smoke"] else "no") if measured else "",
                     "after mitigation (change)": "" if pd.isna(r.get("after_mitigation")) else r["after_mitigation"],
-                    "papers' models (same measure)": paper or "none"})
+                    "papers' models (same measure)": paper or "none",
+                    "judgments": inspect_link(r["measure_id"]) if measured else ""})  # profile.html links it
     return pd.DataFrame(out)
 
 

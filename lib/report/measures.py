@@ -27,6 +27,25 @@ UNIT_COLUMNS = ["measure_id", "model", "unit_id", "stratum", "value"]
 # several pairs were built from); without it, or blank, the unit itself
 CLUSTERED_UNIT_COLUMNS = UNIT_COLUMNS + ["cluster"]
 READINGS = ("primary", "secondary")
+# one judgment as the inspector (lib.inspect) shows it, what a `Judgments.read` returns: `counted` says
+# whether it enters the findings row (a unit with a counted judgment is one of n); `pair_id` joins a
+# pairwise judgment's two orders; `flipped` marks a pair whose verdict changed with the order;
+# `own_chosen` / `false_chosen` whether the chosen passage is the judge's own / the false one
+JUDGMENT_COLUMNS = ["measure_id", "model", "unit_id", "stratum", "counted", "pair_id", "order", "prompt", "reply",
+                    "attempts", "parsed", "reason", "author_1", "fact_1", "author_2", "fact_2", "own_chosen",
+                    "false_chosen", "flipped"]
+
+
+@dataclass(frozen=True)
+class Judgments:
+    """Where a measure's judgments are kept in a run and how the inspector reads them: the records file
+    in the run folder, the record fields whose values name the unit n counts, and the reader."""
+
+    records: str  # file name in the run folder (the notebook writes it)
+    unit_key: tuple[str, ...]  # record fields that make the unit id (joined by "|")
+    # read(run_folder, measure_id, notebook_parameters) -> JUDGMENT_COLUMNS, every model of the run
+    read: Callable[[Path, str, dict], pd.DataFrame]
+    pairwise: bool = False  # judgments come in two orders of one pair, shown side by side
 
 
 @dataclass(frozen=True)
@@ -48,9 +67,16 @@ class Measure:
     unit_key: str = ""  # the unit paired values are keyed on, when it differs from `unit`
     # weights of the strata of paired units ({stratum: count} -> {stratum: weight}); None: unstratified
     strata_weights: Callable[[dict], dict] | None = None
-    # why the simulator (lib.simulate) plants no truth for it; "" when lib/simulate/truth_registry.py
-    # registers the function that gives its truth (tests/simulate/test_truth_registry.py: one or the other)
+    # the simulator's function that gives its truth, "module:function" ({measure_id: (notebook, truth,
+    # null)}): a name, never an import (studies may not import lib.simulate), resolved by the simulator
+    truth: str = ""
+    # why the simulator (lib.simulate) plants no truth for it, when `truth` is empty
+    # (tests/simulate/test_truth_registry.py: exactly one of the two)
     no_truth: str = ""
+    # the judgments behind its rows (lib.inspect), or why a run keeps none ("" when `judgments` is given;
+    # tests/inspect/test_registry_judgments.py: one or the other)
+    judgments: Judgments | None = None
+    no_judgments: str = ""
 
     def __post_init__(self):
         if self.reading not in READINGS:

@@ -104,12 +104,14 @@ def _direction(r) -> str:
 
 
 READABLE = ["notebook", "measure", "model", "n used / attempted", "estimate [95% CI]", "direction", "p",
-            "Holm p", "paper value"]
+            "Holm p", "paper value", "judgments"]
 
 
 def readable_table(rows: pd.DataFrame) -> str:
     """Rows as a GitHub markdown table a reader can take in: counts, the estimate with its interval
     (or the reason for none) and scale in one cell, the direction, the test."""
+    from lib.inspect import link as inspect_link  # the page of a run's judgments (lib.inspect)
+
     def p_cell(v):
         return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format_number(float(v), 3)
 
@@ -119,8 +121,9 @@ def readable_table(rows: pd.DataFrame) -> str:
         if pd.notna(r.get("paper_value")):
             paper = format_number(float(r["paper_value"]), 3) + (f" ({r['paper_model']})" if r.get("paper_model") else "")
         notes = " (pooled: outside Holm's family)" if bool(r.get("pooled")) else ""
+        judged = f"[judgments]({inspect_link(r['measure_id'])})" if pd.notna(r.get("measure_id")) else ""
         cells = [str(r["notebook"]), str(r["measure"]) + notes, str(r["model"]), _count(r), _value(r),
-                 str(r.get("direction") or "not stated"), p_cell(r["p"]), p_cell(r["p_adjusted"]), paper]
+                 str(r.get("direction") or "not stated"), p_cell(r["p"]), p_cell(r["p_adjusted"]), paper, judged]
         lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
     return "\n".join(lines)
 
@@ -159,5 +162,6 @@ def render(frame: pd.DataFrame, name: str, studies: dict, smoke_n: int, metadata
              "(docs/statistics.md). `Holm p` is Holm's correction over one declared family per study (the "
              "`family` column of `findings.csv`): tested findings that are the primary reading of their "
              "quantity, not smoke tests, not diagnostics and not `pooled` (rows that repeat other rows' data). "
-             "`findings.csv` has every column.", ""]
+             "`findings.csv` has every column. `judgments` links each row to the judgments behind it in `inspect.html` "
+             "(prompts, replies, parsed values; written at the end of a run, or by `make inspect RUN=<run>`).", ""]
     return "\n".join(text)

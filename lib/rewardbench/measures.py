@@ -7,14 +7,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib.report.measures import CLUSTERED_UNIT_COLUMNS, CardRow, Measure
+from lib.report.measures import CLUSTERED_UNIT_COLUMNS, CardRow, Judgments, Measure
 
 from .categories import category_weights
+from .judgments import verdict_judgments
 
 STUDY = "rewardbench"
 NOTEBOOK = "13_rewardbench"
 ACCURACY_ID = "judge_overall_accuracy.{method}"
 CONSISTENCY_ID = "judge_position_consistency.{method}"
+# the known-truth check's functions that give these measures' truths (lib.simulate, named, never imported)
+JUDGE_TRUTH = "lib.simulate.rewardbench.truth:judge_reading_truths"
+LIKELIHOOD_TRUTH = "lib.simulate.self_preference.likelihood_truth:likelihood_truths"  # 13's top-k judge too
+RM_TRUTH = "lib.simulate.rewardbench.truth:rm_truths"
 
 
 def judge_method(res: pd.DataFrame) -> str:
@@ -49,24 +54,28 @@ def judge_units(folder: Path, params: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=CLUSTERED_UNIT_COLUMNS)
 
 
+# where the inspector (lib.inspect) finds 13's verdicts: both orders of every pair, keyed by pair id
+VERDICTS = Judgments("rewardbench_raw.jsonl", ("id",), verdict_judgments, pairwise=True)
+NO_RECORDS = "{nb} keeps no records in the run folder (its verdicts come from the cached calls, in memory)"
 _ACC_AXIS = "accuracy on preference pairs (0.5: chance)"
 _CONSISTENCY_AXIS = "share of pairs with the same verdict in both orders"
 MEASURES: tuple[Measure, ...] = (
     Measure(ACCURACY_ID.replace("{method}", "generate_and_parse"), "judge overall accuracy", STUDY, NOTEBOOK,
-            "pair", 0.5, axis=_ACC_AXIS, units=judge_units, strata_weights=category_weights),
+            "pair", 0.5, axis=_ACC_AXIS, units=judge_units, strata_weights=category_weights, truth=JUDGE_TRUTH, judgments=VERDICTS),
     Measure(ACCURACY_ID, "judge overall accuracy (beyond the paper: no generated reply)", STUDY, NOTEBOOK, "pair",
             0.5, reading="secondary", method="likelihood", axis=_ACC_AXIS, units=judge_units,
-            strata_weights=category_weights),
+            strata_weights=category_weights, truth=LIKELIHOOD_TRUTH, judgments=VERDICTS),
     Measure(CONSISTENCY_ID.replace("{method}", "generate_and_parse"), "judge position consistency (beyond the paper)",
-            STUDY, NOTEBOOK, "pair", None, reading="secondary", holm=False, axis=_CONSISTENCY_AXIS),
+            STUDY, NOTEBOOK, "pair", None, reading="secondary", holm=False, axis=_CONSISTENCY_AXIS,
+            truth=JUDGE_TRUTH, judgments=VERDICTS),
     Measure(CONSISTENCY_ID, "judge position consistency (beyond the paper)", STUDY, NOTEBOOK, "pair", None,
-            reading="secondary", holm=False, method="likelihood", axis=_CONSISTENCY_AXIS),
+            reading="secondary", holm=False, method="likelihood", axis=_CONSISTENCY_AXIS, truth=LIKELIHOOD_TRUTH, judgments=VERDICTS),
     # notebooks 14 and 15 (lib.rewardbench.findings_rows): no test, an interval over questions
     Measure("rm_prefers_longer.{method}", "preference for the longer response (beyond the paper)", STUDY,
             "14_rm_difficulty", "question", 0.5, reading="secondary", holm=False,
-            axis="share of verdicts picking the longer response (0.5: none)"),
+            axis="share of verdicts picking the longer response (0.5: none)", truth=RM_TRUTH, no_judgments=NO_RECORDS.format(nb="14")),
     Measure("best_of_n_gain.{method}", "best-of-N gain in answer recall", STUDY, "15_best_of_n", "question", 0.0,
-            holm=False, axis="recall of the pick minus the mean recall of the N samples"),
+            holm=False, axis="recall of the pick minus the mean recall of the N samples", truth=RM_TRUTH, no_judgments=NO_RECORDS.format(nb="15")),
 )
 
 CARD: tuple[CardRow, ...] = (

@@ -7,13 +7,17 @@ from pathlib import Path
 import pandas as pd
 
 from lib.paper_check import published as pub
-from lib.report.measures import UNIT_COLUMNS, CardRow, Measure, Reference
+from lib.report.measures import UNIT_COLUMNS, CardRow, Judgments, Measure, Reference
 
+from .judgments import PAIRS_FILE, RATINGS_FILE, pair_judgments, rating_judgments
 from .tables import UNIT
 
 STUDY = "self-preference"
 PAPER = "paper_parsed_reply"  # slug of the paper's method ("paper (parsed reply)"): the primary reading
 LIKELIHOOD = "likelihood"  # every other method reads the evaluator's likelihoods (beyond the papers)
+# the known-truth check's functions that give these measures' truths (lib.simulate, named, never imported)
+PAPER_TRUTH = "lib.simulate.self_preference.truth:paper_reading_truths"
+LIKELIHOOD_TRUTH = "lib.simulate.self_preference.likelihood_truth:likelihood_truths"
 # why the known-truth check (lib.simulate) has no truth for 06's likelihood self-preference rate
 NO_LIKELIHOOD_TRUTH = ("the likelihood decides only pairs with two answer strings (TF, FT); TT and FF pairs, "
                        "where the own passage differs, are undecidable, so the rate is not reported")
@@ -53,21 +57,29 @@ def pointwise_units(folder: Path, params: dict) -> pd.DataFrame:
 
 
 HUMAN_MINUS_SELF_ID = "human_minus_self.{dataset}.{setting}.self_{fact}.{method}"
+# where the inspector (lib.inspect) finds each notebook's judgments: the unit is the question
+RATINGS = Judgments(RATINGS_FILE, ("dataset", "item_id"), rating_judgments)
+PAIRS = Judgments(PAIRS_FILE, ("dataset", "item_id"), pair_judgments, pairwise=True)
+NO_REPLY = "perplexity is a likelihood of the passage text: no judgment, no reply"
+NO_STYLE_RECORDS = "notebook 08 keeps its styled pairs' replies in memory only (no records file in the run)"
 _HMS_AXIS = "human minus own-passage rating (< 0: own passages rated higher)"
 _common = dict(study=STUDY, null=0.5, unit=UNIT)
 
 MEASURES: tuple[Measure, ...] = (
     Measure("ppl_human_minus_model.{dataset}.{test}", "PPL human minus model", STUDY, "03_perplexity", "item", 0.0,
-            axis="perplexity, human minus model (> 0: model text more fluent)"),
+            axis="perplexity, human minus model (> 0: model text more fluent)", truth=LIKELIHOOD_TRUTH,
+            no_judgments=NO_REPLY),
     Measure(HUMAN_MINUS_SELF_ID.replace("{method}", PAPER), "human-minus-self rating", STUDY,
-            "05_pointwise_reranking", "item", 0.0, axis=_HMS_AXIS, units=pointwise_units, unit_key="question"),
+            "05_pointwise_reranking", "item", 0.0, axis=_HMS_AXIS, units=pointwise_units, unit_key="question",
+            truth=PAPER_TRUTH, judgments=RATINGS),
     Measure(HUMAN_MINUS_SELF_ID, "human-minus-self rating (likelihood reading)", STUDY, "05_pointwise_reranking",
             "item", 0.0, reading="secondary", method=LIKELIHOOD, axis=_HMS_AXIS, units=pointwise_units,
-            unit_key="question"),
+            unit_key="question", truth=LIKELIHOOD_TRUTH, judgments=RATINGS),
     *(Measure(f"{kind}.{method}", name + ("" if method == PAPER else " (likelihood reading)"),
               notebook="06_generation_phase", reading="primary" if method == PAPER else "secondary",
               method="generate-and-parse" if method == PAPER else LIKELIHOOD, axis=axis,
-              no_truth="" if method == PAPER or kind != "self_preference_rate" else NO_LIKELIHOOD_TRUTH, **_common)
+              truth=PAPER_TRUTH if method == PAPER else "" if kind == "self_preference_rate" else LIKELIHOOD_TRUTH,
+              no_truth="" if method == PAPER or kind != "self_preference_rate" else NO_LIKELIHOOD_TRUTH, **_common, judgments=PAIRS)
       for kind, name, axis in (
           ("self_preference_rate", "self-preference rate", "share choosing the own passage (0.5: no preference)"),
           ("first_position_rate", "first-position rate", "share choosing the first passage (0.5: no position bias)"),
@@ -76,15 +88,17 @@ MEASURES: tuple[Measure, ...] = (
     *(Measure(f"tf_minus_ft_asymmetry.{method}", "TF-minus-FT asymmetry of factual choice (beyond the papers)",
               STUDY, "06_generation_phase", UNIT, 0.0, reading="primary" if method == PAPER else "secondary",
               method="generate-and-parse" if method == PAPER else LIKELIHOOD,
-              axis="P(true | own true) - P(true | own false) (> 0: own passage favoured)")
+              axis="P(true | own true) - P(true | own false) (> 0: own passage favoured)",
+              truth=PAPER_TRUTH if method == PAPER else LIKELIHOOD_TRUTH, judgments=PAIRS)
       for method in (PAPER, "{method}")),
     # beyond the papers: the mean of the two orders' self-preference rates, so order-dependent parse
     # failures cannot leak position bias into it; a second reading of the self-preference rate
     Measure("order_balanced_self_preference_rate.{method}", "order-balanced self-preference rate",
             notebook="06_generation_phase", reading="secondary", method="generate-and-parse",
-            axis="mean of both orders' shares choosing the own passage (0.5: no preference)", **_common),
+            axis="mean of both orders' shares choosing the own passage (0.5: no preference)", truth=PAPER_TRUTH,
+            judgments=PAIRS, **_common),
     Measure("style_preference.{kind}.{dataset}", "style preference rate", notebook="08_writing_style",
-            axis="share using the own styled passage (0.5: no preference)", **_common),
+            axis="share using the own styled passage (0.5: no preference)", truth=PAPER_TRUTH, **_common, no_judgments=NO_STYLE_RECORDS),
 )
 
 V1_MODELS = {"GPT": "gpt-3.5-turbo (v1)", "LLaMA": "LLaMA-2-70B-chat (v1)"}

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from .batch_api import BatchAPI
 from .core.roles import Roles
 from .core.truth_file import BASE_MODEL, Truth, for_model, model_names
 from .echo import echo_logprobs
@@ -50,6 +51,7 @@ class SimServer:
         self.replier = Replier(truth, self.roles)
         self.repliers = {name: Replier(for_model(truth, name), self.roles) for name in model_names(truth)}
         self.counts: Counter = Counter()  # requests per task kind
+        self.batches = BatchAPI(self.answer)  # /v1/files and /v1/batches (batch_api.py)
         self.started = time.time()
         self._lock = threading.Lock()
         # the socket is bound here, so the address is known before the server starts
@@ -66,6 +68,7 @@ class SimServer:
 
     def _app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 2 ** 20)  # a listwise prompt of long passages fits
+        app.add_routes(self.batches.routes())  # before the catch-all routes
         app.router.add_get("/{tail:.*}", self._get)
         app.router.add_post("/{tail:.*}", self._post)
         return app
@@ -130,7 +133,8 @@ class SimServer:
         total = sum(self.counts.values())
         secs = max(time.time() - self.started, 1e-9)
         return {"requests": total, "per_task": dict(self.counts), "seconds": round(secs, 2),
-                "requests_per_second": round(total / secs, 2), "own_texts": len(self.roles.own)}
+                "requests_per_second": round(total / secs, 2), "own_texts": len(self.roles.own),
+                "by_batch": self.batches.requests}
 
     def __enter__(self):
         self.started = time.time()

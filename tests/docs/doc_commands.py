@@ -15,6 +15,8 @@ LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 # an inline code span that is a command a reader would type (not a name such as `RAGBIAS_CACHE`)
 COMMAND_START = re.compile(r"^(?:[A-Z_]+=\S*\s+)*(?:make|python3?|\.venv/bin/python|pip|conda|git|sudo|pytest|bash)\s")
 ENV_ASSIGN = re.compile(r"^[A-Z_][A-Z0-9_]*=")
+# an HTML comment: kept in the file for editors, never shown to a reader
+COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,11 @@ class Command:
 def doc_files() -> list[Path]:
     """Every page a reader is pointed to: README, CONTRIBUTING and docs/*.md."""
     return [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def shown(path: Path) -> str:
+    """The text of a page as a reader sees it: HTML comments left out."""
+    return COMMENT.sub("", path.read_text(encoding="utf-8"))
 
 
 def _name(path: Path) -> str:
@@ -72,7 +79,7 @@ def shell_commands() -> list[Command]:
     """Every shell command shown: in ```bash blocks and in inline code spans that read as commands."""
     found = []
     for path in doc_files():
-        text = path.read_text(encoding="utf-8")
+        text = shown(path)
         for lang, body in FENCE.findall(text):
             if lang in ("bash", "sh", "shell", "console"):
                 found += [Command(_name(path), c) for c in block_commands(body)]
@@ -85,14 +92,14 @@ def shell_commands() -> list[Command]:
 def python_blocks() -> list[tuple[str, str]]:
     """(file, code) of every ```python block."""
     return [(_name(p), body) for p in doc_files()
-            for lang, body in FENCE.findall(p.read_text(encoding="utf-8")) if lang == "python"]
+            for lang, body in FENCE.findall(shown(p)) if lang == "python"]
 
 
 def inline_imports() -> list[tuple[str, str]]:
     """(file, statement) of every `from lib... import ...` / `import lib...` shown in prose."""
     out = []
     for path in doc_files():
-        for span in SPAN.findall(FENCE.sub("", path.read_text(encoding="utf-8"))):
+        for span in SPAN.findall(FENCE.sub("", shown(path))):
             if re.match(r"^(from lib[\w.]* import [\w, ]+|import lib[\w.]*)$", span):
                 out.append((_name(path), span))
     return out
@@ -101,7 +108,7 @@ def inline_imports() -> list[tuple[str, str]]:
 def links() -> list[tuple[str, str]]:
     """(file, target) of every relative Markdown link (web addresses left out)."""
     return [(_name(p), t) for p in doc_files()
-            for t in LINK.findall(SPAN.sub("", FENCE.sub("", p.read_text(encoding="utf-8"))))
+            for t in LINK.findall(SPAN.sub("", FENCE.sub("", shown(p))))
             if not re.match(r"^[a-z]+://|^mailto:", t)]
 
 
@@ -112,7 +119,7 @@ def slug(heading: str) -> str:
 
 def anchors(path: Path) -> set[str]:
     """Every heading anchor of a Markdown file (code blocks left out)."""
-    text = FENCE.sub("", path.read_text(encoding="utf-8"))
+    text = FENCE.sub("", shown(path))
     return {slug(h) for h in re.findall(r"^#{1,6} (.+)$", text, re.M)}
 
 
@@ -122,7 +129,7 @@ def repo_paths() -> list[tuple[str, str]]:
     tops = r"(?:lib|tests|configs|benchmarks|notebooks|docs|\.ci|data/demo)/"
     out = []
     for path in doc_files():
-        for span in SPAN.findall(FENCE.sub("", path.read_text(encoding="utf-8"))):
+        for span in SPAN.findall(FENCE.sub("", shown(path))):
             for word in span.split():
                 word = word.strip("()`,;:")
                 if re.match(tops, word) and not re.search(r"[<>*{}]|\.\.\.", word):

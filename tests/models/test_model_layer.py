@@ -83,7 +83,7 @@ def test_priced_models_cost_dollars_and_unknown_ones_none():
         m.generate(_reqs("Is it?"), ledger=ledger, key=("k",))
         return ledger.rows[("k",)]
     row = run("openai:gpt-4o-mini")
-    price_in, price_out = PRICES["gpt-4o-mini"]
+    price_in, price_out = PRICES["gpt-4o-mini"].input, PRICES["gpt-4o-mini"].output
     assert row["cost_usd"] == pytest.approx((row["tokens_in"] * price_in + 2 * price_out) / 1e6)
     assert row["cost_usd"] > 0
     assert run("openai:not-a-listed-model")["cost_usd"] is None

@@ -1,8 +1,10 @@
 """CONTRIBUTING.md's "Add an experiment", run as written: a toy measure in a toy notebook appears in
-the findings, in compare (its row and its paired difference) and on the bias card."""
+the findings, in compare (its row and its paired difference) and on the bias card, and accounts for its
+truth as every declared measure must."""
 import re
 import sys
 import types
+from dataclasses import replace
 
 import pytest
 
@@ -55,6 +57,15 @@ def test_the_toy_measure_reaches_findings_compare_and_the_card(toy_study, tmp_ru
     assert paired["estimate"] == pytest.approx(0.5) and paired["n"] == 40 and paired["unit"] == "question"
     shown = card.measured_rows(rows).set_index("key").loc["toy_first"]
     assert shown["status"] == "measured" and shown["estimate"] == 1.0
+
+
+def test_the_toy_measure_accounts_for_its_truth(toy_study):
+    from lib.simulate import truth_registry
+
+    assert [m.pattern for m in measures.all_measures()][-1] == "toy_first_choice"
+    assert truth_registry.unaccounted(measures.all_measures()) == []
+    assert truth_registry.unaccounted([replace(toy_study.MEASURES[0], no_truth="")]) == [
+        "toy_first_choice: no truth function and no no_truth reason"]
 
 
 def test_an_undeclared_toy_measure_is_refused(tmp_runs):

@@ -228,26 +228,35 @@ class OpenAIBackend:
         a reply that does not begin with the prefix leaves every option unavailable, with the reason.
         """
         async def one(item):
-            ctx, prefix, options = item
-            prefix, options = split_common_prefix(prefix, options)
-            if isinstance(ctx, str):
-                data = await self._acall(COMPLETIONS,
-                                  {"model": self.spec.model, "prompt": ctx + prefix, "max_tokens": 1,
-                                   "logprobs": k, "temperature": 0})
-                tops = top_logprobs(data["choices"][0].get("logprobs")) or [None]
-                top, reason = tops[0], ("" if tops[0] else "the server returned no top log-probabilities")
-            else:
-                data = await self._acall(CHAT,
-                                  {"model": self.spec.model, "messages": [dict(m) for m in ctx],
-                                   self.token_param: len(prefix) + 1, "temperature": 0, "logprobs": True,
-                                   "top_logprobs": k})
-                entries = ((data["choices"][0].get("logprobs") or {}).get("content")) or []
-                top, reason = top_after_prefix(entries, prefix) if entries else \
-                    (None, "the server returned no top log-probabilities")
-            out = options_from_top(top, options, k, reason)
-            out.tokens_in = (data.get("usage") or {}).get("prompt_tokens") or 0
-            return out
+            path, payload = self.topk_payload(item, k)
+            return self.topk_parse(item, k, await self._acall(path, payload))
         self._map(one, items, on_result, progress)
+
+    def topk_payload(self, item: tuple, k: int) -> tuple[str, dict]:
+        """(endpoint, body) of one option_topk item: one generated token of context + prefix (raw text),
+        or the greedy reply with its top-k log-probabilities (chat)."""
+        ctx, prefix, _ = item
+        prefix, _ = split_common_prefix(prefix, item[2])
+        if isinstance(ctx, str):
+            return COMPLETIONS, {"model": self.spec.model, "prompt": ctx + prefix, "max_tokens": 1, "logprobs": k,
+                                 "temperature": 0}
+        return CHAT, {"model": self.spec.model, "messages": [dict(m) for m in ctx], self.token_param: len(prefix) + 1,
+                      "temperature": 0, "logprobs": True, "top_logprobs": k}
+
+    def topk_parse(self, item: tuple, k: int, data: dict):
+        """The TopKOptions of one option_topk item from the server's reply to `topk_payload`."""
+        ctx, prefix, options = item
+        prefix, options = split_common_prefix(prefix, options)
+        if isinstance(ctx, str):
+            tops = top_logprobs(data["choices"][0].get("logprobs")) or [None]
+            top, reason = tops[0], ("" if tops[0] else "the server returned no top log-probabilities")
+        else:
+            entries = ((data["choices"][0].get("logprobs") or {}).get("content")) or []
+            top, reason = top_after_prefix(entries, prefix) if entries else \
+                (None, "the server returned no top log-probabilities")
+        out = options_from_top(top, options, k, reason)
+        out.tokens_in = (data.get("usage") or {}).get("prompt_tokens") or 0
+        return out
 
 
 _LOC = re.compile(r"'loc': \('body', '(\w+)'")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import planted as M
-from ..core.truth import JUDGE, expect
+from ..core.truth import JUDGE, Design, expect
 from ..core.truth_file import Truth, for_model, model_names
 from .replies import answer_probability, choose_probability
 
@@ -112,3 +112,10 @@ def judge_truths(truth: Truth, categories, retries: int = 0) -> dict:
     w = {c: float(PUBLISHED_COUNTS.get(c, 1)) for c in categories}
     return {"accuracy": sum(w[c] * acc[c] for c in categories) / sum(w.values()),
             "consistency": float(np.mean([cons[c] for c in categories]))}
+
+
+def judge_reading_truths(truth: Truth, design: Design = Design()) -> dict:
+    """{measure_id: (notebook, truth, null)} of 13's generate-and-parse judge rows."""
+    jt = judge_truths(truth, design.rm_categories, design.rm_retries)
+    return {f"judge_overall_accuracy.{JUDGE}": ("13_rewardbench", jt["accuracy"], 0.5),
+            f"judge_position_consistency.{JUDGE}": ("13_rewardbench", jt["consistency"], float("nan"))}

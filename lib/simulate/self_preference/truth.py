@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import planted as M
-from ..core.truth import COMBOS, expect
+from ..core.truth import COMBOS, PAPER, Design, expect
 from ..core.truth_file import Truth
 
 
@@ -68,3 +68,26 @@ def style_truths(truth: Truth) -> dict:
                         truth.question_sd)
         return (first + 1 - second) / 2
     return {"gen_by_qa": p_styled((True, False)), "long": p_styled((True, True))}
+
+
+def paper_reading_truths(truth: Truth, design: Design = Design()) -> dict:
+    """{measure_id: (notebook, truth, null)} of 05, 06 and 08's paper readings (parsed replies)."""
+    out = {}
+    hms = {"true": human_minus_self(truth, True), "false": human_minus_self(truth, False)}
+    for dataset in tuple(design.datasets) + ("all",):
+        for setting in design.settings:
+            for fact, value in hms.items():
+                out[f"human_minus_self.{dataset}.{setting}.self_{fact}.{PAPER}"] = ("05_pointwise_reranking", value, 0.0)
+    pw = pairwise_truths(truth, design.combos)
+    nb = "06_generation_phase"
+    out[f"self_preference_rate.{PAPER}"] = (nb, pw["self"], 0.5)
+    out[f"first_position_rate.{PAPER}"] = (nb, pw["first"], 0.5)
+    # the mean of both orders' rates: every order and combination weighs the same, as in pw["self"]
+    out[f"order_balanced_self_preference_rate.{PAPER}"] = (nb, pw["self"], 0.5)
+    if "factual" in pw:
+        out[f"factual_preference_rate.{PAPER}"] = (nb, pw["factual"], 0.5)
+        out[f"tf_minus_ft_asymmetry.{PAPER}"] = (nb, pw["asymmetry"], 0.0)
+    for kind, value in style_truths(truth).items():
+        for dataset in design.datasets:
+            out[f"style_preference.{kind}.{dataset}"] = ("08_writing_style", value, 0.5)
+    return out

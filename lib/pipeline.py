@@ -92,6 +92,13 @@ STEPS: tuple[Step, ...] = (
     Step("15_best_of_n", reads=(Input("passage_bank.jsonl", "02_passage_bank", required=False),), needs=_RM),
     Step("16_paper_check"),
     Step("17_compare_models", on_request="runs"),
+    # reads what 05, 06 and 13 kept (each optional: an arm without its input says so); asks only the
+    # content-free inputs of contextual calibration
+    Step("18_mitigation", reads=(Input("pointwise_ratings.jsonl", "05_pointwise_reranking", required=False),
+                                 Input("generation_pairs.jsonl", "06_generation_phase", required=False),
+                                 Input("rewardbench_raw.jsonl", "13_rewardbench", required=False)),
+         writes=("content_free.jsonl",),
+         needs=(Need("evaluators", ("option_logprobs",), "contextual calibration", chat_context=True),)),
 )
 
 

@@ -18,7 +18,8 @@ from lib.report.findings import SMOKE_N
 from .battery import BATTERY, Measure, method_of
 
 COLUMNS = ["row_type", "key", "label", "notebook", "measure_id", "method", "model", "n", "unit", "n_judgments",
-           "estimate", "ci_low", "ci_high", "no_interval", "p", "p_adjusted", "smoke", "status", "source", "sentence"]
+           "estimate", "ci_low", "ci_high", "no_interval", "p", "p_adjusted", "smoke", "status", "source", "sentence",
+           "after_mitigation"]
 NOT_MEASURED = "not measured"
 _PERCENT_KINDS = {"rate", "accuracy", "consistency"}  # estimates that are shares 0..1, shown in %
 
@@ -32,8 +33,24 @@ def measured_rows(findings: pd.DataFrame, model: str | None = None) -> pd.DataFr
         row = _pick(frame, m)
         row.update(row_type="measured", key=m.key, label=m.label, notebook=m.notebook)
         row["sentence"] = sentence(m, row)
+        row["after_mitigation"] = after_mitigation(frame, m)
         rows.append(row)
     return pd.DataFrame(rows).reindex(columns=COLUMNS)
+
+
+def after_mitigation(frame: pd.DataFrame, m: Measure) -> str:
+    """The change a mitigation arm makes to this row (the registry's `mitigations()`), from the
+    run's findings: 'balanced: -12 pp [-18, -6], n = 40'; '' where no arm reads it."""
+    from lib.report.measures import find, mitigations
+
+    for mid in mitigations().get(m.key, ()):
+        hit = frame[(frame["measure_id"] == mid) & (frame["n"] > 0) & frame["estimate"].notna()] if len(frame) else frame
+        if len(hit):
+            r = hit.iloc[0]
+            fmt = (lambda x: f"{x:+.2f}") if m.kind == "diff_self" else (lambda x: f"{100 * x:+.0f} pp")
+            ci = f" [{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]" if not (pd.isna(r["ci_low"]) or pd.isna(r["ci_high"])) else ""
+            return f"{mid.split('.')[0]}: {fmt(r['estimate'])}{ci}, n = {int(r['n'])}"
+    return ""
 
 
 def _note(r) -> str:
@@ -169,6 +186,7 @@ def display_table(profile: pd.DataFrame) -> pd.DataFrame:
                     "no bias at": ("0" if m.null == 0 else value_text(m, m.null)) if m.null is not None else "",
                     "p": _p(r["p"]), "Holm p": _p(r["p_adjusted"]),
                     "smoke (n < 30)": ("yes" if r["smoke"] else "no") if measured else "",
+                    "after mitigation (change)": "" if pd.isna(r.get("after_mitigation")) else r["after_mitigation"],
                     "papers' models (same measure)": paper or "none",
                     "judgments": inspect_link(r["measure_id"]) if measured else ""})  # profile.html links it
     return pd.DataFrame(out)

@@ -1,6 +1,8 @@
 """What each table a run writes shows, as a LaTeX caption would say it, keyed by the table's file name
-(a pattern where notebooks build the name). A table without an entry here gets a caption from its
-name, which the table tests refuse for the tables a run writes."""
+(a pattern where notebooks build the name), here or in a study's measures module (`CAPTIONS`, beside
+the study's declarations, so a new study adds its tables' captions in its own package). A table
+without an entry gets a caption from its name, which the table tests refuse for the tables a run
+writes."""
 from __future__ import annotations
 
 import re
@@ -76,7 +78,12 @@ CAPTIONS = {
 
 def caption_for(name: str) -> str | None:
     """The declared caption of a table file name, or None when none is declared."""
-    for pattern, caption in CAPTIONS.items():
+    import importlib
+
+    from .measures import STUDY_MODULES
+
+    declared = [CAPTIONS] + [getattr(importlib.import_module(m), "CAPTIONS", {}) for m in STUDY_MODULES]
+    for pattern, caption in (item for table in declared for item in table.items()):
         if re.fullmatch(pattern, name):
             return caption
     return None

@@ -39,6 +39,7 @@ STUDIES = {
     "self-preference": "Self-preference in RAG",
     "utility": "Utility judgments",
     "rewardbench": "Reward models in RAG",
+    "mitigation": "Mitigation arms (beyond the papers)",
 }
 SMOKE_N = 30  # below this many independent units a row is a smoke test, not a finding (the project's rule)
 

@@ -19,7 +19,8 @@ from typing import Callable
 import pandas as pd
 
 # the study packages that declare measures, in findings order
-STUDY_MODULES = ("lib.self_preference.measures", "lib.utility.measures", "lib.rewardbench.measures")
+STUDY_MODULES = ("lib.self_preference.measures", "lib.utility.measures", "lib.rewardbench.measures",
+                 "lib.mitigation.measures")
 # per-unit values a measure's `units` function returns (one row per measure_id, model and unit)
 UNIT_COLUMNS = ["measure_id", "model", "unit_id", "stratum", "value"]
 # a reader may add `cluster`: what intervals resample when several units share a source (the question
@@ -165,6 +166,16 @@ def all_measures() -> tuple[Measure, ...]:
 def card_rows() -> tuple[CardRow, ...]:
     """The bias card's rows, as the studies declare them."""
     return tuple(r for mod in _modules() for r in getattr(mod, "CARD", ()))
+
+
+def mitigations() -> dict[str, tuple[str, ...]]:
+    """{card row key: the findings measure_ids of the change a mitigation makes to it, preferred first},
+    as the studies declare them (`MITIGATES` in a measures module)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for mod in _modules():
+        for key, ids in getattr(mod, "MITIGATES", {}).items():
+            out[key] = out.get(key, ()) + tuple(ids)
+    return out
 
 
 def find(measure_id: str) -> Measure:

@@ -29,6 +29,7 @@ from .core.truth_file import Truth, load_truth
 from .replicate_steps import UTILITY_DATASETS
 from .rewardbench.validate import compare_by_model, lifted, model_truths, paired_rows
 from .self_preference.knowledge_rows import knowledge_rows
+from .mitigation.truth import mitigation_truths
 from .self_preference.likelihood_truth import likelihood_truths
 from .server import SimServer
 from .truth import measure_truths
@@ -268,7 +269,8 @@ def validate(truth_path, size: int | str | None = None, run_name: str = "known_t
     findings = collect(run_dir)
     design = design_of(cfg, run_dir)
     truths_of = model_truths(truth, cfg, run_dir,  # per served model (rewardbench/validate.py)
-                             lambda t, d: {**measure_truths(t, d), **likelihood_truths(t, d)}, design)
+                             lambda t, d: {**measure_truths(t, d), **likelihood_truths(t, d), **mitigation_truths(t, d)},
+                             design)
     table = pd.concat([compare_by_model(findings, truths_of, compare).drop(columns="has_p"),
                        paired_rows([run_dir], truths_of, COLUMNS), parsed_shares(run_dir, truth),
                        knowledge_rows(run_dir, truth, cfg)], ignore_index=True)

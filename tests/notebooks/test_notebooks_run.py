@@ -341,6 +341,20 @@ TABLE_CHECKS = {"00_quickstart": check_00, "01_dataset": check_01, "02_passage_b
                 "16_paper_check": check_16, "17_compare_models": check_17}
 
 
+def _study_checks() -> dict:
+    """The checks a study declares beside its own tests (tests/<study>/notebook_checks.py, `TABLE_CHECKS`),
+    so a new notebook adds its check in its own folder, not in this list."""
+    import importlib
+
+    found = {}
+    for path in sorted((ROOT / "tests").glob("*/notebook_checks.py")):
+        found.update(importlib.import_module(f"tests.{path.parent.name}.notebook_checks").TABLE_CHECKS)
+    return found
+
+
+TABLE_CHECKS.update(_study_checks())
+
+
 def test_every_numbered_notebook_has_a_table_check():
     """A notebook added without an entry here would run with no table check: that fails."""
     missing = [p.stem for p in runner.numbered_notebooks() if p.stem not in TABLE_CHECKS]

@@ -108,7 +108,7 @@ def test_sweep_over_model_changes_every_study():
     assert changed == {"00_quickstart", "02_passage_bank", "03_perplexity", "04_knowledge_probe", "05_pointwise_reranking",
                        "06_generation_phase", "07_knowledge_stratified", "08_writing_style",
                        "10_relevance_vs_utility", "11_utility_factors", "12_utility_for_answering",
-                       "13_rewardbench", "14_rm_difficulty", "15_best_of_n"}
+                       "13_rewardbench", "14_rm_difficulty", "15_best_of_n", "18_mitigation"}
 
 
 def test_manifest_roles_say_which_role_got_which_spec():

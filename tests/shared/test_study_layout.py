@@ -8,7 +8,7 @@ import pytest
 
 from lib.paths import ROOT
 
-STUDIES = ("self_preference", "utility", "rewardbench")
+STUDIES = ("self_preference", "utility", "rewardbench", "mitigation")
 # module -> what it must define
 JOBS = {"measures": ("MEASURES",), "findings_rows": (), "replies": ("reparse",), "figures": (),
         "model_loop": ("for_each_model",)}

@@ -25,7 +25,8 @@ CALLS = {"lib.simulate.self_preference.truth:paper_reading_truths": (TRUTH, Desi
          "lib.simulate.rewardbench.truth:judge_reading_truths": (TRUTH, Design()),
          "lib.simulate.self_preference.likelihood_truth:likelihood_truths": (TRUTH, Design()),
          "lib.simulate.utility.truth:utility_truths": (TRUTH, UTILITY),
-         "lib.simulate.rewardbench.truth:rm_truths": (TRUTH, RMDesign(pairs=(("helpful", 3),)))}
+         "lib.simulate.rewardbench.truth:rm_truths": (TRUTH, RMDesign(pairs=(("helpful", 3),))),
+         "lib.simulate.mitigation.truth:mitigation_truths": (TRUTH, Design())}
 
 
 def mismatches(reference: str, measures) -> list[str]:

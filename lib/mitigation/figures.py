@@ -1,0 +1,46 @@
+"""Notebook 18's figure: each arm's reading before and after, per source, quantity and model (the only
+module of the study that imports matplotlib)."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+# panels by scale: rates (06, 13) and 05's rating points do not share an axis
+PANELS = (("rates (06, 13)", lambda t: t["source"] != "05"), ("05: human minus own rating", lambda t: t["source"] == "05"))
+SHORT = {"balanced": "bal.", "contextual": "ctx.", "temperature": "temp.", "length_control": "length",
+         "accuracy": "acc.", "position": "pos.", "factual": "fact.", "human_minus_self_normal": "normal",
+         "human_minus_self_rag": "RAG"}
+
+
+def _label(r, kinds: bool) -> str:
+    """'bal. 13 acc.', with J (judge) or RM (scalar reward model) where several of 13's models are shown."""
+    text = " ".join(SHORT.get(str(v), str(v)) for v in (r["arm"], r["source"], r["quantity"]))
+    return f"{text} {'J' if str(r['model']).startswith('judge') else 'RM'}" if kinds and r["source"] == "13" else text
+
+
+def before_after_figure(table: pd.DataFrame):
+    """Before (open) and after (filled) per arm, source and quantity, stacked panels by scale; the bar
+    around the after point is the paired difference's 95% interval (bootstrap over questions)."""
+    shown = table[table["quantity"] != "flipped"].dropna(subset=["before", "after"])
+    shown = shown.assign(source=shown["source"].astype(str).str.zfill(2))  # '05' whether read from a CSV or not
+    parts = [(title, shown[keep(shown)].reset_index(drop=True)) for title, keep in PANELS]
+    parts = [(t, p) for t, p in parts if len(p)] or [("no arm had its input", shown)]
+    several = shown.loc[shown["source"] == "13", "model"].nunique() > 1
+    fig, axes = plt.subplots(len(parts), 1, figsize=(3.3, 0.9 + sum(0.22 * max(len(p), 1) + 0.5 for _, p in parts)),
+                             squeeze=False, gridspec_kw={"height_ratios": [max(len(p), 1) for _, p in parts], "hspace": 0.6})
+    for ax, (title, part) in zip(axes[:, 0], parts):
+        y = np.arange(len(part))
+        ax.hlines(y, part["before"], part["after"], color="0.6", lw=1)
+        ax.plot(part["before"], y, "o", mfc="white", color="C0", ms=4, )
+        lo = (part["after"] - (part["before"] + part["ci_low"])).clip(lower=0)
+        hi = ((part["before"] + part["ci_high"]) - part["after"]).clip(lower=0)
+        ax.errorbar(part["after"], y, xerr=np.vstack([lo.fillna(0), hi.fillna(0)]), fmt="o", color="C1", ms=4,
+                    capsize=2)
+        ax.set_yticks(y, [_label(r, several) for r in part.to_dict("records")])
+        ax.invert_yaxis()
+        ax.set_title(title, fontsize="medium")
+    n = shown["n"].astype(int)
+    fig.suptitle(f"Before and after each arm, n = {n.min()}-{n.max()}" if len(n) else
+                 "Before and after each arm, n = 0", fontsize="medium")
+    return fig

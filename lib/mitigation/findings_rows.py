@@ -1,0 +1,41 @@
+"""Notebook 18's findings rows: one per arm, source, quantity and model (after minus before on the
+same units, its clustered interval and test; Holm over the study's own family, lib.report.findings),
+and the self-preference decomposition."""
+from __future__ import annotations
+
+import pandas as pd
+
+from lib.report.measures import declared_finding
+
+from .measures import NB, STUDY
+
+
+
+def _scale(arm: str, source: str) -> str:
+    return "rating points" if source == "05" else "share 0-1"
+
+
+def mitigation_findings(table: pd.DataFrame, decomposition: pd.DataFrame, specs: dict | None = None) -> list[dict]:
+    """Findings rows of the arms' table (arms.TABLE_COLUMNS) and the decomposition rows
+    (decomposition.COLUMNS); `specs` maps a short model name to its spec."""
+    specs = specs or {}
+    rows = []
+    for r in table.to_dict("records"):
+        mid = f"{r['arm']}.{r['source']}.{r['quantity']}"
+        flipped = r["quantity"] == "flipped"
+        rows.append(declared_finding(
+            STUDY, NB, f"{r['arm']} {r['source']} {r['quantity']}: after minus before" if not flipped
+            else f"{r['arm']} {r['source']}: share of verdicts flipped", specs.get(r["model"], r["model"]),
+            int(r["n"]), r["diff"], r["ci_low"], r["ci_high"], None if flipped else r["p"], measure_id=mid,
+            n_judgments=max(int(r["n_judgments"]), int(r["n"])), ci_note=r["ci_note"] or "",
+            scale=_scale(r["arm"], r["source"]),
+            direction="more verdicts changed" if flipped else "after minus before"))
+    for r in decomposition.to_dict("records"):
+        tested = r["quantity"] == "harmful_excess"
+        rows.append(declared_finding(
+            STUDY, NB, f"self-preference {r['quantity']}", specs.get(r["model"], r["model"]), int(r["n"]),
+            r["estimate"], r["ci_low"], r["ci_high"], r["p"] if tested else None,
+            measure_id=f"self_decomposition.06.{r['quantity']}", n_judgments=max(int(r["n_judgments"]), int(r["n"])),
+            ci_note=r["ci_note"] or "", scale="share 0-1",
+            direction="own wrong chosen more than another's wrong" if tested else "higher: chosen more often"))
+    return rows

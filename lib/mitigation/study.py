@@ -1,0 +1,39 @@
+"""Notebook 18's tables from the run folder: every arm's before / after table, the decomposition, and
+one sentence per part that could not be read (its notebook not run, no likelihood, a failed fit)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from . import arms, inputs
+from .decomposition import decomposition_rows
+from .length_control import length_rows
+from .replies import priors
+
+
+def mitigation_tables(folder: Path, content_free: pd.DataFrame, temperature: float = 2.0,
+                      n_boot: int = 400) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """(arms table, decomposition table, notes) of one run folder; `content_free` is `replies.reparse`'s table."""
+    ratings, pairs = inputs.pointwise_ratings(folder), inputs.pairwise_choices(folder)
+    parsed, judge = inputs.parsed_pairs(folder), inputs.judge_records(folder)
+    pw_prior, judge_prior = priors(content_free)
+    notes = [f"{what}: nothing to read ({why})." for what, got, why in (
+        ("05's likelihood ratings", ratings, "notebook 05 not run or likelihood scoring off"),
+        ("06's likelihood choices", pairs, "notebook 06 not run or likelihood scoring off"),
+        ("13's log-probability judges", arms.judge_probs(judge), "notebook 13 not run or no judge:<spec>;logprob"))
+        if not len(got)]
+    lengths, failed = length_rows(judge, n_boot=n_boot)
+    table = pd.concat([t for t in (
+        arms.balanced_pairwise(pairs), arms.balanced_judge(judge), arms.contextual_judge(judge, judge_prior),
+        arms.contextual_pointwise(ratings, pw_prior), arms.temperature_pointwise(ratings, temperature), lengths)
+        if len(t)], ignore_index=True) if len(ratings) + len(pairs) + len(judge) else arms._empty()
+    return table.reindex(columns=arms.TABLE_COLUMNS), decomposition_rows(parsed), notes + failed
+
+
+def content_free_inputs(folder: Path) -> tuple[list[str], list[str]]:
+    """(05's settings, 13's log-probability judge specs) found in the run folder: what to ask
+    content-free inputs for."""
+    ratings = inputs.pointwise_ratings(folder)
+    judges = arms.judge_probs(inputs.judge_records(folder))
+    return sorted(ratings["setting"].unique()) if len(ratings) else [], sorted(judges["spec"].unique()) if len(judges) else []

@@ -1,0 +1,88 @@
+"""The truths of notebook 18's arms from the planted parameters only (never the pipeline's output);
+contextual calibration and temperature scaling have none yet (the simulator answers no content-free
+prompt), nor length control (no length term is planted).
+
+- Balanced calibration of 06's likelihood choices: the echo gives lp_1 - lp_2 = the planted log-odds
+  x + lean * u of passage 1, so with y = self + u + factual * (true_A - true_B) (A: the own passage)
+  P(A) is sigmoid(y + position) with A first and sigmoid(y - position) with A second; their mean is
+  above 1/2 exactly when y > 0: the additive position term is removed exactly. Before: each order's
+  verdict (Phi((y0 +- position) / sd)); after: Phi(y0 / sd) (u ~ N(0, sd^2), y0 = y at u = 0).
+- Balanced calibration of 13's log-probability judge likewise, with logit(accuracy) + u as y.
+- The decomposition (06's parsed replies, sampled): harmful = P(own chosen | own false, other true),
+  baseline = P(other chosen | other false, own true), both orders averaged; the excess their difference.
+"""
+from __future__ import annotations
+
+from scipy.stats import norm
+
+from ..core import planted as M
+from ..core.truth import expect
+from ..core.truth_file import Truth
+
+ASYMMETRIC = ("TF", "FT")
+
+
+def _phi(x: float, sd: float) -> float:
+    return float(norm.cdf(x / sd)) if sd else float(x > 0)
+
+
+def balanced_pairwise_truths(truth: Truth) -> dict:
+    """06's likelihood choices on TF and FT pairs: before / after balanced calibration, self, factual and
+    first-position rates, and the share of per-order verdicts flipped."""
+    pw, sd = truth.pairwise, truth.question_sd
+    rows = []
+    for combo in ASYMMETRIC:
+        delta = 1 if combo == "TF" else -1  # true_A - true_B
+        y0 = pw.self + pw.factual * delta
+        a_first, a_second = _phi(y0 + pw.position, sd), _phi(y0 - pw.position, sd)
+        after = _phi(y0, sd)
+        true_a = combo == "TF"
+        # flips: an order's verdict differs from the balanced one (u between the two thresholds)
+        flips = (abs(a_first - after) + abs(a_second - after)) / 2
+        rows.append({"self": ((a_first + a_second) / 2, after),
+                     "factual": (((a_first + a_second) / 2) if true_a else 1 - (a_first + a_second) / 2,
+                                 after if true_a else 1 - after),
+                     "position": ((a_first + 1 - a_second) / 2, 0.5), "flipped": (0.0, flips)})
+    return {q: (sum(r[q][0] for r in rows) / len(rows), sum(r[q][1] for r in rows) / len(rows)) for q in rows[0]}
+
+
+def balanced_judge_truths(truth: Truth, categories) -> dict:
+    """13's log-probability judge (pairs whose two orders are in format), categories equally many:
+    accuracy, position (share naming response 1) and flips, before / after balanced calibration."""
+    rb, sd = truth.rewardbench, truth.question_sd
+    out = {"accuracy": [], "position": [], "flipped": []}
+    for cat in categories:
+        base = M.logit(rb.accuracy.get(cat, 0.75))
+        first, second, after = _phi(base + rb.position, sd), _phi(base - rb.position, sd), _phi(base, sd)
+        out["accuracy"].append(((first + second) / 2, after))
+        out["position"].append(((first + 1 - second) / 2, 0.5))
+        out["flipped"].append((0.0, (abs(first - after) + abs(second - after)) / 2))
+    return {q: (sum(b for b, _ in v) / len(v), sum(a for _, a in v) / len(v)) for q, v in out.items()}
+
+
+def decomposition_truths(truth: Truth) -> dict:
+    """06's parsed choices: harmful, baseline, legitimate and the harmful excess (both orders averaged)."""
+    sd = truth.question_sd
+
+    def p_own(own_true: bool, other_true: bool) -> float:
+        def f(u):
+            first = float(M.sigmoid(M.pair_logit(truth, (True, False), (own_true, other_true), u)))
+            second = 1 - float(M.sigmoid(M.pair_logit(truth, (False, True), (other_true, own_true), u)))
+            return (first + second) / 2
+        return expect(f, sd)
+    harmful, legitimate = p_own(False, True), p_own(True, False)
+    return {"harmful": harmful, "baseline": 1 - legitimate, "legitimate": legitimate,
+            "harmful_excess": harmful - (1 - legitimate)}
+
+
+def mitigation_truths(truth: Truth, design) -> dict:
+    """{measure_id: (notebook, truth, null)} of notebook 18's rows that the planted model defines."""
+    nb = "18_mitigation"
+    out = {}
+    for q, (before, after) in balanced_pairwise_truths(truth).items():
+        out[f"balanced.06.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
+    for q, (before, after) in balanced_judge_truths(truth, design.rm_categories).items():
+        out[f"balanced.13.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
+    for q, v in decomposition_truths(truth).items():
+        out[f"self_decomposition.06.{q}"] = (nb, v, 0.0 if q == "harmful_excess" else float("nan"))
+    return out

@@ -1,0 +1,71 @@
+"""Notebook 18's truths against the arms' own arithmetic on draws of the planted model: records drawn
+as the simulator serves them (06's echoed answer log-probabilities, 13's verdict log-probabilities,
+06's sampled choices), read by lib.mitigation, land on the closed forms of lib.simulate.mitigation."""
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import expit, log_softmax
+
+from lib.mitigation import arms
+from lib.mitigation.decomposition import decomposition_rows
+from lib.simulate.core import planted as M
+from lib.simulate.core.truth import Design
+from lib.simulate.core.truth_file import load_truth
+from lib.simulate.mitigation.truth import mitigation_truths
+
+TRUTH = load_truth("configs/known_truth.yaml")
+N = 2000
+U = np.random.default_rng(0).normal(0, TRUTH.question_sd, N)
+FACT = {"T": True, "F": False}
+
+
+def _pairs(sampled: bool) -> pd.DataFrame:
+    """06 pairs of the own passage (A) against the human one: per question, TF and FT, both orders."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for i, u in enumerate(U):
+        for combo in ("TF", "FT"):
+            ta, tb = FACT[combo[0]], FACT[combo[1]]
+            a1 = M.pair_logit(TRUTH, (True, False), (ta, tb), u)  # log-odds of passage 1 = A
+            b1 = M.pair_logit(TRUTH, (False, True), (tb, ta), u)  # passage 1 = B
+            for order, d in (("a_first", a1), ("b_first", -b1)):
+                row = {"question": f"q{i}", "evaluator": "sim", "b_author": "human", "combo": combo,
+                       "a_fact": "true" if ta else "false", "b_fact": "true" if tb else "false", "order": order,
+                       "lp_a": float(d), "lp_b": 0.0}
+                if sampled:
+                    row["chose_a"] = float(rng.random() < expit(d))
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _truth(mid):
+    return mitigation_truths(TRUTH, Design())[mid][1]
+
+
+def test_balanced_calibration_of_06_lands_on_its_truth():
+    table = arms.balanced_pairwise(_pairs(False)).set_index("quantity")
+    for q in ("self", "factual", "position", "flipped"):
+        assert table.loc[q, "diff"] == pytest.approx(_truth(f"balanced.06.{q}"), abs=0.015), q
+    assert abs(_truth("balanced.06.position")) > 0.05  # a planted position term that calibration removes
+
+
+def test_balanced_calibration_of_13_lands_on_its_truth():
+    cats = Design().rm_categories
+    rec = []
+    for i, u in enumerate(U):
+        cat = cats[i % len(cats)]
+        cr, rc = M.judge_logit(TRUTH, cat, True, u), M.judge_logit(TRUTH, cat, False, u)
+        # chosen first: response 1 is the chosen one; rejected first: response 2 is
+        rec.append({"spec": "judge:sim;logprob", "question": f"q{i}", "id": f"q{i}",
+                    "logprobs_cr": list(log_softmax([cr, 0.0])), "logprobs_rc": list(log_softmax([0.0, rc]))})
+    table = arms.balanced_judge(pd.DataFrame(rec)).set_index("quantity")
+    for q in ("accuracy", "position", "flipped"):
+        assert table.loc[q, "diff"] == pytest.approx(_truth(f"balanced.13.{q}"), abs=0.015), q
+
+
+def test_decomposition_lands_on_its_truth_and_a_wrong_baseline_misses_it():
+    rows = decomposition_rows(_pairs(True)).set_index("quantity")["estimate"]
+    for q in ("harmful", "baseline", "legitimate", "harmful_excess"):
+        assert rows[q] == pytest.approx(_truth(f"self_decomposition.06.{q}"), abs=0.025), q
+    # the mutant: the baseline read from the own-false pairs (1 - harmful) misses the planted excess
+    assert abs((rows["harmful"] - (1 - rows["harmful"])) - _truth("self_decomposition.06.harmful_excess")) > 0.1

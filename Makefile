@@ -101,6 +101,14 @@ UTILITY_SIZES ?=
 validate: install
 	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(if $(PARALLEL),--parallel $(PARALLEL)) $(if $(UTILITY_SIZES),--utility-sizes $(UTILITY_SIZES))
 
+# planted pipeline defects (benchmarks/mutants.yaml), each in a scratch copy checked by the smallest
+# validate that should catch it: a caught / not caught table (docs/known_truth.md, "Mutants")
+# e.g. make validate-mutants MUTANT_ARGS="--only own_other_swap,one_sided_test --jobs 2"
+.PHONY: validate-mutants
+MUTANT_ARGS ?=
+validate-mutants: install
+	$(PY) benchmarks/validate_mutants.py $(MUTANT_ARGS)
+
 # questions for 80% power of the headline effects at 3 planted sizes (docs/power.md): data/runs/power/
 # e.g. make power POWER_ARGS="--config configs/my_run.yaml --reps 400" (Holm families counted at that design)
 .PHONY: power

@@ -231,6 +231,8 @@ def main(argv=None) -> int:
         scratch.mkdir()
         res = check(m, pristine, scratch)
         (out / f"control_{m.id}.log").write_text(res["log"])
+        if res["rows"] is not None:
+            res["rows"].to_csv(out / f"control_{m.id}.validation.csv", index=False)
         print(f"control {m.test or ','.join(m.notebooks)} (size {m.size or args.size}): exit {res['exit']}, "
               f"{res['seconds']:.0f} s: {res['summary'] or res['error']}", flush=True)
         return res
@@ -241,6 +243,8 @@ def main(argv=None) -> int:
         apply(m, tree)
         res = check(m, tree, scratch)
         (out / f"{m.id}.log").write_text(res["log"])
+        if res["rows"] is not None:
+            res["rows"].to_csv(out / f"{m.id}.validation.csv", index=False)
         print(f"{m.id}: exit {res['exit']}, {res['seconds']:.0f} s: {res['summary'] or res['error']}", flush=True)
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)

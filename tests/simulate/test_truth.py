@@ -37,7 +37,7 @@ def test_draws_are_seeded():
 def _mc_pair_rates(truth: Truth, n_questions=40000, seed=1):
     """Independent Monte Carlo of notebook 06's design under the planted model (numpy draws)."""
     rng = np.random.default_rng(seed)
-    u = rng.normal(0, truth.question_sd, n_questions)
+    u, u_pos, u_fact = rng.normal(0, truth.question_sd, (3, n_questions))  # lean, position, factual effects
     own_sum = first_sum = cells = 0
     true_tf = true_ft = 0.0
     pw = truth.pairwise
@@ -46,7 +46,7 @@ def _mc_pair_rates(truth: Truth, n_questions=40000, seed=1):
         for a_first in (True, False):
             lean = 1 if a_first else -1
             t1, t2 = (a_true, b_true) if a_first else (b_true, a_true)
-            p_first = 1 / (1 + np.exp(-(pw.position + (pw.self + u) * lean + pw.factual * (t1 - t2))))
+            p_first = 1 / (1 + np.exp(-(pw.position + u_pos + (pw.self + u) * lean + (pw.factual + u_fact) * (t1 - t2))))
             first = rng.random(n_questions) < p_first
             own = first if a_first else ~first
             own_sum += own.mean()
@@ -168,11 +168,11 @@ def test_replication_summary_counts_coverage_and_false_detection():
 def test_style_truth_matches_a_monte_carlo_of_the_planted_model():
     truth = load_truth(CONFIG_TRUTH)
     pw, rng = truth.pairwise, np.random.default_rng(3)
-    u = rng.normal(0, truth.question_sd, 40000)
+    u, u_pos = rng.normal(0, truth.question_sd, (2, 40000))  # own-lean and position effects (TT: no factual)
 
     def styled_rate(lean):  # own gen-by-QA vs human (lean 1), own long vs own normal (lean 0); both orders
-        first = rng.random(u.size) < 1 / (1 + np.exp(-(pw.position + (pw.self + u) * lean + pw.style)))
-        second = rng.random(u.size) < 1 / (1 + np.exp(-(pw.position - (pw.self + u) * lean - pw.style)))
+        first = rng.random(u.size) < 1 / (1 + np.exp(-(pw.position + u_pos + (pw.self + u) * lean + pw.style)))
+        second = rng.random(u.size) < 1 / (1 + np.exp(-(pw.position + u_pos - (pw.self + u) * lean - pw.style)))
         return (first.mean() + 1 - second.mean()) / 2
     exact = SPT.style_truths(truth)
     assert exact["gen_by_qa"] == pytest.approx(styled_rate(1), abs=0.01)

@@ -7,9 +7,9 @@ Each replicate is one replication's design (`replicate_steps.nb15`): `--size` qu
 judge (`sim`, `sim_b`) over the same samples. Two ways to draw:
 
 - `--draws planted` (default, fast): the planted model itself with numpy: a question effect per
-  question (sd `truth.question_sd`), each sample right with `rm_replies.answer_probability` (good
+  question (sd `truth.question_sd`), each sample right with `rewardbench.replies.answer_probability` (good
   evidence, as 15's prompt shows the item's true passage), each of the knockout's verdicts unparsed
-  with the planted format-failure rate, else naming response 1 with `rm_replies.choose_probability`;
+  with the planted format-failure rate, else naming response 1 with `rewardbench.replies.choose_probability`;
   the knockout is the study's rule (`best_of_n.pick`: the challenger replaces the champion when it
   wins more of the two orders' verdicts).
 - `--draws served`: the simulator's own replies and draw keys (`replies.Replier`, `server.draw_key`)
@@ -19,7 +19,7 @@ judge (`sim`, `sim_b`) over the same samples. Two ways to draw:
   seeds (`replicate.replication_truth`), so a seed's rows are the replication's to the last digit.
 
 Prints, per served judge, the coverage of the rows' 95% intervals of their truth
-(`rm_truth.best_of_n_gain`, from the planted parameters) with an exact binomial interval, the
+(`rewardbench.truth.best_of_n_gain`, from the planted parameters) with an exact binomial interval, the
 one-sided binomial p against 0.95 and z = (estimate - truth) / (CI width / 3.92).
 
     .venv/bin/python benchmarks/bench_bon_rows.py [--truth configs/known_truth_null.yaml] [--replicates 1000] [--draws served]
@@ -41,12 +41,12 @@ from scipy.stats import beta, binom  # noqa: E402
 
 from lib.models.specs import parse_reward_spec  # noqa: E402
 from lib.rewardbench.findings_rows import best_of_n_findings  # noqa: E402
-from lib.simulate import planted as M  # noqa: E402
+from lib.simulate.core import planted as M  # noqa: E402
 from lib.simulate.replicate_steps import BON_SAMPLES, DATASETS  # noqa: E402
-from lib.simulate.rm_params import for_model  # noqa: E402
-from lib.simulate.rm_replies import answer_probability, choose_probability  # noqa: E402
-from lib.simulate.rm_truth import best_of_n_gain, served_name  # noqa: E402
-from lib.simulate.truth_file import load_truth  # noqa: E402
+from lib.simulate.core.truth_file import for_model  # noqa: E402
+from lib.simulate.rewardbench.replies import answer_probability, choose_probability  # noqa: E402
+from lib.simulate.rewardbench.truth import best_of_n_gain, served_name  # noqa: E402
+from lib.simulate.core.truth_file import load_truth  # noqa: E402
 
 MODELS = ("sim", "sim_b")
 URL = "http://direct-draws"  # a spec needs one; nothing is served
@@ -138,7 +138,7 @@ def served_frames(truth, size: int, seed: int, models=MODELS, roles=None):
     """(candidates, picks) of one replication seed as the simulator serves them (no HTTP, no cache)."""
     from lib.rewardbench import best_of_n
     from lib.simulate.replicate import replication_truth
-    from lib.simulate.roles import Roles
+    from lib.simulate.core.roles import Roles
     from lib.sources import load_demo
 
     truth = replication_truth(truth, seed)
@@ -160,7 +160,7 @@ def replicate_rows(truth, size: int, replicates: int, draws: str = "planted", se
     truths = {m: best_of_n_gain(for_model(truth, m), BON_SAMPLES) for m in models}
     rng, roles, rows = np.random.default_rng(seed), None, []
     if draws == "served":
-        from lib.simulate.roles import Roles
+        from lib.simulate.core.roles import Roles
         roles = Roles(None, truth)
     for r in range(replicates):
         if draws == "served":

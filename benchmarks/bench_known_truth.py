@@ -29,7 +29,7 @@ import pandas as pd  # noqa: E402
 from lib import paths  # noqa: E402
 from lib.simulate.replicate import GROUPS, notebooks_for, one_replication, utility_sets  # noqa: E402
 from lib.simulate.replicate_summary import summarize  # noqa: E402
-from lib.simulate.truth_file import load_truth  # noqa: E402
+from lib.simulate.core.truth_file import load_truth  # noqa: E402
 
 DEFAULT_TRUTHS = ["configs/known_truth.yaml", "configs/known_truth_null.yaml"]
 

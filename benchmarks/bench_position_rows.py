@@ -5,7 +5,7 @@ pipeline's judging, and made into rows by the study's own `factor_findings` (its
 Each replicate is one replication's design (docs/known_truth.md, "11 and 12 in the replications"):
 `--size` questions per dataset with 09's candidate-set compositions (10 passages: NQ and MS MARCO one
 ground truth, HotpotQA two, three counterfactuals, the rest noisy), one question effect per question
-shared by its two places, the planted format-failure rate. Draws come from `utility_draws.Draws`
+shared by its two places, the planted format-failure rate. Draws come from `utility.draws.Draws`
 (the Monte Carlo the truths use, checked against a plain loop in tests/simulate); each question is
 scored by the study's `set_prf` / `rank_metrics`. Prints, per form, the coverage of the rows' 95%
 intervals with an exact binomial interval, and the spread of z = (estimate - truth) / (width / 3.92):
@@ -31,9 +31,9 @@ import pandas as pd  # noqa: E402
 from scipy.stats import beta, binom  # noqa: E402
 
 from lib import paths  # noqa: E402
-from lib.simulate import utility_truth as UT  # noqa: E402
-from lib.simulate.truth_file import load_truth  # noqa: E402
-from lib.simulate.utility_draws import Draws  # noqa: E402
+from lib.simulate.utility import truth as UT  # noqa: E402
+from lib.simulate.core.truth_file import load_truth  # noqa: E402
+from lib.simulate.utility.draws import Draws  # noqa: E402
 from lib.utility.findings_rows import factor_findings  # noqa: E402
 from lib.utility.judgment_metrics import rank_metrics, set_prf  # noqa: E402
 

@@ -31,17 +31,17 @@ import pandas as pd  # noqa: E402
 
 from lib import paths  # noqa: E402
 from lib.simulate import power as P  # noqa: E402
-from lib.simulate import power_rm as RM  # noqa: E402
-from lib.simulate.rm_params import model_names  # noqa: E402
+from lib.simulate.rewardbench import power as RM  # noqa: E402
+from lib.simulate.core.truth_file import model_names  # noqa: E402
 from lib.simulate.replicate import DATASETS, one_replication  # noqa: E402
-from lib.simulate.truth_file import load_truth  # noqa: E402
+from lib.simulate.core.truth_file import load_truth  # noqa: E402
 from lib.stats import wilson_ci  # noqa: E402
 
 ROWS = {"self_preference_rate": "pairwise.self", "first_position_rate": "pairwise.position"}
 
 
 def served_truth(truth, shift: float):
-    """The truth file whose second served model is the power analysis' judge B (power_rm.judges)."""
+    """The truth file whose second served model is the power analysis' judge B (rewardbench.power.judges)."""
     _, b = RM.judges(truth, shift)
     name = (model_names(truth) + ["sim_b"])[1]
     section = {"rewardbench": {"accuracy": dict(b.rewardbench.accuracy), "position": b.rewardbench.position}}
@@ -53,10 +53,10 @@ def rm_replication(truth, n_per_category: int, seed: int) -> dict:
     import tempfile
 
     from lib.compare import compare_tables
-    from lib.simulate.scratch import own_cache
+    from lib.simulate.core.scratch import own_cache
     from lib.report import findings
     from lib.rewardbench import findings_rows, study
-    from lib.simulate.rm_truth import served_name
+    from lib.simulate.rewardbench.truth import served_name
     from lib.simulate.server import SimServer
 
     truth = replace(truth, seed=truth.seed + 1000 * (seed + 1))  # new pair difficulties and verdicts

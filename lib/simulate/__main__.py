@@ -28,7 +28,7 @@ def main(argv=None) -> int:
     v.add_argument("--utility-sizes", help="with --size paper: 09's questions per dataset in place of Table 1's "
                    "(e.g. nq=1000,hotpotqa=300,marco=300; Table 1's counts take about 19 minutes here)")
     args = ap.parse_args(argv)
-    from .truth_file import TruthError, load_truth
+    from .core.truth_file import TruthError, load_truth
 
     try:
         truth = load_truth(args.truth)

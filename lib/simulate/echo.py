@@ -21,9 +21,9 @@ import re
 
 from lib.self_preference.likelihood import ANSWER_PREFIX, SCORE_PREFIX
 
-from . import planted as M
+from .core import planted as M
+from .core.roles import norm
 from .replies import Replier
-from .roles import norm
 from .tasks import recognise
 
 TOKEN = re.compile(r"\s*(?:\w+|[^\w\s])|\s+$")

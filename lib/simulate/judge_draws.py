@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .rm_params import for_model
-from .truth import judge_truths
+from .core.truth_file import for_model
+from .rewardbench.truth import judge_truths
 
 MID = "judge_overall_accuracy.generate_and_parse"
 
@@ -34,7 +34,7 @@ def seed_verdicts(truth, seed: int, size: int, models=("sim", "sim_b"), roles=No
 
     from .replicate import replication_truth
     from .replies import Replier
-    from .roles import Roles
+    from .core.roles import Roles
     from .server import draw_key
     from .tasks import recognise
 
@@ -98,7 +98,7 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def main(argv=None) -> int:
-    from .truth_file import load_truth
+    from .core.truth_file import load_truth
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--truth", default="configs/known_truth_null.yaml")
@@ -111,7 +111,7 @@ def main(argv=None) -> int:
     truth, models = load_truth(Path(args.truth)), tuple(m.strip() for m in args.models.split(",") if m.strip())
     from lib.rewardbench import study
 
-    from .roles import Roles
+    from .core.roles import Roles
 
     roles, demo, rows = Roles(None, truth), study.study_pairs(""), []
     for s in range(args.first_seed, args.first_seed + args.seeds):

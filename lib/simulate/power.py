@@ -1,6 +1,6 @@
 """`make power`: how many questions a headline effect needs for 80% power, from simulated replications.
 
-Each replication draws unit-level judgments from the planted model (the `planted`, `utility_model` and
+Each replication draws unit-level judgments from the planted model (the `planted`, `core.utility_model` and
 13's judge functions, with the question-level random effect of the truth file's ICC) and applies the
 test the pipeline applies to the row (`lib.stats`, or `lib.compare` for the two judges' paired
 difference) at Holm's strictest step over the row's family, counted from the measure registry at the
@@ -21,13 +21,14 @@ import pandas as pd
 
 from lib import paths
 
-from . import planted as M
-from .power_draw import Draw, p_value
+from .core import planted as M
+from .core.power_draw import Draw, p_value
+from .core.truth import COMBOS, PAPER
+from .core.truth_file import Truth, load_truth
 from .power_family import FamilyError, design_of, family_size
-from .power_rm import MEASURE_ID as RM_MEASURE, rm_draw, rm_implied
-from .power_utility import utility_draw, utility_implied
-from .truth import COMBOS, PAPER, pair_cells, pairwise_truths
-from .truth_file import Truth, load_truth
+from .rewardbench.power import MEASURE_ID as RM_MEASURE, rm_draw, rm_implied
+from .self_preference.truth import pair_cells, pairwise_truths
+from .utility.power import utility_draw, utility_implied
 
 ALPHA = 0.05
 TARGET = 0.80

@@ -102,7 +102,7 @@ def _count_models(cfg: dict, notebook: str) -> int:
 def design_of(config, extra: dict | None = None) -> FamilyDesign:
     """The family design of a runner config (configs/paper.yaml, ...): 01's datasets, 05's settings,
     02's styles, 09's utility sources, the models of every notebook; `extra` adds or replaces fields."""
-    from lib.simulate.utility_truth import JUDGMENTS, LISTWISE
+    from lib.simulate.utility.truth import JUDGMENTS, LISTWISE
     from lib.sources.common import SOURCES
 
     cfg = yaml.safe_load(Path(config).read_text()) or {}

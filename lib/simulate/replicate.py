@@ -14,15 +14,16 @@ from pathlib import Path
 import pandas as pd
 
 from . import replicate_steps as S
-from .knowledge_rows import knowledge_rows
-from .likelihood_truth import likelihood_truths
+from .self_preference.knowledge_rows import knowledge_rows
+from .self_preference.likelihood_truth import likelihood_truths
 from .replicate_summary import family, summarize  # noqa: F401  (the benchmark's summary, re-exported)
-from .rm_validate import compare_by_model, model_truths, paired_rows
-from .scratch import own_cache
+from .core.scratch import own_cache
+from .core.truth import Design
+from .core.truth_file import Truth
+from .rewardbench.validate import compare_by_model, model_truths, paired_rows
 from .server import SimServer
-from .truth import Design, measure_truths
-from .truth_file import Truth
-from .utility_design import utility_design
+from .truth import measure_truths
+from .utility.design import utility_design
 from .validate import COLUMNS, compare
 
 DATASETS, SETTINGS = S.DATASETS, S.SETTINGS  # as before the steps moved (benchmarks/bench_power_check.py)
@@ -68,7 +69,7 @@ def utility_sets(truth: Truth, size: int, retriever: str = "dense"):
 
 
 def run_config(run: S.SeedRun) -> dict:
-    """The part of a runner config the truth readers take (rm_validate.rm_design, knowledge_rows)."""
+    """The part of a runner config the truth readers take (rewardbench.validate.rm_design, self_preference.knowledge_rows)."""
     return {"parameters": {}, "_overrides": {},
             "per_notebook": {"01_dataset": {"datasets": list(S.DATASETS)},
                              "04_knowledge_probe": {"n_samples": S.KNOWLEDGE_SAMPLES},
@@ -95,7 +96,7 @@ def run_notebooks(run: S.SeedRun, notebooks: tuple, utility_built: Path | None =
 
 
 def utility_part(run: S.SeedRun, cfg: dict, notebooks: tuple):
-    """10-12's design as `validate` reads it (utility_design.py), without the parts of notebooks not run
+    """10-12's design as `validate` reads it (utility/design.py), without the parts of notebooks not run
     (their truths are Monte Carlos: not worth computing for nothing); None without 09's sets."""
     if "09" not in notebooks:
         return None

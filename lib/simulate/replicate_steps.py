@@ -159,7 +159,7 @@ def nb07(run: SeedRun) -> None:
     from lib.self_preference import tables as pt
     from lib.self_preference.knowledge import load_knowledge
 
-    from .knowledge_rows import TABLE5
+    from .self_preference.knowledge_rows import TABLE5
 
     table5 = pt.knowledge_table(generation_pairs(run), load_knowledge(run.run_dir / "knowledge.jsonl"))
     (run.run_dir / TABLE5).parent.mkdir(parents=True, exist_ok=True)
@@ -253,7 +253,7 @@ def nb12(run: SeedRun) -> None:
     from lib.utility.experiments import answer_summary, answering
     from lib.utility.findings_rows import answering_findings
 
-    from .utility_design import table4_conditions
+    from .utility.design import table4_conditions
 
     a = ANSWERING
     answers, _ = answering([run.spec], _gti_rows(run, UTILITY_FILES[1], a["datasets"]), a["relevance_forms"],

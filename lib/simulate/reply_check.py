@@ -24,11 +24,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .core.roles import Roles, norm
+from .core.scratch import own_cache
+from .core.truth import Design
+from .core.truth_file import Truth, load_truth
 from .replies import Replier
-from .roles import Roles, norm
-from .scratch import own_cache
-from .truth import Design, measure_truths
-from .truth_file import Truth, load_truth
+from .truth import measure_truths
 
 SCORES = np.arange(1, 6)
 DATASETS = ("nq", "marco", "triviaqa")

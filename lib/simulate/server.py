@@ -13,12 +13,11 @@ from pathlib import Path
 
 from aiohttp import web
 
+from .core.roles import Roles
+from .core.truth_file import BASE_MODEL, Truth, for_model, model_names
 from .echo import echo_logprobs
 from .replies import Replier
-from .roles import Roles
 from .tasks import recognise
-from .rm_params import BASE_MODEL, for_model, model_names
-from .truth_file import Truth
 
 
 def draw_key(body: dict) -> tuple:

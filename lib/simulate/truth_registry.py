@@ -13,9 +13,9 @@ import importlib
 from typing import Callable
 
 MEASURE_TRUTHS = "lib.simulate.truth.measure_truths"  # (truth, Design)
-LIKELIHOOD_TRUTHS = "lib.simulate.likelihood_truth.likelihood_truths"  # (truth, Design)
-UTILITY_TRUTHS = "lib.simulate.utility_truth.utility_truths"  # (truth, UtilityDesign); through measure_truths too
-RM_TRUTHS = "lib.simulate.rm_truth.rm_truths"  # (truth, RMDesign)
+LIKELIHOOD_TRUTHS = "lib.simulate.self_preference.likelihood_truth.likelihood_truths"  # (truth, Design)
+UTILITY_TRUTHS = "lib.simulate.utility.truth.utility_truths"  # (truth, UtilityDesign); through measure_truths too
+RM_TRUTHS = "lib.simulate.rewardbench.truth.rm_truths"  # (truth, RMDesign)
 
 TRUTHS: dict[str, str] = {
     # self-preference

@@ -23,16 +23,17 @@ from scipy import stats
 from lib import paths
 from lib.stats import wilson_ci
 
-from .knowledge_rows import knowledge_rows
-from .likelihood_truth import likelihood_truths
-from .rm_validate import compare_by_model, lifted, model_truths, paired_rows
-from .scratch import own_cache
+from .core.scratch import own_cache
+from .core.truth import Design, on_truths_side
+from .core.truth_file import Truth, load_truth
 from .replicate_steps import UTILITY_DATASETS
+from .rewardbench.validate import compare_by_model, lifted, model_truths, paired_rows
+from .self_preference.knowledge_rows import knowledge_rows
+from .self_preference.likelihood_truth import likelihood_truths
 from .server import SimServer
-from .truth import Design, measure_truths, on_truths_side
-from .truth_file import Truth, load_truth
-from .utility_design import utility_design
-from .utility_truth import utility_parsed
+from .truth import measure_truths
+from .utility.design import utility_design
+from .utility.truth import utility_parsed
 
 COLUMNS = ["measure_id", "notebook", "truth", "null", "estimate", "ci_low", "ci_high", "n_items", "covered",
            "p_adjusted", "detected"]
@@ -175,7 +176,7 @@ def design_of(cfg: dict, run_dir: Path | None = None) -> Design:
     return Design(datasets=tuple(per.get("01_dataset", {}).get("datasets", ("nq", "marco", "triviaqa"))),
                   settings=tuple(per.get("05_pointwise_reranking", {}).get("settings", ("normal", "rag"))),
                   combos=tuple(per.get("06_generation_phase", {}).get("combos", ("TT", "TF", "FT", "FF"))),
-                  utility=utility_design(run_dir, cfg) if run_dir else None)  # 10-12 (utility_design.py)
+                  utility=utility_design(run_dir, cfg) if run_dir else None)  # 10-12 (utility/design.py)
 
 
 PAPER_CONFIG = paths.CONFIGS / "paper.yaml"
@@ -231,7 +232,7 @@ def run_config(config, url: str, size: int | str | None = None, concurrency: int
     overrides["model"] = overrides["ppl_model"] = f"openai:sim@{url}"  # 03 reads its echo too
     overrides["chat_model"] = overrides["model"]  # 09's writer too (a role `model` does not reach)
     cfg = runner.load_config(config, overrides)
-    cfg["_overrides"].update(lifted(cfg, url))  # 13-15's judges at this address too (rm_validate.py)
+    cfg["_overrides"].update(lifted(cfg, url))  # 13-15's judges at this address too (rewardbench/validate.py)
     cfg["parallel"] = parallel
     if size == "paper":
         for nb, counts in paper_sizes(list(cfg["per_notebook"])).items():
@@ -266,7 +267,7 @@ def validate(truth_path, size: int | str | None = None, run_name: str = "known_t
         shutil.rmtree(cache, ignore_errors=True)
     findings = collect(run_dir)
     design = design_of(cfg, run_dir)
-    truths_of = model_truths(truth, cfg, run_dir,  # per served model (rm_validate.py)
+    truths_of = model_truths(truth, cfg, run_dir,  # per served model (rewardbench/validate.py)
                              lambda t, d: {**measure_truths(t, d), **likelihood_truths(t, d)}, design)
     table = pd.concat([compare_by_model(findings, truths_of, compare).drop(columns="has_p"),
                        paired_rows([run_dir], truths_of, COLUMNS), parsed_shares(run_dir, truth),

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from lib.simulate import rm_truth
-from lib.simulate.truth_file import load_truth
+from lib.simulate.rewardbench import truth as rm_truth
+from lib.simulate.core.truth_file import load_truth
 
 ROOT = Path(__file__).resolve().parents[2]
 

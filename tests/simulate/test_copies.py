@@ -2,9 +2,9 @@
 question to it (own bank passages, own texts it wrote, its own question effect)."""
 from lib.models import get_model
 from lib.self_preference import bank as B
-from lib.simulate import planted as M
+from lib.simulate.core import planted as M
 from lib.simulate.server import SimServer
-from lib.simulate.truth_file import Truth
+from lib.simulate.core.truth_file import Truth
 from lib.sources import prepare_items, save_items
 
 
@@ -32,7 +32,7 @@ def test_the_utility_studys_copies_are_separate_questions_to_the_simulator(tmp_r
     """09 at the papers' counts: each copy of a demo question (own id, tagged question, the passages
     untouched) has its own candidate sets, roles and question effect in the simulator's look-ups, and
     GTU retrieval still finds a copy's ground truth as it does the original's."""
-    from lib.simulate.utility_replies import UtilityReplier
+    from lib.simulate.utility.replies import UtilityReplier
     from lib.utility.build import build_benchmarks
     from lib.utility.benchmark import save_benchmark
     from lib.utility.items import utility_items

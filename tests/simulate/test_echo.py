@@ -12,11 +12,11 @@ from lib.models.perplexity import perplexity
 from lib.prompts import self_preference as SP
 from lib.self_preference import likelihood as L
 from lib.self_preference.knowledge import probe
-from lib.simulate import planted as M
+from lib.simulate.core import planted as M
 from lib.simulate.echo import tokenize
-from lib.simulate.likelihood_params import Knowledge, Perplexity
+from lib.simulate.core.likelihood_params import Knowledge, Perplexity
 from lib.simulate.server import SimServer
-from lib.simulate.truth_file import Pairwise, Pointwise, Truth
+from lib.simulate.core.truth_file import Pairwise, Pointwise, Truth
 from lib.sources import items_for_run
 
 from .test_server import _bank, run_dir  # noqa: F401  (run_dir: the simulator's run folder fixture)

@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 
 import lib.compare
-from lib.simulate.knowledge_rows import _row
+from lib.simulate.self_preference.knowledge_rows import _row
 from lib.simulate.replicate_summary import summarize
-from lib.simulate.rm_validate import paired_rows
-from lib.simulate.truth import on_truths_side
+from lib.simulate.rewardbench.validate import paired_rows
+from lib.simulate.core.truth import on_truths_side
 from lib.simulate.validate import COLUMNS, compare
 
 

@@ -4,9 +4,9 @@ the passage bank, and with it no false passage, for the rest of the run)."""
 import json
 import os
 
-from lib.simulate.roles import Roles, read_if_changed
-from lib.simulate.truth_file import Truth
-from lib.simulate.utility_roles import UtilityRoles
+from lib.simulate.core.roles import Roles, read_if_changed
+from lib.simulate.core.truth_file import Truth
+from lib.simulate.utility.roles import UtilityRoles
 
 
 def _rows(n, start=0):

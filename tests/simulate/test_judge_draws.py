@@ -6,7 +6,7 @@ import pytest
 
 from lib.simulate import replicate as R
 from lib.simulate.judge_draws import seed_rows, summary
-from lib.simulate.truth_file import load_truth
+from lib.simulate.core.truth_file import load_truth
 
 pytestmark = pytest.mark.notebooks  # a replication against the simulator, as tests/simulate/test_replicate.py
 

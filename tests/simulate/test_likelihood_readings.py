@@ -1,5 +1,5 @@
 """05-07's likelihood readings on the simulator served as a base LM (`openai:sim@...;base`): the truths
-(closed forms of `likelihood_truth`) against a Monte Carlo of the planted model; the pipeline's own
+(closed forms of `self_preference.likelihood_truth`) against a Monte Carlo of the planted model; the pipeline's own
 likelihood code reading the planted values over raw text; and the runner's view of such a server."""
 import math
 
@@ -10,11 +10,12 @@ import pytest
 from lib import pipeline
 from lib.models import get_model
 from lib.self_preference import likelihood as L
-from lib.simulate import likelihood_truth as LT
-from lib.simulate import planted as M
+from lib.simulate.self_preference import likelihood_truth as LT
+from lib.simulate.core import planted as M
 from lib.simulate.server import SimServer
-from lib.simulate.truth import Design, human_minus_self
-from lib.simulate.truth_file import Pairwise, Pointwise, Truth
+from lib.simulate.core.truth import Design
+from lib.simulate.self_preference.truth import human_minus_self
+from lib.simulate.core.truth_file import Pairwise, Pointwise, Truth
 
 from .test_server import _bank, run_dir  # noqa: F401  (run_dir: the simulator's run folder fixture)
 

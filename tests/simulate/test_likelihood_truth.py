@@ -1,16 +1,16 @@
 """The truths of 03, 04, 07 and 13's log-probability verdicts, each computed two ways: the closed form
-or quadrature of `likelihood_truth` against a Monte Carlo of the planted model (for 04, of the
+or quadrature of `self_preference.likelihood_truth` against a Monte Carlo of the planted model (for 04, of the
 simulator's own probe replies); and the truth file's new sections."""
 import math
 
 import numpy as np
 import pytest
 
-from lib.simulate import likelihood_truth as LT
-from lib.simulate import planted as M
-from lib.simulate.knowledge import knowledge_reply
-from lib.simulate.likelihood_params import Knowledge, Perplexity
-from lib.simulate.truth_file import RewardBench, Truth, TruthError, load_truth
+from lib.simulate.self_preference import likelihood_truth as LT
+from lib.simulate.core import planted as M
+from lib.simulate.self_preference.knowledge import knowledge_reply
+from lib.simulate.core.likelihood_params import Knowledge, Perplexity
+from lib.simulate.core.truth_file import RewardBench, Truth, TruthError, load_truth
 
 RNG = np.random.default_rng(7)
 

@@ -84,11 +84,11 @@ def test_utility_sizes_replace_table_1s_counts_at_the_papers_size_only(capsys):
 
 def test_15_takes_the_papers_samples_and_items_and_its_truth_reads_them_from_the_run(tmp_path):
     """configs/paper.yaml: 200 items, 32 samples per item; the best-of-n truth takes n from the run's
-    config (rm_validate.rm_design), so it is the gain of the best of 32, not of the run config's 4."""
-    from lib.simulate.rm_truth import best_of_n_gain, rm_truths
-    from lib.simulate.rm_validate import rm_design
-    from lib.simulate.truth import JUDGE
-    from lib.simulate.truth_file import Truth
+    config (rewardbench.validate.rm_design), so it is the gain of the best of 32, not of the run config's 4."""
+    from lib.simulate.rewardbench.truth import best_of_n_gain, rm_truths
+    from lib.simulate.rewardbench.validate import rm_design
+    from lib.simulate.core.truth import JUDGE
+    from lib.simulate.core.truth_file import Truth
     from lib.simulate.validate import run_config
 
     assert paper_sizes(["15_best_of_n"])["15_best_of_n"] == {"n_per_category": 0, "n_items": 200, "n_samples": 32}

@@ -6,7 +6,7 @@ import pytest
 from scipy import stats as sps
 
 from lib.simulate import power as P
-from lib.simulate.truth_file import Truth
+from lib.simulate.core.truth_file import Truth
 
 
 def exact_binomial_power(n: int, p1: float, alpha: float) -> float:

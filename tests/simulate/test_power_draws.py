@@ -1,4 +1,4 @@
-"""`make power`'s utility and RM rows: drawn from the planted model (utility_model, 13's judges), so a
+"""`make power`'s utility and RM rows: drawn from the planted model (core.utility_model, 13's judges), so a
 planted parameter the draw ignored would move its estimate away from the value the planted model
 implies, and analysed by the pipeline's own tests (lib.stats, lib.compare)."""
 from dataclasses import replace
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from lib.simulate import power as P
-from lib.simulate import power_rm as RM
-from lib.simulate import power_utility as U
-from lib.simulate.truth_file import Truth
+from lib.simulate.rewardbench import power as RM
+from lib.simulate.utility import power as U
+from lib.simulate.core.truth_file import Truth
 
 BASE = Truth(icc=0.3, format_failure=0.05)
 
@@ -42,7 +42,7 @@ def test_utility_implied_is_null_without_a_planted_gap():
 
 
 def test_rm_draw_follows_the_second_judges_position_bias_and_the_failure_rate():
-    """The second model's own position bias (rm_params.for_model) and unparsed verdicts (wrong) move
+    """The second model's own position bias (core.truth_file.for_model) and unparsed verdicts (wrong) move
     the accuracy difference; the draw, analysed by lib.compare, follows the implied value."""
     biased = replace(BASE, models={"sim_b": {"rewardbench": {"position": 2.0}}})
     failing = replace(BASE, format_failure=0.4)

@@ -8,7 +8,7 @@ import pytest
 from lib.rewardbench import judge
 from lib.self_preference import knowledge, pairwise
 from lib.simulate import replicate as R
-from lib.simulate.truth_file import load_truth
+from lib.simulate.core.truth_file import load_truth
 from .defects import reverse_listwise_sets
 
 pytestmark = pytest.mark.notebooks  # as the other simulator runs (tests/simulate/test_validate*.py)

@@ -5,8 +5,8 @@ papers'-size diagnosis, planted here: the simulator no longer recognises its own
 import pytest
 
 from lib.simulate import reply_check as RC
-from lib.simulate.roles import Roles
-from lib.simulate.truth_file import Truth
+from lib.simulate.core.roles import Roles
+from lib.simulate.core.truth_file import Truth
 
 SIZE = dict(n_items=60, seed=0, settings=("rag",), datasets=("nq", "triviaqa"))  # 60 each from ~45: copies
 

@@ -9,10 +9,10 @@ import pytest
 from lib.models import get_model
 from lib.rewardbench import best_of_n
 from lib.rewardbench.registry import get_reward_model
-from lib.simulate import rm_truth as R
-from lib.simulate.rm_params import Answers, for_model
+from lib.simulate.rewardbench import truth as R
+from lib.simulate.core.truth_file import Answers, for_model
 from lib.simulate.server import SimServer
-from lib.simulate.truth_file import Truth, TruthError, load_truth
+from lib.simulate.core.truth_file import Truth, TruthError, load_truth
 from lib.sources import load_demo
 
 
@@ -39,7 +39,7 @@ def test_a_model_section_overrides_only_what_it_names_and_a_misspelled_key_is_na
 
 
 def _knockout_monte_carlo(truth, n, questions=200_000, seed=1):
-    """The knockout simulated directly from the planted probabilities (not rm_truth's chain)."""
+    """The knockout simulated directly from the planted probabilities (not rewardbench.truth's chain)."""
     rng = np.random.default_rng(seed)
     sig = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
     u = rng.normal(0, truth.question_sd, questions)
@@ -124,7 +124,7 @@ def test_the_knockout_over_real_http_recovers_each_served_models_gain(run_dir):
 
 
 def test_each_knockout_round_replaces_the_champion_at_the_truths_rate_for_a_position_biased_judge(run_dir):
-    """15's knockout (lib.rewardbench.best_of_n.pick) against the chain rm_truth assumes, round by round,
+    """15's knockout (lib.rewardbench.best_of_n.pick) against the chain rewardbench.truth assumes, round by round,
     for a judge near chance with a strong first-position bias (the planted sim_b): per (champion right,
     challenger right), the share of rounds whose winner is the challenger is `replace_probability`
     (a tie over the two orders keeps the champion; each order's verdict drawn apart). The winner is

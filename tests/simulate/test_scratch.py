@@ -4,7 +4,7 @@ import os
 import pytest
 
 from lib.models import cache
-from lib.simulate.scratch import own_cache
+from lib.simulate.core.scratch import own_cache
 
 
 def test_own_cache_points_the_env_there_and_restores_it(tmp_path, monkeypatch):

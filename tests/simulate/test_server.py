@@ -13,9 +13,9 @@ from lib.rewardbench.judge import judge_messages, parse_choice
 from lib.self_preference import bank as B
 from lib.self_preference.pairwise import authors_which
 from lib.self_preference.pointwise import expected_score, parse_score
-from lib.simulate import planted as M
+from lib.simulate.core import planted as M
 from lib.simulate.server import SimServer
-from lib.simulate.truth_file import Pointwise, Truth
+from lib.simulate.core.truth_file import Pointwise, Truth
 from lib.sources import items_for_run
 
 

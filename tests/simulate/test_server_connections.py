@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from lib.models.backends.inflight import LOOPBACK_DEFAULT
 from lib.simulate.server import SimServer
-from lib.simulate.truth_file import Truth
+from lib.simulate.core.truth_file import Truth
 
 BODY = json.dumps({"model": "sim", "messages": [{"role": "user", "content": "Say something."}], "max_tokens": 8})
 

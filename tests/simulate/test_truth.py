@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.simulate import planted as M
+from lib.simulate.core import planted as M
 from lib.simulate import truth as T
-from lib.simulate.truth_file import Pairwise, Pointwise, Truth, TruthError, load_truth
+from lib.simulate.self_preference import truth as SPT
+from lib.simulate.core.truth_file import Pairwise, Pointwise, Truth, TruthError, load_truth
 from lib.simulate.validate import compare, must_detect, powered, verdict
 
 CONFIG_TRUTH = "configs/known_truth.yaml"
@@ -40,7 +41,7 @@ def _mc_pair_rates(truth: Truth, n_questions=40000, seed=1):
     own_sum = first_sum = cells = 0
     true_tf = true_ft = 0.0
     pw = truth.pairwise
-    for combo in T.COMBOS:
+    for combo in SPT.COMBOS:
         a_true, b_true = combo[0] == "T", combo[1] == "T"
         for a_first in (True, False):
             lean = 1 if a_first else -1
@@ -62,7 +63,7 @@ def _mc_pair_rates(truth: Truth, n_questions=40000, seed=1):
 
 def test_pairwise_truth_matches_a_monte_carlo_of_the_planted_model():
     truth = load_truth(CONFIG_TRUTH)
-    exact, mc = T.pairwise_truths(truth), _mc_pair_rates(truth)
+    exact, mc = SPT.pairwise_truths(truth), _mc_pair_rates(truth)
     for key in exact:
         assert exact[key] == pytest.approx(mc[key], abs=0.01), key
 
@@ -76,8 +77,8 @@ def test_rating_truth_matches_a_monte_carlo_of_the_planted_model():
         return np.array([M.categorical(M.rating_probs(M.rating_mu(truth, own, true, x), truth.pointwise.spread),
                                        rng.random()) + 1 for x in u])
     human = draw(False, True)
-    assert T.human_minus_self(truth, True) == pytest.approx((human - draw(True, True)).mean(), abs=0.03)
-    assert T.human_minus_self(truth, False) == pytest.approx((human - draw(True, False)).mean(), abs=0.03)
+    assert SPT.human_minus_self(truth, True) == pytest.approx((human - draw(True, True)).mean(), abs=0.03)
+    assert SPT.human_minus_self(truth, False) == pytest.approx((human - draw(True, False)).mean(), abs=0.03)
 
 
 def test_null_truth_file_gives_the_nulls():
@@ -90,10 +91,10 @@ def test_null_truth_file_gives_the_nulls():
 
 def test_planted_effects_move_their_truth_the_planted_way():
     base = Truth(pointwise=Pointwise(own_shift=0.0, true_shift=0.0), pairwise=Pairwise(0.0, 0.0, 0.0))
-    assert T.pairwise_truths(base)["self"] == pytest.approx(0.5)
+    assert SPT.pairwise_truths(base)["self"] == pytest.approx(0.5)
     more_self = Truth(pairwise=Pairwise(position=0.0, self=1.0, factual=0.0))
-    assert T.pairwise_truths(more_self)["self"] > 0.6
-    assert T.human_minus_self(Truth(pointwise=Pointwise(own_shift=1.0, true_shift=0.0)), True) < -0.5
+    assert SPT.pairwise_truths(more_self)["self"] > 0.6
+    assert SPT.human_minus_self(Truth(pointwise=Pointwise(own_shift=1.0, true_shift=0.0)), True) < -0.5
 
 
 def _finding(measure_id, estimate, lo, hi, p=0.001, p_adj=0.001):
@@ -173,7 +174,7 @@ def test_style_truth_matches_a_monte_carlo_of_the_planted_model():
         first = rng.random(u.size) < 1 / (1 + np.exp(-(pw.position + (pw.self + u) * lean + pw.style)))
         second = rng.random(u.size) < 1 / (1 + np.exp(-(pw.position - (pw.self + u) * lean - pw.style)))
         return (first.mean() + 1 - second.mean()) / 2
-    exact = T.style_truths(truth)
+    exact = SPT.style_truths(truth)
     assert exact["gen_by_qa"] == pytest.approx(styled_rate(1), abs=0.01)
     assert exact["long"] == pytest.approx(styled_rate(0), abs=0.01)
     assert exact["long"] > 0.6  # the planted style preference moves it

@@ -7,10 +7,10 @@ import pytest
 
 from lib.report import measures as R
 from lib.simulate import truth_registry as TR
-from lib.simulate.rm_truth import RMDesign
-from lib.simulate.truth import Design
-from lib.simulate.truth_file import load_truth
-from lib.simulate.utility_truth import AnswerQuestion, UtilityDesign
+from lib.simulate.rewardbench.truth import RMDesign
+from lib.simulate.core.truth import Design
+from lib.simulate.core.truth_file import load_truth
+from lib.simulate.utility.truth import AnswerQuestion, UtilityDesign
 
 TRUTH = load_truth("configs/known_truth.yaml")
 SMALL = ("ground_truth", "counterfactual", "distractor", "distractor")

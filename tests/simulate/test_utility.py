@@ -15,14 +15,14 @@ from lib.models import get_model
 from lib.models.types import Request
 from lib.prompts import self_preference as SP
 from lib.prompts import utility as U
-from lib.simulate import planted as M
-from lib.simulate import utility_model as UM
-from lib.simulate import utility_truth as UT
+from lib.simulate.core import planted as M
+from lib.simulate.core import utility_model as UM
+from lib.simulate.utility import truth as UT
 from lib.simulate.replies import Replier
-from lib.simulate.roles import Roles
+from lib.simulate.core.roles import Roles
 from lib.simulate.server import SimServer
 from lib.simulate.tasks import recognise
-from lib.simulate.truth_file import Truth, TruthError, load_truth
+from lib.simulate.core.truth_file import Truth, TruthError, load_truth
 from lib.utility import parsing
 from lib.utility.judgment_metrics import set_prf
 
@@ -169,7 +169,7 @@ def test_truth_rows_from_the_design_and_a_bad_utility_section(tmp_path):
 def test_parsed_share_of_10_counts_distinct_prompts_and_misses_a_wrong_rate(tmp_path, failures, covered):
     """200 distinct listwise replies at a planted 5% failure rate: 10 unreadable is consistent, 40 is
     not; a repeated prompt (same id, form, order and condition) counts once."""
-    from lib.simulate.utility_replies import OFF_FORMAT
+    from lib.simulate.utility.replies import OFF_FORMAT
     from lib.simulate.validate import parsed_shares
 
     recs = [{"id": f"q{i}", "form": "listwise-set", "judgment": "utility", "order": list(range(3)),
@@ -187,7 +187,7 @@ def test_role_look_ups_do_not_queue_on_the_shared_lock_when_the_files_are_curren
     look-up reads no file and takes no lock (64 request threads queued on it before)."""
     import threading
 
-    from lib.simulate.utility_roles import UtilityRoles
+    from lib.simulate.utility.roles import UtilityRoles
 
     row = {"question": "who wrote it?", "answer": "Ann", "source": "nq", "passage": ["Ann wrote it.", "Bob sang."],
            "passages_types": ["ground_truth", "hr_noise"]}

@@ -1,4 +1,4 @@
-"""The truths of notebooks 11 and 12 (lib.simulate.utility_truth, utility_draws) against a plain loop
+"""The truths of notebooks 11 and 12 (lib.simulate.utility.truth, utility.draws) against a plain loop
 that draws one simulated question at a time and reads it with the study's own functions (presentation
 order, set / ranking metrics, wins ranking, k-sampling vote, evidence hand-over); and each truth moves
 out of the loop's reach when a planted parameter changes."""
@@ -10,8 +10,8 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from lib.simulate import utility_truth as UT
-from lib.simulate.truth_file import load_truth
+from lib.simulate.utility import truth as UT
+from lib.simulate.core.truth_file import load_truth
 from lib.utility.benchmark import Candidates
 from lib.utility.answering import evidence_from_judgment
 from lib.utility.judging import Judgment, wins_ranking
@@ -27,7 +27,7 @@ def sig(x):
 
 
 class Loop:
-    """One simulated question at a time, drawn as the simulator's replies are (`utility_replies`)."""
+    """One simulated question at a time, drawn as the simulator's replies are (`utility.replies`)."""
 
     def __init__(self, truth, roles, seed=1):
         self.t, self.u, self.roles, self.n = truth, truth.utility, list(roles), len(roles)

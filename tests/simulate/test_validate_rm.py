@@ -5,7 +5,7 @@ way round (a planted defect in lib.compare) misses its truth and fails the check
 import pandas as pd
 import pytest
 
-from lib.simulate import rm_validate
+from lib.simulate.rewardbench import validate as rm_validate
 from lib.simulate.__main__ import main
 from lib.simulate.validate import COLUMNS, verdict
 

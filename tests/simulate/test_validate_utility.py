@@ -6,9 +6,9 @@ counterfactual passage kinds swapped (11), the no-evidence and ground-truth cond
 import pandas as pd
 import pytest
 
-from lib.simulate import utility_truth as UT
+from lib.simulate.utility import truth as UT
 from lib.simulate.__main__ import main
-from lib.simulate.truth_file import load_truth
+from lib.simulate.core.truth_file import load_truth
 from lib.simulate.validate import compare, parsed_shares, verdict
 from .defects import reverse_listwise_sets
 
@@ -84,7 +84,7 @@ def run_truths(run_dir):
 def _truths_of_run(run_dir):
     """Every truth of the run's utility rows, from the run's design as validate reads it."""
     from lib import runner
-    from lib.simulate.utility_design import utility_design
+    from lib.simulate.utility.design import utility_design
 
     cfg = runner.load_config("configs/known_truth_run.yaml", {"n_items": SIZE})  # as validate --size gives it
     return UT.utility_truths(load_truth(TRUTH), utility_design(run_dir, cfg))

@@ -1,7 +1,7 @@
 """The planted model of the utility study (notebooks 09-12): the `utility:` section of a truth file and
 the probability of every judgment and answer, all on the log-odds scale with the question effect.
 
-A passage has one of three roles for its question (`utility_roles`): the ground-truth evidence, a
+A passage has one of three roles for its question (`lib.simulate.utility.roles`): the ground-truth evidence, a
 counterfactual passage, or a distractor (every other passage: the highly / weakly relevant noisy
 passages of GTI, the retrieved ones of GTU). The log-odds of judging a passage useful (relevant,
 under the relevance prompts) is select[role] + position * i / (n - 1) + u, for the passage shown at
@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .truth_error import TruthError
 
 ROLES = ("ground_truth", "counterfactual", "distractor")
 
@@ -38,8 +40,6 @@ class Utility:
 
     def check(self, path) -> None:
         """Every role present, every value finite; a TruthError naming the key otherwise."""
-        from .truth_file import TruthError
-
         for name in ("select_utility", "select_relevance"):
             got = getattr(self, name)
             if not isinstance(got, dict) or set(got) != set(ROLES):

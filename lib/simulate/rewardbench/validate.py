@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .rm_truth import RMDesign, per_model, served_name
-from .truth import on_truths_side
+from ..core.truth import on_truths_side
+from .truth import RMDesign, per_model, served_name
 
 PLACEHOLDER = "http://127.0.0.1:8765/v1"  # the address the run configs name; the running server's replaces it
 

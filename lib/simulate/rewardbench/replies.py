@@ -1,6 +1,7 @@
-"""Notebook 15 under the planted model: answers with evidence (right with the planted accuracy for
-good or bad evidence, recorded as the simulator's own with whether they are right), and the judge's
-verdicts between two of its own answers (the planted RM accuracy and position bias)."""
+"""RAG-RewardBench under the planted model: notebook 13's judge verdicts on the run's pairs, and
+notebook 15's answers with evidence (right with the planted accuracy for good or bad evidence, recorded
+as the simulator's own with whether they are right) and the judge's verdicts between two of its own
+answers (the planted RM accuracy and position bias)."""
 from __future__ import annotations
 
 import json
@@ -9,9 +10,10 @@ import threading
 
 from lib.textmatch import squad_normalize, word_normalize
 
-from . import planted as M
-from .rm_tasks import split_generation
-from .roles import norm
+from ..core import planted as M
+from ..core.replies import token, words
+from ..core.roles import norm
+from .tasks import split_generation
 
 NO_ANSWER = "the references do not say"  # the wrong answer when an item's false answer shares a gold token
 
@@ -76,13 +78,11 @@ def answer_probability(truth, good: bool, u: float = 0.0) -> float:
 
 def generate_answer(replier, f: dict, key: tuple, k: int):
     """(text, log-probability entries) of one sampled answer with evidence."""
-    from .replies import _words
-
     truth, roles = replier.truth, replier.roles
     item = roles.item_of_question(f["question"])
     if item is None:
         text = f"Answer: {NO_ANSWER}."
-        return text, _words(text, k)
+        return text, words(text, k)
     u = M.question_effect(truth, "answer:" + item["id"], truth.question_sd)
     right = M.unit_draw(truth.seed, "answer", *key) < answer_probability(truth, good_evidence(roles, item, f["docs"]), u)
     # a per-sample tag keeps every sample's text distinct, so no two knockout comparisons are one
@@ -90,7 +90,7 @@ def generate_answer(replier, f: dict, key: tuple, k: int):
     tag = "".join(chr(97 + int(M.unit_draw(truth.seed, "tag", i, *key) * 26)) for i in range(6))
     text = f"Answer: {item['answer'] if right else wrong_answer(item, tag)}. (draft {tag})"
     book_of(roles).record(item["id"], text, right)
-    return text, _words(text, k)
+    return text, words(text, k)
 
 
 def choose_probability(truth, right: tuple) -> float:
@@ -106,8 +106,6 @@ def choose_probability(truth, right: tuple) -> float:
 def own_answer_verdict(replier, f: dict, key: tuple, k: int):
     """The verdict between two of the simulator's own answers (notebook 15's knockout), or None when
     the prompt or either response is not one of them."""
-    from .replies import token
-
     fields = split_generation(f["prompt"])
     item = replier.roles.item_of_question(fields["question"]) if fields else None
     if item is None:
@@ -118,5 +116,24 @@ def own_answer_verdict(replier, f: dict, key: tuple, k: int):
         return None
     q1 = choose_probability(replier.truth, right)
     choice = 1 if M.unit_draw(replier.truth.seed, "judge", *key) < q1 else 2
+    lp = {" 1": math.log(max(q1, 1e-300)), " 2": math.log(max(1 - q1, 1e-300))}
+    return f"Choose {choice}", [token("Choose", 0.0, k=k), token(f" {choice}", lp[f" {choice}"], lp, k)]
+
+
+def judge_reply(replier, f: dict, key: tuple, k: int):
+    """Notebook 13's verdict on one judge prompt: the planted accuracy of the pair's category and the
+    position bias toward the run's chosen response (a pair the run's data does not hold: a fair coin)."""
+    found = replier.roles.rm_pair(f["response1"], f["response2"])
+    if found is None and (own := own_answer_verdict(replier, f, key, k)) is not None:
+        return own  # notebook 15's knockout between two of its own answers
+    truth = replier.truth
+    if found is None:  # a pair the run's data does not hold: no planted preference, a fair coin
+        category, pair_id, chosen_first, q_chosen = "", f["prompt"][:80], True, 0.5
+    else:
+        category, pair_id, chosen_first = found
+        u = M.question_effect(truth, "rm:" + pair_id, truth.question_sd)
+        q_chosen = float(M.sigmoid(M.judge_logit(truth, category, chosen_first, u)))
+    q1 = q_chosen if chosen_first else 1 - q_chosen
+    choice = 1 if M.unit_draw(truth.seed, "judge", *key) < q1 else 2
     lp = {" 1": math.log(max(q1, 1e-300)), " 2": math.log(max(1 - q1, 1e-300))}
     return f"Choose {choice}", [token("Choose", 0.0, k=k), token(f" {choice}", lp[f" {choice}"], lp, k)]

@@ -1,6 +1,6 @@
 """The simulator's replies to the utility study's prompts, in the formats the authors' prompts ask for
 ('My judgment: yes/no', 'My choice: Passage-k', 'My selection: [...]', 'My rank: [i]>[j]>...'),
-drawn from the planted model (`utility_model`), with the planted format-failure rate on judgments
+drawn from the planted model (`core.utility_model`), with the planted format-failure rate on judgments
 and log-probabilities that carry the choice's distribution at the token that states it."""
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import math
 
 import numpy as np
 
-from . import planted as M
-from . import utility_model as UM
-from .replies import _words, token
-from .roles import norm
-from .tasks import Task
-from .truth_file import Truth
-from .utility_roles import UtilityRoles
+from ..core import planted as M
+from ..core import utility_model as UM
+from ..core.replies import token, words
+from ..core.roles import norm
+from ..core.tasks import Task
+from ..core.truth_file import Truth
+from .roles import UtilityRoles
 
 # A judgment outside every format: no yes / no, no passage id, no number, no "none".
 OFF_FORMAT = "The passages discuss the topic from several angles."
@@ -42,11 +42,11 @@ class UtilityReplier:
         self.roles.refresh()  # once per request: every look-up below reads what it found
         if task.kind == "utility_evidence":  # 09: fake evidence for the claim (never the true answer)
             text = f"Records of the period support this claim: {f['claim'].strip()}"
-            return text, _words(text, k)
+            return text, words(text, k)
         if task.kind == "utility_answer":
             return self._answer(f, key, k)
         if M.format_fails(self.truth, task.kind, *key):
-            return OFF_FORMAT, _words(OFF_FORMAT, k)
+            return OFF_FORMAT, words(OFF_FORMAT, k)
         roles = [self.roles.role(f["question"], p, check=False) for p in f["passages"]]
         logits = UM.selection_logits(self.u, f["judgment"], roles, self.q_effect(f["question"]))
         return getattr(self, "_" + f["form"].replace("-", "_"))(f, logits, key, k)
@@ -60,13 +60,13 @@ class UtilityReplier:
         lps = {" yes": _lp(p), " no": _lp(1 - p)}
         said = " yes" if yes else " no"
         head = "Brief reasoning: the passage was weighed against the question.\nMy judgment:"
-        return head + said, _words(head, k) + [token(said, lps[said], lps, k)]
+        return head + said, words(head, k) + [token(said, lps[said], lps, k)]
 
     def _pairwise(self, f, logits, key, k):
         p0 = float(M.sigmoid(logits[0] - logits[1]))  # Bradley-Terry: the question effect cancels
         choice = "0" if self._draw(key) < p0 else "1"
         lps = {"0": _lp(p0), "1": _lp(1 - p0)}
-        return f"My choice: Passage-{choice}", _words("My choice: Passage-", k) + [token(choice, lps[choice], lps, k)]
+        return f"My choice: Passage-{choice}", words("My choice: Passage-", k) + [token(choice, lps[choice], lps, k)]
 
     def _lead(self, f, from_truth: bool) -> str:
         """The answer line the listwise prompts ask for first (the gold one when ground truth was chosen)."""
@@ -78,7 +78,7 @@ class UtilityReplier:
         picked = [i for i, p in enumerate(probs) if self._draw(key, i) < p]
         gt = any(self.roles.role(f["question"], f["passages"][i], check=False) == "ground_truth" for i in picked)
         head = self._lead(f, gt) + "My selection: ["
-        entries = _words(head, k)
+        entries = words(head, k)
         for i in picked:  # each id carries its passage's planted selection probability
             entries.append(token(f"Passage-{i}", _lp(float(probs[i])), {f"Passage-{i}": _lp(float(probs[i]))}, k))
         text = head + ", ".join(f"Passage-{i}" for i in picked) + "]"
@@ -93,7 +93,7 @@ class UtilityReplier:
         gt = self.roles.role(f["question"], f["passages"][order[0]], check=False) == "ground_truth"
         head = self._lead(f, gt) + "My rank: "
         text = head + ">".join(f"[{i}]" for i in order)
-        entries = _words(head, k) + [token(f"[{order[0]}]", lps[f"[{order[0]}]"], lps, k)]
+        entries = words(head, k) + [token(f"[{order[0]}]", lps[f"[{order[0]}]"], lps, k)]
         return text, entries + [token(f">[{i}]", -0.1, k=k) for i in order[1:]]
 
     def _answer(self, f, key, k):
@@ -101,4 +101,4 @@ class UtilityReplier:
         p = float(M.sigmoid(UM.answer_logit(self.u, good, self.q_effect(f["question"]))))
         gold = self.roles.answer(f["question"], check=False)
         text = gold if gold and self._draw(key, "answer") < p else WRONG_ANSWER
-        return text, _words(text, k)
+        return text, words(text, k)

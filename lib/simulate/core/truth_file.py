@@ -1,7 +1,9 @@
 """The planted parameters of the simulated judge: one YAML file (configs/known_truth*.yaml), read and
-checked here, so a misspelled or out-of-range parameter stops with one message naming it."""
+checked here, so a misspelled or out-of-range parameter stops with one message naming it; and the truth
+of each served model (the file's `models` section: one set of section values per served model name)."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,14 +11,11 @@ from pathlib import Path
 import yaml
 
 from .likelihood_params import Knowledge, Perplexity, check_sections
+from .truth_error import TruthError
 from .utility_model import Utility
-from .rm_params import Answers, check_answers, check_models
 
 RM_CATEGORIES = ("helpful", "reason", "citation", "harmless", "abstain", "conflict")
-
-
-class TruthError(ValueError):
-    """A truth file that cannot be used: names the file, the key and the fix."""
+BASE_MODEL = "sim"  # the served model name the file's own sections describe
 
 
 @dataclass(frozen=True)
@@ -53,6 +52,18 @@ class RewardBench:
 
 
 @dataclass(frozen=True)
+class Answers:
+    """Notebook 15: P(an answer states the gold answer) given good evidence (the item's true passage is
+    among the references, no false passage) or bad evidence, as log-odds logit(p) + a question
+    effect; the knockout judge decides between two answers with `rewardbench.accuracy[judge_category]`
+    when one is right and the other wrong, and by position alone when both are alike."""
+
+    good: float = 0.6
+    bad: float = 0.2
+    judge_category: str = "helpful"
+
+
+@dataclass(frozen=True)
 class Truth:
     """Every planted parameter (docs/known_truth.md lists them)."""
 
@@ -67,8 +78,8 @@ class Truth:
     perplexity: Perplexity = field(default_factory=Perplexity)
     knowledge: Knowledge = field(default_factory=Knowledge)
     utility: Utility = field(default_factory=Utility)  # notebooks 09-12 (utility_model)
-    answers: Answers = field(default_factory=Answers)  # notebook 15 (rm_params.py)
-    models: dict = field(default_factory=dict)  # a second served model's sections (rm_params.py)
+    answers: Answers = field(default_factory=Answers)  # notebook 15
+    models: dict = field(default_factory=dict)  # a second served model's sections (`for_model`)
 
     @property
     def question_sd(self) -> float:
@@ -132,3 +143,50 @@ def check(truth: Truth, path="truth") -> None:
     check_sections(truth.perplexity, truth.knowledge, path, TruthError)
     check_answers(truth.answers, RM_CATEGORIES, path)
     check_models(truth, path)
+
+
+def check_answers(a: Answers, categories, path) -> None:
+    """Ranges of the answers section (a TruthError names the key)."""
+    for key in ("good", "bad"):
+        if not 0 < getattr(a, key) < 1:
+            raise TruthError(f"{path}: answers.{key} must be in (0, 1), got {getattr(a, key)}.")
+    if a.judge_category not in categories:
+        raise TruthError(f"{path}: answers.judge_category must be one of {list(categories)}, got {a.judge_category!r}.")
+
+
+def check_models(truth, path) -> None:
+    """Every model section names known sections and keys, and gives a valid truth."""
+    if not isinstance(truth.models, dict):
+        raise TruthError(f"{path}: models must map a model name to its sections (see configs/known_truth.yaml).")
+    for name in truth.models:
+        if name == BASE_MODEL:
+            raise TruthError(f"{path}: models.{name}: '{BASE_MODEL}' is described by the file's own sections.")
+        check(for_model(truth, name), f"{path} (models.{name})")
+
+
+def for_model(truth, name: str):
+    """The truth of one served model: the file's sections with that model's section values over them
+    (a model the file does not name, or 'sim', gets the file's own)."""
+    over = (truth.models or {}).get(name)
+    if not over:
+        return truth
+    _known(f"models.{name}", over, type(truth), "the model section")
+    changes = {}
+    for key, value in over.items():
+        if key in ("models", "seed", "name"):
+            raise TruthError(f"models.{name}: '{key}' is the file's own; a model section sets sections and rates.")
+        if key in _SECTIONS:
+            section = getattr(truth, key)
+            _known(f"models.{name}", value, type(section), f"'{key}'")
+            merged = dict(value)
+            if isinstance(getattr(section, "accuracy", None), dict) and "accuracy" in merged:
+                merged["accuracy"] = {**section.accuracy, **merged["accuracy"]}
+            changes[key] = dataclasses.replace(section, **merged)
+        else:
+            changes[key] = value
+    return dataclasses.replace(truth, models={}, **changes)
+
+
+def model_names(truth) -> list[str]:
+    """Every model name the truth file describes, 'sim' first."""
+    return [BASE_MODEL, *[m for m in (truth.models or {}) if m != BASE_MODEL]]

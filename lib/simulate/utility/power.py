@@ -1,12 +1,12 @@
 """`make power`'s utility row: does a judge select the ground-truth evidence over the counterfactual
 passages (relevant-looking passages that carry a wrong answer: the utility paper's point), drawn from
-the planted model of 09-12 (`utility_model`).
+the planted model of 09-12 (`core.utility_model`).
 
 One question shows the paper's GTI candidate set (notebook 09 at n_candidates 10, n_counterfactual 3:
 the ground-truth passage, then 9 slots spread evenly over counterfactual, highly and weakly related
 noisy passages: 1 + 3 + 6 distractors) in a random order; each passage is selected with
-`utility_model.selection_logits`'s log-odds (its role's, the place it is shown at, the question
-effect), drawn by `utility_draws.Draws` (the truths of 11 and 12 draw the same way). Listwise-set: one
+`core.utility_model.selection_logits`'s log-odds (its role's, the place it is shown at, the question
+effect), drawn by `utility.draws.Draws` (the truths of 11 and 12 draw the same way). Listwise-set: one
 reply per question (an unreadable one drops the question); pointwise: one reply per passage, shown
 alone (no place effect), each unreadable with the planted rate (selecting nothing, as in the study).
 Per question: the ground-truth passage selected (0/1) minus the share of counterfactual passages
@@ -22,12 +22,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import planted as M
-from . import utility_draws as UD
-from . import utility_model as UM
-from .power_draw import Draw
-from .truth import expect
-from .truth_file import Truth
+from ..core import planted as M
+from ..core import utility_model as UM
+from ..core.power_draw import Draw
+from ..core.truth import expect
+from ..core.truth_file import Truth
+from . import draws as UD
 
 GTI_ROLES = ("ground_truth",) + ("counterfactual",) * 3 + ("distractor",) * 6
 FORMS = ("listwise-set", "pointwise")
@@ -52,7 +52,7 @@ def utility_implied(truth: Truth, shift: float, form: str = FORMS[0], judgment: 
     """E[ground truth selected - share of counterfactuals selected]: each passage's place is uniform
     over the list's places, the question effect integrated out. An unreadable listwise reply drops its
     question (drawn apart from the selection: it does not move the mean); an unreadable pointwise reply
-    selects nothing (the study's rule, `utility_draws.Draws.pointwise`), which scales the contrast by
+    selects nothing (the study's rule, `utility.draws.Draws.pointwise`), which scales the contrast by
     1 - the failure rate."""
     u = planted(truth, shift, judgment)
     sel, off = u.select(judgment), _offsets(u, form)
@@ -66,7 +66,7 @@ def utility_implied(truth: Truth, shift: float, form: str = FORMS[0], judgment: 
 def utility_draw(truth: Truth, shift: float, n: int, rng: np.random.Generator, form: str = FORMS[0],
                  judgment: str = JUDGMENT) -> Draw:
     """n questions' per-question contrasts (NaN where the question's reply is unreadable), drawn by
-    the truths' own `utility_draws.Draws` (listwise set, or pointwise: one reply per passage)."""
+    the truths' own `utility.draws.Draws` (listwise set, or pointwise: one reply per passage)."""
     d = UD.Draws(planted(truth, shift, judgment), GTI_ROLES, truth.question_sd, truth.format_failure, n, rng)
     chosen, failed = d.pointwise(judgment) if form == "pointwise" else d.listwise_set(judgment)
     value = chosen[:, d.gt][:, 0].astype(float) - chosen[:, np.array(GTI_ROLES) == "counterfactual"].mean(axis=1)

@@ -1,9 +1,9 @@
-"""Vectorised draws of the planted utility judge (`utility_model`) over many simulated questions of one
+"""Vectorised draws of the planted utility judge (`core.utility_model`) over many simulated questions of one
 candidate-set composition, for the truths of notebooks 11 and 12 that have no closed form.
 
 Each draw is one question: a question effect, one shown order (the study shows every input form of a
 question in the same seeded order; k-sampling's runs each in their own), and independent draws of
-every reply, as the simulator makes them (`utility_replies`): a listwise set draws each shown passage,
+every reply, as the simulator makes them (`utility.replies`): a listwise set draws each shown passage,
 a listwise ranking is Plackett-Luce over the shown log-odds, a pointwise or pairwise prompt holds one or
 two passages (so their position log-odds are those of a one- or two-passage list), and each reply is
 outside the format with the planted failure rate. Selections and ranks are returned in stored order.
@@ -15,8 +15,8 @@ from itertools import combinations
 
 import numpy as np
 
-from . import planted as M
-from . import utility_model as UM
+from ..core import planted as M
+from ..core import utility_model as UM
 
 
 class Draws:

@@ -1,4 +1,4 @@
-"""The truth of notebook 10's findings from the planted utility model (`utility_model`), never from the
+"""The truth of notebook 10's findings from the planted utility model (`core.utility_model`), never from the
 pipeline, and the parsed-reply shares of notebooks 10-12 for the check.
 
 `set_f1.<source>.<judgment>` (10): the paper's set F1 (harmonic mean of the averaged precision and
@@ -18,12 +18,12 @@ every passage is shown at a uniformly random place, so a kind's expected share i
 probability averaged over places and the question effect (pointwise: no place, and an unreadable reply
 selects nothing, a question with none readable is left out: (1 - f) / (1 - f^n) times the probability).
 `position_effect.<form>`: E[per-question F1 (sets) or NDCG@1 (rankings) with the ground truth at the
-first asked place] minus at the last, by a Monte Carlo of the planted model (`utility_draws`).
+first asked place] minus at the last, by a Monte Carlo of the planted model (`utility.draws`).
 Notebook 12 (its GTU questions, roles as the simulator reads them): `answer_score.<source>.<condition>`
 is 100 * the mean over questions of P(right) * score(gold) + (1 - P(right)) * score(the simulator's wrong
 answer), each score the study's metric of that text (F1, or ROUGE-L for MS MARCO), P(right) =
 E[sigmoid(answer_good or answer_bad + u)] with the evidence the condition hands over drawn by
-`utility_draws` under the same question effect u; `answer_gain.<source>.<contrast>` the difference of two
+`utility.draws` under the same question effect u; `answer_gain.<source>.<contrast>` the difference of two
 conditions' means, in 0-1.
 """
 from __future__ import annotations
@@ -38,10 +38,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import planted as M
-from . import utility_model as UM
-from . import utility_draws as UD
-from .truth_file import Truth
+from ..core import planted as M
+from ..core import utility_model as UM
+from ..core.truth_file import Truth
+from . import draws as UD
 
 NB10, NB11, NB12 = "10_relevance_vs_utility", "11_utility_factors", "12_utility_for_answering"
 JUDGMENTS = ("relevance", "utility")
@@ -126,7 +126,7 @@ def monte_carlo_pr(u: UM.Utility, judgment: str, roles: tuple, sd: float, draws:
 def exact_pr(u: UM.Utility, judgment: str, roles: tuple, sd: float) -> tuple[float, float]:
     """The same expectation by enumeration: every shown order, every selected subset, and the
     question effect by Gauss-Hermite quadrature (small n only: n! * 2^n terms)."""
-    from .truth import expect
+    from ..core.truth import expect
 
     n = len(roles)
     base = np.array([u.select(judgment)[r] for r in roles], float)
@@ -157,7 +157,7 @@ def set_f1(truth: Truth, judgment: str, compositions: list[tuple], pr=monte_carl
 
 def role_gap(truth: Truth, form: str, compositions: list[tuple], a: str, b: str) -> float:
     """E[share of kind a's passages selected - kind b's] over the questions holding both (utility prompts)."""
-    from .truth import expect
+    from ..core.truth import expect
 
     u, ra, rb, f = truth.utility, GAP_ROLE[a], GAP_ROLE[b], truth.format_failure
     values = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .roles import Roles, norm, read_if_changed, stamp_of
+from ..core.roles import Roles, norm, read_if_changed, stamp_of
 
 # passages_types of lib.utility.benchmark -> the planted model's roles (every other kind: distractor)
 KIND_ROLE = {"ground_truth": "ground_truth", "counterfactual": "counterfactual"}

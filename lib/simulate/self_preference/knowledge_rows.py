@@ -9,9 +9,9 @@ import pandas as pd
 
 from lib.stats import clustered_mean, wilson_ci
 
+from ..core.truth import on_truths_side
+from ..core.truth_file import Truth
 from .likelihood_truth import LEVELS, KnowledgeDesign, knowledge_truths, likelihood_pair_truths, stratified_factual
-from .truth import on_truths_side
-from .truth_file import Truth
 
 SMOKE = 30  # fewer units than this: a smoke test, covered is reported but detection is not judged
 TABLE5 = Path("07_knowledge_stratified") / "07_v1_table5_knowledge.csv"

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 from scipy.stats import norm
 
-from . import planted as M
+from ..core import planted as M
+from ..core.truth import expect
+from ..core.truth_file import Truth
 from .knowledge import p_correct
-from .truth import expect, pairwise_truths
-from .truth_file import Truth
+from .truth import pairwise_truths
 
 LEVELS = ("none", "partial", "full")
 PPL_TESTS = ("paired_t", "welch_t")  # slugs of the tests notebook 03 reports (lib.stats.ttest_table)

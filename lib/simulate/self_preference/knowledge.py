@@ -3,8 +3,8 @@ planted probability (per dataset, a question effect shared by the question's 5 s
 wrong answer that shares no text with it."""
 from __future__ import annotations
 
-from . import planted as M
-from .truth_file import Truth
+from ..core import planted as M
+from ..core.truth_file import Truth
 
 # wrong answers to fall back on when the item's written false answer overlaps the true one
 _FALLBACK_WRONG = ("Valparaiso", "Ulaanbaatar", "1492")

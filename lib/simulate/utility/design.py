@@ -1,4 +1,4 @@
-"""What notebooks 10-12 of a validate run judge, as far as their truths depend on it (`utility_truth`):
+"""What notebooks 10-12 of a validate run judge, as far as their truths depend on it (`utility.truth`):
 the candidate sets notebook 09 wrote (utility_gti.jsonl, utility_gtu.jsonl) and the notebooks' effective
 parameters (notebook default < config < command line, as the runner gives them). Nothing measured is
 read: only the run's data and settings."""
@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 from lib import paths
 
-from .utility_roles import UtilityRoles
-from .utility_truth import AnswerQuestion, UtilityDesign, design_from_gti
+from .roles import UtilityRoles
+from .truth import AnswerQuestion, UtilityDesign, design_from_gti
 
 NB10, NB11, NB12 = "10_relevance_vs_utility", "11_utility_factors", "12_utility_for_answering"
 SET_FORMS = ("pointwise", "listwise-set")
@@ -38,7 +38,7 @@ def answer_questions(run_dir: Path, datasets, n_items: int) -> tuple:
     from lib.utility.benchmark import load_benchmark, select
     from lib.utility.findings_rows import answer_metric
 
-    from .utility_replies import WRONG_ANSWER
+    from .replies import WRONG_ANSWER
 
     path = Path(run_dir) / "utility_gtu.jsonl"
     if not path.exists():

@@ -16,11 +16,10 @@ import numpy as np
 
 from lib.rewardbench.categories import PUBLISHED_COUNTS
 
-from . import planted as M
-from .power_draw import Draw
-from .rm_params import for_model, model_names
+from ..core import planted as M
+from ..core.power_draw import Draw
+from ..core.truth_file import Truth, for_model, model_names
 from .truth import judge_truths
-from .truth_file import Truth
 
 MEASURE_ID = "judge_overall_accuracy.generate_and_parse"  # the registry's row compare pairs the judges on
 

@@ -14,7 +14,7 @@ from itertools import product
 
 from lib.prompts import utility as U
 
-from .tasks import Task
+from ..core.tasks import Task
 
 _Q, _P = "\x00Q\x00", "\x00P\x00"  # marker values: never in a real prompt
 _MARK = [f"\x00{c}\x00" for c in "ABCDEFGHIJ"]

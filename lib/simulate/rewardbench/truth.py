@@ -1,7 +1,9 @@
-"""The truth of notebooks 14 and 15's measures and of the differences between two simulated models,
+"""The truth of notebooks 13, 14 and 15's measures and of the differences between two simulated models,
 from the planted parameters alone (the question effect integrated out by the quadrature of
-`truth.expect`); the pairs' lengths come from the run's data (the RM pairs), never from its results.
+`core.truth.expect`); the pairs' lengths come from the run's data (the RM pairs), never from its results.
 
+- 13 `judge_overall_accuracy` and `judge_position_consistency` (`judge_truths`): order-averaged accuracy
+  with the paper's category weights, and the consistency of the two orders' verdicts.
 - 14 `rm_prefers_longer.generate_and_parse`: per pair of unequal length, the expected share of its two
   verdicts naming the longer response (an unparsed verdict names neither), averaged over pairs.
 - 15 `best_of_n_gain.generate_and_parse`: P(the knockout keeps a right answer) - P(a sample is right):
@@ -15,11 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import planted as M
-from .rm_params import for_model, model_names
-from .rm_replies import answer_probability, choose_probability
-from .truth import JUDGE, expect
-from .truth_file import Truth
+from ..core import planted as M
+from ..core.truth import JUDGE, expect
+from ..core.truth_file import Truth, for_model, model_names
+from .replies import answer_probability, choose_probability
 
 
 @dataclass(frozen=True)
@@ -93,3 +94,21 @@ def per_model(truth: Truth, design: RMDesign, measure_truths) -> dict:
 def served_name(model_spec: str) -> str:
     """The model name a findings row's model spec asks the simulator for ('openai:sim_b@...' -> 'sim_b')."""
     return str(model_spec).split(":", 1)[-1].split("@", 1)[0].split(";", 1)[0]
+
+
+def judge_truths(truth: Truth, categories, retries: int = 0) -> dict:
+    """Order-averaged accuracy (unparsed counts as wrong) with the paper's category weights, and the
+    position consistency among pairs whose two orders both gave a verdict."""
+    from lib.rewardbench.categories import PUBLISHED_COUNTS
+
+    parsed = 1 - truth.format_failure ** (retries + 1)
+    acc, cons = {}, {}
+    for cat in categories:
+        def chosen(u, first):
+            return float(M.sigmoid(M.judge_logit(truth, cat, first, u)))
+        acc[cat] = parsed * expect(lambda u: (chosen(u, True) + chosen(u, False)) / 2, truth.question_sd)
+        cons[cat] = expect(lambda u: chosen(u, True) * chosen(u, False)
+                           + (1 - chosen(u, True)) * (1 - chosen(u, False)), truth.question_sd)
+    w = {c: float(PUBLISHED_COUNTS.get(c, 1)) for c in categories}
+    return {"accuracy": sum(w[c] * acc[c] for c in categories) / sum(w.values()),
+            "consistency": float(np.mean([cons[c] for c in categories]))}

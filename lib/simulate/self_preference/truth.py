@@ -1,0 +1,70 @@
+"""The truth of the self-preference study's measures (notebooks 05, 06 and 08): the value the planted
+parameters imply, computed from the planted model's own probabilities with the question effect
+integrated out. Keyed by measure_id; `null` is the value of no effect."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import planted as M
+from ..core.truth import COMBOS, expect
+from ..core.truth_file import Truth
+
+
+# ---------------------------------------------------------------- 05
+
+def mean_rating(truth: Truth, own: bool, true: bool, u: float) -> float:
+    """Expected score of one passage given the question effect."""
+    return float((M.SCORES * M.rating_probs(M.rating_mu(truth, own, true, u), truth.pointwise.spread)).sum())
+
+
+def human_minus_self(truth: Truth, self_true: bool) -> float:
+    """E[score of the human true passage] - E[score of the own passage of that factuality]."""
+    return expect(lambda u: mean_rating(truth, False, True, u) - mean_rating(truth, True, self_true, u),
+                  truth.pointwise.question_sd)
+
+
+# ---------------------------------------------------------------- 06
+
+def _p_first(truth: Truth, own: tuple, true: tuple) -> float:
+    return expect(lambda u: float(M.sigmoid(M.pair_logit(truth, own, true, u))), truth.question_sd)
+
+
+def pair_cells(truth: Truth, combos=COMBOS) -> list[dict]:
+    """Every (combo, order) of an own-vs-human pair: P(first), and which passage is own / true."""
+    cells = []
+    for combo in combos:
+        a_true, b_true = combo[0] == "T", combo[1] == "T"
+        for a_first in (True, False):
+            own = (True, False) if a_first else (False, True)
+            true = (a_true, b_true) if a_first else (b_true, a_true)
+            cells.append({"combo": combo, "p_first": _p_first(truth, own, true), "own_first": a_first,
+                          "true": true})
+    return cells
+
+
+def pairwise_truths(truth: Truth, combos=COMBOS) -> dict:
+    """Self, first-position and factual preference rates and the TF-minus-FT asymmetry."""
+    cells = pair_cells(truth, combos)
+    p_own = [c["p_first"] if c["own_first"] else 1 - c["p_first"] for c in cells]
+
+    def p_true(c):
+        return c["p_first"] if c["true"][0] else 1 - c["p_first"]
+    tf = [p_true(c) for c in cells if c["combo"] == "TF"]
+    ft = [p_true(c) for c in cells if c["combo"] == "FT"]
+    out = {"self": float(np.mean(p_own)), "first": float(np.mean([c["p_first"] for c in cells]))}
+    if tf and ft:
+        out["factual"] = float(np.mean(tf + ft))
+        out["asymmetry"] = float(np.mean(tf) - np.mean(ft))
+    return out
+
+
+def style_truths(truth: Truth) -> dict:
+    """Notebook 08: P(the styled own passage is chosen), both orders averaged (TT pairs): the own
+    gen-by-QA passage against the human one, the own long passage against the own normal one."""
+    def p_styled(own):
+        first = expect(lambda u: float(M.sigmoid(M.pair_logit(truth, own, (True, True), u, (True, False)))),
+                       truth.question_sd)
+        second = expect(lambda u: float(M.sigmoid(M.pair_logit(truth, own[::-1], (True, True), u, (False, True)))),
+                        truth.question_sd)
+        return (first + 1 - second) / 2
+    return {"gen_by_qa": p_styled((True, False)), "long": p_styled((True, True))}

@@ -109,6 +109,14 @@ MUTANT_ARGS ?=
 validate-mutants: install
 	$(PY) benchmarks/validate_mutants.py $(MUTANT_ARGS)
 
+# N truth files drawn from declared ranges (docs/known_truth.md, "Random truth files"), each validated;
+# fails where a notebook covers below 90% of its rows over the draws. e.g. make validate-random N=5 SIZE=20
+.PHONY: validate-random
+N ?= 5
+SEED ?= 0
+validate-random: install
+	$(PY) -m lib.simulate validate --random $(N) --seed $(SEED) $(if $(SIZE),--size $(SIZE))
+
 # questions for 80% power of the headline effects at 3 planted sizes (docs/power.md): data/runs/power/
 # e.g. make power POWER_ARGS="--config configs/my_run.yaml --reps 400" (Holm families counted at that design)
 .PHONY: power

@@ -35,6 +35,12 @@ def question_effect(truth: Truth, question: str, sd: float) -> float:
     return sd * normal_draw(truth.seed, "question", question) if sd else 0.0
 
 
+def passage_effect(truth: Truth, text: str) -> float:
+    """05's passage effect on the latent rating: one draw per (normalised) passage text."""
+    sd = truth.pointwise.passage_sd
+    return sd * normal_draw(truth.seed, "rating passage", text) if sd else 0.0
+
+
 def sigmoid(x):
     """Logistic function."""
     return 1 / (1 + np.exp(-np.asarray(x, float)))

@@ -21,13 +21,21 @@ BASE_MODEL = "sim"  # the served model name the file's own sections describe
 @dataclass(frozen=True)
 class Pointwise:
     """Notebook 05: P(score s) is proportional to exp(-(s - mu)^2 / (2 spread^2)) over s = 1..5, with
-    mu = base + own_shift [own passage] + true_shift [true passage] + a question effect (sd question_sd)."""
+    mu = base + own_shift [own passage] + true_shift [true passage] + a question effect (sd question_sd)
+    + a passage effect (sd passage_sd, drawn once per passage text: two passages of one question differ
+    by more than their roles, so a reading with no reply-level draw still varies between questions)."""
 
     base: float = 2.5
     own_shift: float = 0.6
     true_shift: float = 1.0
     spread: float = 0.7
     question_sd: float = 0.3
+    passage_sd: float = 0.2
+
+    @property
+    def rating_sd(self) -> float:
+        """Sd of the latent rating around its planted mean: question and passage effects together."""
+        return math.hypot(self.question_sd, self.passage_sd)
 
 
 @dataclass(frozen=True)
@@ -130,8 +138,8 @@ def check(truth: Truth, path="truth") -> None:
         raise TruthError(f"{path}: format_failure must be in [0, 1), got {truth.format_failure}.")
     if truth.self_recognition not in ("normal", "inverted"):
         raise TruthError(f"{path}: self_recognition must be 'normal' or 'inverted', got {truth.self_recognition!r}.")
-    if truth.pointwise.spread <= 0 or truth.pointwise.question_sd < 0:
-        raise TruthError(f"{path}: pointwise.spread must be > 0 and question_sd >= 0.")
+    if truth.pointwise.spread <= 0 or truth.pointwise.question_sd < 0 or truth.pointwise.passage_sd < 0:
+        raise TruthError(f"{path}: pointwise.spread must be > 0, question_sd and passage_sd >= 0.")
     truth.utility.check(path)
     acc = truth.rewardbench.accuracy
     bad = sorted(set(acc) - set(RM_CATEGORIES))

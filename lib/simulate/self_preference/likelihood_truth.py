@@ -75,8 +75,9 @@ def logprob_judge_truths(truth: Truth, categories) -> dict:
         base = M.logit(truth.rewardbench.accuracy.get(cat, 0.75))
         first, second = _p_above(base + pos, sd), _p_above(base - pos, sd)
         acc[cat] = (1 - truth.format_failure) * (first + second) / 2
-        # consistent: the chosen named in both orders (u > -(base - pos)) or in neither (u < -(base + pos))
-        cons[cat] = second + 1 - first
+        # consistent: the chosen named in both orders (u above minus the smaller log-odds) or in neither
+        # (u below minus the larger): a negative position bias swaps which order is the harder one
+        cons[cat] = _p_above(min(base + pos, base - pos), sd) + 1 - _p_above(max(base + pos, base - pos), sd)
     w = {c: float(PAPER_COUNTS.get(c, 1)) for c in categories}
     return {"accuracy": sum(w[c] * acc[c] for c in categories) / sum(w.values()),
             "consistency": sum(cons[c] for c in categories) / len(categories)}
@@ -101,7 +102,7 @@ def likelihood_hms(truth: Truth, self_true: bool) -> dict:
     planted mean rating: the five echoed probabilities sum to 1) and the argmax."""
     from .truth import human_minus_self
 
-    sd = truth.pointwise.question_sd
+    sd = truth.pointwise.rating_sd
     return {LIK_EXPECTED: human_minus_self(truth, self_true),
             LIK_ARGMAX: argmax_rating(M.rating_mu(truth, False, True), sd)
             - argmax_rating(M.rating_mu(truth, True, self_true), sd)}

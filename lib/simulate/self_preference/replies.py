@@ -9,7 +9,7 @@ import re
 from ..core import planted as M
 from ..core.replies import token, words
 from ..core.labels import simulator_false_answer
-from ..core.roles import Roles
+from ..core.roles import Roles, norm
 from ..core.truth_file import Truth
 from .knowledge import knowledge_reply
 
@@ -57,6 +57,7 @@ class SelfPreferenceReplier:
         true = p.true if p is not None else True
         item = p.item_id if p is not None else (f["question"] or f["passage"][:80])
         u = M.question_effect(self.truth, item, self.truth.pointwise.question_sd)
+        u += M.passage_effect(self.truth, norm(f["passage"]))
         return M.rating_probs(M.rating_mu(self.truth, self.roles.is_own(f["passage"]), true, u),
                               self.truth.pointwise.spread)
 

@@ -18,9 +18,11 @@ def mean_rating(truth: Truth, own: bool, true: bool, u: float) -> float:
 
 
 def human_minus_self(truth: Truth, self_true: bool) -> float:
-    """E[score of the human true passage] - E[score of the own passage of that factuality]."""
-    return expect(lambda u: mean_rating(truth, False, True, u) - mean_rating(truth, True, self_true, u),
-                  truth.pointwise.question_sd)
+    """E[score of the human true passage] - E[score of the own passage of that factuality]: each mean
+    over the latent rating's question and passage effects (the two passages' own effects differ, so
+    the difference of the two expectations, each at the summed sd)."""
+    sd = truth.pointwise.rating_sd
+    return expect(lambda v: mean_rating(truth, False, True, v), sd) - expect(lambda v: mean_rating(truth, True, self_true, v), sd)
 
 
 # ---------------------------------------------------------------- 06

@@ -117,12 +117,18 @@ def truth_file(tree: Path, overrides: dict, scratch: Path) -> Path:
     return path
 
 
+def _env(tree: Path, scratch: Path) -> dict:
+    """The environment of a check in the copy: its code first on the path, its own runs, figures and
+    results cache (the converted models are shared)."""
+    env = dict(os.environ, PYTHONPATH=str(tree), RAGBIAS_RUNS=str(scratch / "runs"),
+               RAGBIAS_FIGURES=str(scratch / "figures"), RAGBIAS_CACHE=str(scratch / "cache"), TQDM_DISABLE="1")
+    env.setdefault("RAGBIAS_MODELS", str(ROOT / ".cache" / "models"))
+    return env
+
+
 def run_check(tree: Path, notebooks: list, size: int, truth: Path, scratch: Path, python: str) -> dict:
     """One `python -m lib.simulate validate` in the copy; (exit code, summary line, validation table, seconds)."""
-    env = dict(os.environ, PYTHONPATH=str(tree), RAGBIAS_RUNS=str(scratch / "runs"),
-               RAGBIAS_FIGURES=str(scratch / "figures"), RAGBIAS_CACHE=str(scratch / "cache"),
-               TQDM_DISABLE="1")
-    env.setdefault("RAGBIAS_MODELS", str(ROOT / ".cache" / "models"))
+    env = _env(tree, scratch)
     cmd = [python, "-m", "lib.simulate", "validate", "--truth", str(truth), "--size", str(size),
            "--run", "mutant", "--only", ",".join(notebooks)]
     t0 = time.monotonic()
@@ -140,8 +146,7 @@ def run_check(tree: Path, notebooks: list, size: int, truth: Path, scratch: Path
 
 def run_test(tree: Path, node: str, scratch: Path, python: str) -> dict:
     """One pytest node in the copy (its own runs and cache folders); the same keys as `run_check`."""
-    env = dict(os.environ, PYTHONPATH=str(tree), RAGBIAS_RUNS=str(scratch / "runs"),
-               RAGBIAS_FIGURES=str(scratch / "figures"), RAGBIAS_CACHE=str(scratch / "cache"), TQDM_DISABLE="1")
+    env = _env(tree, scratch)
     cmd = [python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", node]
     t0 = time.monotonic()
     proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)

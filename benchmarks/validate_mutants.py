@@ -160,6 +160,8 @@ def run_test(tree: Path, node: str, scratch: Path, python: str) -> dict:
 
 def missed_rows(result: dict, prefixes: list) -> list[str]:
     """The mutant's rows that missed: not covered, not detected where required, or absent."""
+    import pandas as pd
+
     rows = result["rows"]
     out = []
     for prefix in prefixes:
@@ -170,6 +172,9 @@ def missed_rows(result: dict, prefixes: list) -> list[str]:
         if mine.empty:
             out.append(f"{prefix} (missing)")
             continue
+        gone = mine["missing"].fillna(False).astype(bool) if "missing" in mine else pd.Series(False, index=mine.index)
+        out += [f"{m} (missing)" for m in mine.loc[gone, "measure_id"]]  # validate lists the rows it expected
+        mine = mine[~gone]
         bad = mine[(mine["covered"] == 0) | (mine["detected"] == 0) & mine["null"].notna()
                    & ((mine["truth"] - mine["null"]).abs() > 1e-9)]
         out += [f"{m} (not covered)" if c == 0 else f"{m} (not detected)"

@@ -114,6 +114,22 @@ UTILITY_SIZES ?=
 validate: install
 	$(PY) -m lib.simulate validate --truth $(TRUTH) $(if $(SIZE),--size $(SIZE)) $(if $(CONCURRENCY),--concurrency $(CONCURRENCY)) $(if $(PARALLEL),--parallel $(PARALLEL)) $(if $(UTILITY_SIZES),--utility-sizes $(UTILITY_SIZES))
 
+# planted pipeline defects (benchmarks/mutants.yaml), each in a scratch copy checked by the smallest
+# validate that should catch it: a caught / not caught table (docs/known_truth.md, "Mutants")
+# e.g. make validate-mutants MUTANT_ARGS="--only own_other_swap,one_sided_test --jobs 2"
+.PHONY: validate-mutants
+MUTANT_ARGS ?=
+validate-mutants: install
+	$(PY) benchmarks/validate_mutants.py $(MUTANT_ARGS)
+
+# N truth files drawn from declared ranges (docs/known_truth.md, "Random truth files"), each validated;
+# fails where a notebook covers below 90% of its rows over the draws. e.g. make validate-random N=5 SIZE=20
+.PHONY: validate-random
+N ?= 5
+SEED ?= 0
+validate-random: install
+	$(PY) -m lib.simulate validate --random $(N) --seed $(SEED) $(if $(SIZE),--size $(SIZE))
+
 # questions for 80% power of the headline effects at 3 planted sizes (docs/power.md): data/runs/power/
 # e.g. make power POWER_ARGS="--config configs/my_run.yaml --reps 400" (Holm families counted at that design)
 .PHONY: power

@@ -25,11 +25,27 @@ def main(argv=None) -> int:
                    help="notebooks run at once where their inputs allow (default 2; 1: one after another)")
     v.add_argument("--run", default="known_truth", help="run name (data/runs/<run>/)")
     v.add_argument("--only", help="comma-separated notebook numbers, e.g. 01,02,05")
+    v.add_argument("--recheck", action="store_true", help="compare an existing run's findings with the truth "
+                   "again, running no notebook (give the truth file, --size and --only it ran with)")
+    v.add_argument("--random", type=int, metavar="N", help="draw N truth files from the declared ranges and "
+                   "validate each (runs <run>_0 .. <run>_N-1; the summary over draws in data/runs/<run>/)")
+    v.add_argument("--seed", type=int, default=0, help="with --random: the seed of the drawn files")
     v.add_argument("--utility-sizes", help="with --size paper: 09's questions per dataset in place of Table 1's "
                    "(e.g. nq=1000,hotpotqa=300,marco=300; Table 1's counts take about 19 minutes here)")
     args = ap.parse_args(argv)
     from .core.truth_file import TruthError, load_truth
 
+    if args.cmd == "validate" and args.random:
+        from .validate_random import validate_random
+
+        if args.size not in (None, "paper") and not args.size.isdigit():
+            print(f"--size {args.size!r}: give a number of items or 'paper'.", file=sys.stderr)
+            return 2
+        run = args.run if args.run != "known_truth" else "known_truth_random"
+        passed, line, _ = validate_random(args.random, args.seed, args.size, run,
+                                          only=args.only.split(",") if args.only else None)
+        print(line)
+        return 0 if passed else 1
     try:
         truth = load_truth(args.truth)
     except TruthError as e:
@@ -61,6 +77,12 @@ def main(argv=None) -> int:
     if utility_sizes and args.size != "paper":
         print("--utility-sizes replaces Table 1's question counts: give it with --size paper.", file=sys.stderr)
         return 2
+    if args.recheck:
+        from .validate import recheck
+
+        passed, line, _ = recheck(args.truth, args.size, args.run, only=only)
+        print(line)
+        return 0 if passed else 1
     passed, line, _ = validate(args.truth, args.size, args.run, only=only, concurrency=args.concurrency,
                                parallel=args.parallel or PARALLEL, utility_sizes=utility_sizes)
     print(line)

@@ -66,11 +66,12 @@ def _with_pairwise(truth: Truth, **kw) -> Truth:
 
 def pair_judgments(truth: Truth, n: int, rng: np.random.Generator, combos=COMBOS) -> pd.DataFrame:
     """06's design for n questions: every combo in both orders, own vs human passage, one choice each."""
-    u = rng.normal(0.0, truth.question_sd, n)
+    u, u_position, u_factual = rng.normal(0.0, truth.question_sd, (3, n))  # a question's three effects
     rows = []
     for cell in pair_cells(truth, combos):  # the cells the truth averages over, so both see one design
         own = (cell["own_first"], not cell["own_first"])
-        first = rng.random(n) < M.sigmoid(M.pair_logit(truth, own, cell["true"], u))
+        first = rng.random(n) < M.sigmoid(M.pair_logit(truth, own, cell["true"], u, u_position=u_position,
+                                                       u_factual=u_factual))
         failed = rng.random(n) < truth.format_failure
         rows.append(pd.DataFrame({"q": np.arange(n), "combo": cell["combo"], "first": first,
                                   "own_first": cell["own_first"], "true_first": cell["true"][0], "failed": failed}))

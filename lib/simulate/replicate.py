@@ -116,7 +116,7 @@ def truth_table(truth: Truth, run: S.SeedRun, notebooks: tuple) -> pd.DataFrame:
     design = Design(datasets=S.DATASETS, settings=S.SETTINGS, utility=utility_part(run, cfg, notebooks))
     truths_of = model_truths(truth, cfg, run.run_dir,
                              lambda t, d: {**measure_truths(t, d), **likelihood_truths(t, d)}, design)
-    parts = [compare_by_model(findings, truths_of, compare).drop(columns="has_p") if len(findings) else None,
+    parts = [compare_by_model(findings, truths_of, compare) if len(findings) else None,
              paired_rows([run.run_dir], truths_of, COLUMNS) if "17" in notebooks else None,
              knowledge_rows(run.run_dir, truth, cfg).assign(model="sim")]  # 04 and 07 ask the file's own model
     parts = [p for p in parts if p is not None and len(p)]

@@ -35,7 +35,8 @@ class Replier(SelfPreferenceReplier):
         if fn is None:
             text = "I am not sure what is being asked here."
             return text, words(text, k)
-        if task.kind in OFF_FORMAT and M.format_fails(self.truth, task.kind, *key):
+        # a prompt that does not ask for the paper's format gets none; else the planted failure rate
+        if task.kind in OFF_FORMAT and (not task.asked or M.format_fails(self.truth, task.kind, *key)):
             return OFF_FORMAT[task.kind], words(OFF_FORMAT[task.kind], k)
         return fn(task.fields, key, k)
 

@@ -1,14 +1,17 @@
 """`make validate`: start the simulator, run the studies' notebooks against it, stop it, and compare
 every findings row that has a planted truth with that truth (data/runs/<run>/validation.csv).
 
-The check passes when (1) at least 90% of the rows with a defined truth cover it with their 95%
-interval, (2) every planted effect of at least 0.10 on a rate or 0.3 on a rating is detected
-(Holm-adjusted p < 0.05 from findings.csv, with the truth's sign; rows that carry no test, such as
-the judge accuracy, by an interval that excludes the null); below the papers' sizes only where the
-run has at least 80% power for it (`powered`: a smaller run cannot be asked to see every planted
-effect; the summary names the rows it did not require), and (3) each notebook's share of
-parsed replies covers 1 minus the planted format failure rate (Wilson interval over replies: the
-failures are drawn independently per reply; Bonferroni over the notebooks checked)."""
+The check passes when (1) every row the run's notebooks must write is there (`expected_rows`: a
+missing or renamed row fails by name), (2) every truth lies in its measure's range (`truth_ranges`),
+(3) at least 90% of the rows with a defined truth cover it with their 95% interval, and every notebook
+with at least 10 such rows covers at least 85% of its own, (4) every planted effect of at least 0.10
+on a rate or 0.3 on a rating is detected with the truth's sign (Holm-adjusted p where the row is in a
+Holm family, its own p where it is tested alone, else an interval that excludes the null); below the
+papers' sizes only where the run has at least 80% power for it (`powered`: a smaller run cannot be
+asked to see every planted effect; the summary names the rows it did not require and those it could
+not judge), and (5) each notebook's share of parsed replies covers 1 minus the planted format failure
+rate (Wilson interval over replies: the failures are drawn independently per reply; Bonferroni over
+the notebooks checked)."""
 from __future__ import annotations
 
 import json
@@ -21,11 +24,13 @@ import pandas as pd
 from scipy import stats
 
 from lib import paths
+from lib.report.findings import SMOKE_N as SMOKE_UNITS  # below this many units a row is never tested
 from lib.stats import wilson_ci
 
 from .core.scratch import own_cache
-from .core.truth import Design, on_truths_side
+from .core.truth import NULL_TOLERANCE, Design, on_truths_side
 from .core.truth_file import Truth, load_truth
+from .expected_rows import expected_rows, missing_rows
 from .replicate_steps import UTILITY_DATASETS
 from .rewardbench.validate import compare_by_model, lifted, model_truths, paired_rows
 from .self_preference.knowledge_rows import knowledge_rows
@@ -33,16 +38,19 @@ from .mitigation.truth import mitigation_truths
 from .self_preference.likelihood_truth import likelihood_truths
 from .server import SimServer
 from .truth import measure_truths
+from .truth_ranges import is_rate, out_of_range
 from .utility.design import utility_design
 from .utility.truth import utility_parsed
 
 COLUMNS = ["measure_id", "notebook", "truth", "null", "estimate", "ci_low", "ci_high", "n_items", "covered",
-           "p_adjusted", "detected"]
+           "p", "p_adjusted", "detected"]
 RUN_CONFIG = paths.CONFIGS / "known_truth_run.yaml"
 COVERAGE_GOAL = 0.90
 RATE_EFFECT, RATING_EFFECT = 0.10, 0.30
 ALPHA = 0.05
 POWER_GOAL = 0.80
+NOTEBOOK_GOAL, NOTEBOOK_MIN_ROWS = 0.85, 10  # a notebook with at least this many rows must cover this share
+SE_CAP = 3.0  # a rate's standard error for the power excuse: at most this many binomial ones at its n
 
 
 def must_detect(measure_id: str, truth: float, null: float) -> bool:
@@ -60,20 +68,25 @@ def powered(row: dict, family_size: int) -> bool:
     if any(pd.isna(row[c]) for c in ("truth", "null", "ci_low", "ci_high")) or row["ci_high"] <= row["ci_low"]:
         return True  # nothing to read a standard error from: required, as before
     se = (row["ci_high"] - row["ci_low"]) / (2 * stats.norm.ppf(0.975))
+    if is_rate(row.get("measure_id", "")) and not pd.isna(row.get("n_items")) and row["n_items"] > 0:
+        # a degenerate interval (e.g. [0, 1] from a broken reading) may not excuse its own miss
+        t = min(max(row["truth"], 0.01), 0.99)
+        se = min(se, SE_CAP * math.sqrt(t * (1 - t) / row["n_items"]))
     z = stats.norm.ppf(1 - ALPHA / (2 * max(family_size, 1)))
     return stats.norm.cdf(abs(row["truth"] - row["null"]) / se - z) >= POWER_GOAL
 
 
 def detected(row: dict) -> float:
     """1.0 / 0.0 when the row can be judged detected (with the truth's sign; a planted null's row on
-    either side: a false detection), NaN when it cannot."""
-    if math.isnan(row["null"]):
+    either side: a false detection), NaN when it cannot: by Holm's adjusted p where the row is in a
+    Holm family, by its own p where it is tested alone (pooled and secondary rows), else by whether
+    its interval excludes the null."""
+    if pd.isna(row["null"]):
         return math.nan
     side = on_truths_side(row["estimate"], row["truth"], row["null"])
-    if not pd.isna(row["p_adjusted"]):
-        return float(row["p_adjusted"] < ALPHA and side)
-    if row.get("has_p"):
-        return math.nan  # tested but outside the Holm family (pooled rows): not judged here
+    for col in ("p_adjusted", "p"):
+        if not pd.isna(row.get(col, math.nan)):
+            return float(row[col] < ALPHA and side)
     if pd.isna(row["ci_low"]) or pd.isna(row["ci_high"]):
         return math.nan
     return float(not (row["ci_low"] <= row["null"] <= row["ci_high"]) and side)
@@ -88,13 +101,13 @@ def compare(findings: pd.DataFrame, truths: dict) -> pd.DataFrame:
         notebook, truth, null = truths[r["measure_id"]]
         row = {"measure_id": r["measure_id"], "notebook": r["notebook"], "truth": truth, "null": null,
                "estimate": r["estimate"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
-               "n_items": r["n_items"], "p_adjusted": r["p_adjusted"], "has_p": not pd.isna(r.get("p")),
+               "n_items": r["n_items"], "p": r.get("p", math.nan), "p_adjusted": r["p_adjusted"],
                "family": r.get("family", "")}
         ok = not (pd.isna(r["ci_low"]) or pd.isna(r["ci_high"]))
         row["covered"] = float(r["ci_low"] - 1e-9 <= truth <= r["ci_high"] + 1e-9) if ok else math.nan
         row["detected"] = detected(row)
         rows.append(row)
-    return pd.DataFrame(rows, columns=COLUMNS + ["has_p", "family"])
+    return pd.DataFrame(rows, columns=COLUMNS + ["family"])
 
 
 def parsed_shares(run_dir: Path, truth: Truth) -> pd.DataFrame:
@@ -134,38 +147,84 @@ def parsed_shares(run_dir: Path, truth: Truth) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def notebook_coverage(table: pd.DataFrame) -> pd.DataFrame:
+    """Per notebook: rows with a defined coverage, how many cover, the share, whether it is judged on
+    its own (at least NOTEBOOK_MIN_ROWS rows) and whether it passes NOTEBOOK_GOAL."""
+    rows = table[~table["measure_id"].str.startswith("parsed_share.") & table["covered"].notna()]
+    g = rows.groupby("notebook", sort=True)["covered"]
+    out = pd.DataFrame({"rows": g.size(), "covered": g.sum().astype(int)})
+    out["coverage"] = out["covered"] / out["rows"]
+    out["judged"] = out["rows"] >= NOTEBOOK_MIN_ROWS
+    out["passed"] = ~out["judged"] | (out["coverage"] >= NOTEBOOK_GOAL - 1e-12)
+    return out.reset_index()
+
+
+def _names(rows: pd.DataFrame, limit: int = 8) -> str:
+    names = [f"{m} ({o})" if isinstance(o, str) and o else str(m)
+             for m, o in zip(rows["measure_id"], rows.get("model", pd.Series([""] * len(rows), index=rows.index)))]
+    return ", ".join(names[:limit]) + (", ..." if len(names) > limit else "")
+
+
+def _unjudged_reasons(rows: pd.DataFrame) -> str:
+    """Why rows that should be judged for detection were not, grouped by reason."""
+    smoke = rows["n_items"] < SMOKE_UNITS
+    parts = [(f"{int(smoke.sum())} below {SMOKE_UNITS} units (smoke size, no test)", rows[smoke]),
+             (f"{int((~smoke).sum())} with no test and no interval", rows[~smoke])]
+    return "; ".join(f"{what}: {_names(r, 3)}" for what, r in parts if len(r))
+
+
 def verdict(table: pd.DataFrame, papers_size: bool = False) -> tuple[bool, str]:
-    """(passed, summary line) of the three conditions of the check; at the papers' sizes every planted
-    effect of the declared size must be detected, below them only those the run has the power for."""
+    """(passed, summary line) of the five conditions of the check (module docstring); at the papers'
+    sizes every planted effect of the declared size must be detected, below them only those the run
+    has the power for."""
+    if "missing" not in table:
+        table = table.assign(missing=math.nan)
+    gone = table[table["missing"] == 1]
+    table = table[table["missing"] != 1]
     measures = table[~table["measure_id"].str.startswith("parsed_share.")]
+    outside = measures[[out_of_range(m, t) for m, t in zip(measures["measure_id"], measures["truth"])]]
     defined = measures[measures["covered"].notna()]
     coverage = defined["covered"].mean() if len(defined) else math.nan
+    per_nb = notebook_coverage(table)
+    low_nb = per_nb[~per_nb["passed"]]
     # a boolean Series, not a list: an empty list would select no columns (a run whose notebooks write no row with a truth)
     need = measures[pd.Series([must_detect(m, t, n) for m, t, n in zip(measures["measure_id"], measures["truth"],
                                                                         measures["null"])], index=measures.index, dtype=bool)]
+    unjudged = need[need["detected"].isna()]
     judged = need[need["detected"].notna()]
     if not papers_size:
         tested = measures[measures["p_adjusted"].notna()]
-        # Holm's family size of each row: the rows adjusted with it (its study's), all tested rows when unnamed
+        # Holm's family size of each row: the rows adjusted with it (its study's), all tested rows when
+        # unnamed; a row tested alone (no adjusted p) is its own family
         sizes = tested["family"].value_counts().to_dict() if "family" in tested else {}
-        keep = pd.Series([powered(r, sizes.get(r.get("family"), len(tested))) for r in judged.to_dict("records")],
-                         index=judged.index, dtype=bool)
+        keep = pd.Series([powered(r, sizes.get(r.get("family"), len(tested)) if not pd.isna(r["p_adjusted"]) else 1)
+                          for r in judged.to_dict("records")], index=judged.index, dtype=bool)
         excused, judged = judged[~keep], judged[keep]
     else:
         excused = judged.iloc[0:0]
     missed = judged[judged["detected"] < 1]
+    nulls = measures[(measures["truth"] - measures["null"]).abs() < NULL_TOLERANCE]
+    false_hits = nulls[nulls["detected"] == 1]
     shares = table[table["measure_id"].str.startswith("parsed_share.")]
     bad_shares = shares[shares["covered"] != 1]
-    passed = (len(defined) > 0 and coverage >= COVERAGE_GOAL and missed.empty and bad_shares.empty)
-    uncovered = list(defined.loc[defined["covered"] < 1, "measure_id"])
-    line = (f"known truth: {'PASS' if passed else 'FAIL'}: coverage {int(defined['covered'].sum())}/{len(defined)} "
-            f"rows ({coverage:.0%}, goal {COVERAGE_GOAL:.0%})"
-            + (f" (not covered: {', '.join(uncovered[:8])}{', ...' if len(uncovered) > 8 else ''})" if uncovered else "")
-            + "; planted effects detected after Holm "
+    passed = (len(defined) > 0 and coverage >= COVERAGE_GOAL and low_nb.empty and missed.empty and bad_shares.empty
+              and gone.empty and outside.empty)
+    uncovered = defined[defined["covered"] < 1]
+    line = (f"known truth: {'PASS' if passed else 'FAIL'}: "
+            + (f"missing: {_names(gone)}; " if len(gone) else "")
+            + (f"truth outside its range: {_names(outside)}; " if len(outside) else "")
+            + f"coverage {int(defined['covered'].sum())}/{len(defined)} rows ({coverage:.0%}, goal {COVERAGE_GOAL:.0%})"
+            + (f" (not covered: {_names(uncovered)})" if len(uncovered) else "")
+            + (f"; notebooks below {NOTEBOOK_GOAL:.0%} of {NOTEBOOK_MIN_ROWS}+ rows: "
+               + ", ".join(f"{r.notebook} {r.covered}/{r.rows}" for r in low_nb.itertuples()) if len(low_nb) else "")
+            + "; planted effects detected "
             f"{len(judged) - len(missed)}/{len(judged)}"
-            + (f" (missed: {', '.join(missed['measure_id'])})" if len(missed) else "")
+            + (f" (missed: {_names(missed)})" if len(missed) else "")
             + (f" ({len(excused)} more not required: under 80% power at this size, "
                f"{int((excused['detected'] == 1).sum())} of them detected)" if len(excused) else "")
+            + (f" ({len(unjudged)} not judged: {_unjudged_reasons(unjudged)})" if len(unjudged) else "")
+            + (f"; false detections at planted nulls {len(false_hits)}/{int(nulls['detected'].notna().sum())}"
+               if nulls["detected"].notna().any() else "")
             + f"; parsed share matches 1 - failure rate in {len(shares) - len(bad_shares)}/{len(shares)} notebooks")
     return passed, line
 
@@ -252,7 +311,6 @@ def validate(truth_path, size: int | str | None = None, run_name: str = "known_t
     """Run the notebooks against a fresh simulator and write validation.csv; (passed, summary, table).
     `size` is items per dataset, or "paper" for the papers' counts (`paper_sizes`)."""
     from lib import runner
-    from lib.report.findings import collect
 
     truth = load_truth(truth_path)
     run_dir = paths.runs_root() / run_name
@@ -266,19 +324,44 @@ def validate(truth_path, size: int | str | None = None, run_name: str = "known_t
             stats = sim.stats()
     finally:
         shutil.rmtree(cache, ignore_errors=True)
+    (run_dir / "simulator_stats.json").write_text(json.dumps(stats, indent=1))
+    return check_run(run_dir, truth_path, cfg, only, papers_size=size == "paper")
+
+
+def check_run(run_dir: Path, truth_path, cfg: dict, only: list[str] | None = None,
+              papers_size: bool = False) -> tuple[bool, str, pd.DataFrame]:
+    """Compare a finished validate run's findings with the truth file it was served under, write
+    validation.csv and the summary; (passed, summary, table). `only` as the run was given it."""
+    from lib import runner
+    from lib.report.findings import collect
+
+    truth = load_truth(truth_path)
     findings = collect(run_dir)
     design = design_of(cfg, run_dir)
     truths_of = model_truths(truth, cfg, run_dir,  # per served model (rewardbench/validate.py)
                              lambda t, d: {**measure_truths(t, d), **likelihood_truths(t, d), **mitigation_truths(t, d)},
                              design)
-    table = pd.concat([compare_by_model(findings, truths_of, compare).drop(columns="has_p"),
+    ran = {p.stem for p in runner.select_notebooks(cfg, only)}
+    params = {**(cfg.get("parameters") or {}), **(cfg.get("_overrides") or {})}
+    expected = expected_rows(truths_of, ran, params)
+    table = pd.concat([compare_by_model(findings, truths_of, compare),
+                       missing_rows(findings, expected, truths_of, COLUMNS),
                        paired_rows([run_dir], truths_of, COLUMNS), parsed_shares(run_dir, truth),
                        knowledge_rows(run_dir, truth, cfg)], ignore_index=True)
-    passed, line = verdict(table, papers_size=size == "paper")
+    passed, line = verdict(table, papers_size=papers_size)
     table.to_csv(run_dir / "validation.csv", index=False)
     (run_dir / "validation_summary.txt").write_text(line + "\n")
-    (run_dir / "simulator_stats.json").write_text(json.dumps(stats, indent=1))
     with open(run_dir / "README.md", "a", encoding="utf-8") as f:
         f.write(f"\n## Known truth ({Path(truth_path).name})\n\n{line}\n\n"
                 + table.to_markdown(index=False, floatfmt=".3f") + "\n")
     return passed, line, table
+
+
+def recheck(truth_path, size: int | str | None = None, run_name: str = "known_truth", config=RUN_CONFIG,
+            only: list[str] | None = None) -> tuple[bool, str, pd.DataFrame]:
+    """check_run on a finished validate run (the same truth file, size and --only it ran with),
+    without running a notebook: for a change to the truths or the check itself."""
+    from .rewardbench.validate import PLACEHOLDER
+
+    cfg = run_config(config, PLACEHOLDER, size)
+    return check_run(paths.runs_root() / run_name, truth_path, cfg, only, papers_size=size == "paper")

@@ -23,7 +23,7 @@ from .test_server import _bank, run_dir  # noqa: F401  (run_dir: the simulator's
 
 # no question or text effects: each planted value is then one number the test can state
 FLAT = Truth(icc=0.0, format_failure=0.0, perplexity=Perplexity(own_logprob=-2.0, other_logprob=-2.5, text_sd=0.0),
-             pointwise=Pointwise(base=2.0, own_shift=1.5, true_shift=0.5, question_sd=0.0),
+             pointwise=Pointwise(base=2.0, own_shift=1.5, true_shift=0.5, question_sd=0.0, passage_sd=0.0),
              pairwise=Pairwise(position=0.3, self=0.8, factual=1.5))
 
 

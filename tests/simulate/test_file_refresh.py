@@ -41,6 +41,9 @@ def _bank_row(item, fact, text, false_answer=""):
 
 
 def test_the_passage_bank_written_in_one_tick_is_known_whole(tmp_path):
+    # the item whose answers decide which passage is false (the simulator reads no bank label)
+    (tmp_path / "items.jsonl").write_text(json.dumps({"id": "q1", "question": "Which spice comes from the crocus?",
+                                                      "answer": "saffron", "false_answer_ours": "cardamom"}) + "\n")
     bank = tmp_path / "passage_bank.jsonl"
     bank.write_text(json.dumps(_bank_row("q1", "true", "Saffron comes from the crocus.")) + "\n")
     roles = Roles(tmp_path, Truth())

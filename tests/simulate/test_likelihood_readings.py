@@ -41,14 +41,14 @@ def test_argmax_rating_truth_matches_monte_carlo():
 
 
 def test_likelihood_pair_truths_match_monte_carlo():
-    u = RNG.normal(0, TRUTH.question_sd, 400_000)
+    u, u_pos, u_fact = RNG.normal(0, TRUTH.question_sd, (3, 400_000))  # the question's three pair effects
     first, true_chosen = [], {"TF": [], "FT": []}
     for combo in ("TF", "FT"):
         for own_first in (True, False):
             own = (own_first, not own_first)
             fact = (combo[0] == "T", combo[1] == "T")
             true = fact if own_first else fact[::-1]
-            q1 = M.sigmoid(M.pair_logit(TRUTH, own, true, u))
+            q1 = M.sigmoid(M.pair_logit(TRUTH, own, true, u, u_position=u_pos, u_factual=u_fact))
             picks_1 = np.log(q1) > np.log(1 - q1)  # the likelier answer, as the pipeline decides
             first.append(picks_1.mean())
             true_chosen[combo].append((picks_1 if true[0] else ~picks_1).mean())

@@ -40,9 +40,10 @@ def test_knowledge_truth_matches_the_simulators_own_replies():
     assert want["none"] + want["partial"] + want["full"] == pytest.approx(1.0)
 
 
-def test_logprob_judge_truth_matches_monte_carlo():
+@pytest.mark.parametrize("position", [0.7, -0.7])  # a second position favoured: the truth stays a probability
+def test_logprob_judge_truth_matches_monte_carlo(position):
     truth = Truth(icc=0.3, format_failure=0.1,
-                  rewardbench=RewardBench(accuracy={"helpful": 0.8, "abstain": 0.6}, position=0.7))
+                  rewardbench=RewardBench(accuracy={"helpful": 0.8, "abstain": 0.6}, position=position))
     u = RNG.normal(0, truth.question_sd, 400_000)
     acc, cons = {}, {}
     for cat in ("helpful", "abstain"):

@@ -35,6 +35,12 @@ def question_effect(truth: Truth, question: str, sd: float) -> float:
     return sd * normal_draw(truth.seed, "question", question) if sd else 0.0
 
 
+def passage_effect(truth: Truth, text: str) -> float:
+    """05's passage effect on the latent rating: one draw per (normalised) passage text."""
+    sd = truth.pointwise.passage_sd
+    return sd * normal_draw(truth.seed, "rating passage", text) if sd else 0.0
+
+
 def sigmoid(x):
     """Logistic function."""
     return 1 / (1 + np.exp(-np.asarray(x, float)))
@@ -62,11 +68,28 @@ def rating_mu(truth: Truth, own: bool, true: bool, u: float = 0.0) -> float:
 
 # ---------------------------------------------------------------- notebook 06: pairwise choices
 
-def pair_logit(truth: Truth, own: tuple, true: tuple, u: float = 0.0, styled: tuple = (False, False)) -> float:
-    """Log-odds of choosing passage 1 of two; u leans toward whichever passage is the model's own."""
+def pair_logit(truth: Truth, own: tuple, true: tuple, u: float = 0.0, styled: tuple = (False, False),
+               u_position: float = 0.0, u_factual: float = 0.0) -> float:
+    """Log-odds of choosing passage 1 of two. The question's three effects (`pair_effects`): u leans
+    toward whichever passage is the model's own, u_position toward the first, u_factual toward the
+    true one, so every term varies between questions and a question's judgments are clustered."""
     pw = truth.pairwise
     lean = own[0] - own[1]
-    return pw.position + (pw.self + u) * lean + pw.factual * (true[0] - true[1]) + pw.style * (styled[0] - styled[1])
+    return (pw.position + u_position + (pw.self + u) * lean + (pw.factual + u_factual) * (true[0] - true[1])
+            + pw.style * (styled[0] - styled[1]))
+
+
+def pair_effects(truth: Truth, question: str) -> tuple[float, float, float]:
+    """(own-lean, position, factual) effects of one question, independent draws of sd question_sd."""
+    sd = truth.question_sd
+    return (question_effect(truth, question, sd), question_effect(truth, "position:" + question, sd),
+            question_effect(truth, "factual:" + question, sd))
+
+
+def pair_sd(truth: Truth, own: tuple, true: tuple) -> float:
+    """sd of the question's whole effect on one pair's log-odds (u lean + u_position + u_factual (true1 -
+    true2): a sum of independent normals), so a truth integrates one normal."""
+    return truth.question_sd * math.sqrt(1 + (own[0] - own[1]) ** 2 + (true[0] - true[1]) ** 2)
 
 
 # ---------------------------------------------------------------- notebook 13: judge verdicts

@@ -2,8 +2,9 @@
 it states the true answer, whether the simulator wrote it, and which RM response was chosen.
 
 Everything comes from the data given for the run: the demo items (data/demo) and the run's
-items.jsonl (notebook 01), the run's passage bank (notebook 02), the RM pairs (notebook 13's demo
-pairs, rebuilt from that bank), and what the simulator itself generated (recorded as it replies).
+items.jsonl (notebook 01), the texts of the run's passage bank (notebook 02; whether a passage is true
+is decided from its text and the item's answers, `labels`, not from the bank's label), the RM pair data
+file (which response is chosen), and what the simulator itself generated (recorded as it replies).
 Files are read again when they change, so one server follows a run from notebook to notebook.
 """
 from __future__ import annotations
@@ -17,6 +18,10 @@ from pathlib import Path
 
 from lib import paths
 from lib.falsify import false_passage
+
+from .labels import false_answers, stated_answer
+
+RM_PAIRS = paths.DATA / "demo" / "rag_rewardbench_pairs.jsonl"  # the RM pair data file (chosen / reject)
 
 
 @lru_cache(maxsize=2 ** 16)
@@ -81,7 +86,7 @@ class Roles:
         self.own: dict[str, str] = {}             # text the simulator generated -> item id
         self.own_style: dict[str, str] = {}       # text the simulator generated -> "normal", "long" or "qa"
         self.own_false: set[str] = set()          # own texts with a bank false answer substituted
-        self.rm: dict[tuple, tuple] = {}          # (response1, response2) -> (category, pair id, chosen first)
+        self.rm: dict[str, tuple] = {}            # chosen response of the pair file -> (category, question)
         for path in sorted((paths.DATA / "demo").glob("*.jsonl")):
             if path.stem != "rag_rewardbench_pairs":
                 self._add_items(_jsonl(path))
@@ -103,15 +108,17 @@ class Roles:
                 self._add_items(items)
             rows = read_if_changed(self.run_dir / "passage_bank.jsonl", self._stamps)
             if rows is not None:
-                self.bank = {norm(r["text"]): Passage(r["item_id"], r["factuality"] == "true",
-                                                      r["answer"] if r["factuality"] == "true" else r["false_answer"])
-                             for r in rows}
+                # true or false from the text and the item's own answers (`labels`), never from the
+                # bank's factuality column: only the item id (which item a row belongs to) is read
+                self.bank = {}
                 self.bank_false = {}
                 for r in rows:
-                    if r["factuality"] == "false" and r.get("false_answer"):
-                        self.bank_false.setdefault(r["item_id"], set()).add(r["false_answer"])
+                    it = self.items.get(r["item_id"])
+                    true, answer = stated_answer(it, r["text"]) if it else (True, "")
+                    self.bank[norm(r["text"])] = Passage(r["item_id"], true, answer)
+                    if it is not None:
+                        self.bank_false[r["item_id"]] = set(false_answers(it))
                 self._derive_own_false()
-                self.rm = {}  # the demo pairs are rebuilt from the bank: index them again
 
     def _derive_own_false(self) -> None:
         """Own texts with a false answer substituted (how notebook 02 makes false passages)."""
@@ -161,20 +168,22 @@ class Roles:
 
     # ------------------------------------------------------------ RM pairs
     def rm_pair(self, response1: str, response2: str) -> tuple | None:
-        """(category, pair id, chosen shown first) of an ordered RM pair, or None when unknown."""
-        self.refresh()
+        """(category, the pair's question, chosen shown first) of an ordered RM pair, or None when
+        neither response (or both) is a chosen response of the pair data file."""
         with self._lock:
             if not self.rm:
                 self._index_rm()
-            return self.rm.get((norm(response1), norm(response2)))
+            first, second = self.rm.get(norm(response1)), self.rm.get(norm(response2))
+        if (first is None) == (second is None):
+            return None
+        category, question = first or second
+        return category, question, first is not None
 
     def _index_rm(self) -> None:
-        from lib.rewardbench import study  # the pairs notebook 13 builds for this run (a study's loader)
-        from lib.self_preference.bank import load_bank
-
-        bank_file = self.run_dir / "passage_bank.jsonl" if self.run_dir else None
-        bank = load_bank(bank_file) if bank_file is not None and bank_file.exists() else None
-        for r in study.study_pairs("", 0, 0, bank=bank).to_dict("records"):
-            c, j = norm(r["chosen"]), norm(r["rejected"])
-            self.rm[(c, j)] = (r["category"], r["id"], True)
-            self.rm[(j, c)] = (r["category"], r["id"], False)
+        """Every chosen response of the RM pair data file, read here as JSON (not through the
+        pipeline's loader or the pairs notebook 13 builds): chosen text -> (category from the subset
+        name, question). Notebook 13 rebuilds the demo pairs with the bank's false passages; their
+        chosen responses are the file's, only some rejected ones differ."""
+        for row in _jsonl(RM_PAIRS):
+            category = str(row.get("subset") or row.get("category") or "").split("-", 1)[0].strip().lower()
+            self.rm[norm(row["chosen"])] = (category, norm(row.get("question") or row.get("prompt", "")))

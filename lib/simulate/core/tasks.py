@@ -22,3 +22,4 @@ class Task:
 
     kind: str
     fields: dict = field(default_factory=dict)
+    asked: bool = True  # the prompt asks for the paper's reply format (`formats.asks_format`)

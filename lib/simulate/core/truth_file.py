@@ -26,13 +26,21 @@ BASE_MODEL = "sim"  # the served model name the file's own sections describe
 @section
 class Pointwise:
     """Notebook 05: P(score s) is proportional to exp(-(s - mu)^2 / (2 spread^2)) over s = 1..5, with
-    mu = base + own_shift [own passage] + true_shift [true passage] + a question effect (sd question_sd)."""
+    mu = base + own_shift [own passage] + true_shift [true passage] + a question effect (sd question_sd)
+    + a passage effect (sd passage_sd, drawn once per passage text: two passages of one question differ
+    by more than their roles, so a reading with no reply-level draw still varies between questions)."""
 
     base: float = 2.5
     own_shift: float = 0.6
     true_shift: float = 1.0
     spread: Annotated[float, Field(gt=0)] = 0.7
     question_sd: Sd = 0.3
+    passage_sd: Sd = 0.2
+
+    @property
+    def rating_sd(self) -> float:
+        """Sd of the latent rating around its planted mean: question and passage effects together."""
+        return math.hypot(self.question_sd, self.passage_sd)
 
 
 @section

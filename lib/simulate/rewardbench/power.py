@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from lib.rewardbench.categories import PUBLISHED_COUNTS
 
 from ..core import planted as M
 from ..core.power_draw import Draw
+from .paper_counts import PAPER_COUNTS
 from ..core.truth_file import Truth, for_model, model_names
 from .truth import judge_truths
 
@@ -32,7 +32,7 @@ class PairDesign:
     clusters: tuple
 
 
-def benchmark_pairs(n: int, counts: dict = PUBLISHED_COUNTS) -> PairDesign:
+def benchmark_pairs(n: int, counts: dict = PAPER_COUNTS) -> PairDesign:
     """n pairs in the benchmark's category mix (its Table 4 counts, largest remainders), one question each."""
     total = sum(counts.values())
     exact = {c: n * k / total for c, k in counts.items()}
@@ -52,7 +52,7 @@ def judges(truth: Truth, shift: float) -> tuple[Truth, Truth]:
     return truth, replace(b, rewardbench=replace(b.rewardbench, accuracy=acc))
 
 
-def rm_implied(truth: Truth, shift: float, categories=tuple(PUBLISHED_COUNTS)) -> float:
+def rm_implied(truth: Truth, shift: float, categories=tuple(PAPER_COUNTS)) -> float:
     """Judge A's accuracy minus judge B's, category-weighted as the paper's Overall (lib.simulate.truth)."""
     a, b = judges(truth, shift)
     return judge_truths(a, categories)["accuracy"] - judge_truths(b, categories)["accuracy"]

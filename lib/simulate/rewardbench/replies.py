@@ -128,10 +128,11 @@ def judge_reply(replier, f: dict, key: tuple, k: int):
         return own  # notebook 15's knockout between two of its own answers
     truth = replier.truth
     if found is None:  # a pair the run's data does not hold: no planted preference, a fair coin
-        category, pair_id, chosen_first, q_chosen = "", f["prompt"][:80], True, 0.5
+        category, chosen_first, q_chosen = "", True, 0.5
     else:
-        category, pair_id, chosen_first = found
-        u = M.question_effect(truth, "rm:" + pair_id, truth.question_sd)
+        # the question effect is the question's: a question's pairs (one per category) share it
+        category, question, chosen_first = found
+        u = M.question_effect(truth, "rm:" + question, truth.question_sd)
         q_chosen = float(M.sigmoid(M.judge_logit(truth, category, chosen_first, u)))
     q1 = q_chosen if chosen_first else 1 - q_chosen
     choice = 1 if M.unit_draw(truth.seed, "judge", *key) < q1 else 2

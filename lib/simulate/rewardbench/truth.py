@@ -99,7 +99,7 @@ def served_name(model_spec: str) -> str:
 def judge_truths(truth: Truth, categories, retries: int = 0) -> dict:
     """Order-averaged accuracy (unparsed counts as wrong) with the paper's category weights, and the
     position consistency among pairs whose two orders both gave a verdict."""
-    from lib.rewardbench.categories import PUBLISHED_COUNTS
+    from .paper_counts import PAPER_COUNTS  # typed from the paper, not the pipeline's copy
 
     parsed = 1 - truth.format_failure ** (retries + 1)
     acc, cons = {}, {}
@@ -109,7 +109,7 @@ def judge_truths(truth: Truth, categories, retries: int = 0) -> dict:
         acc[cat] = parsed * expect(lambda u: (chosen(u, True) + chosen(u, False)) / 2, truth.question_sd)
         cons[cat] = expect(lambda u: chosen(u, True) * chosen(u, False)
                            + (1 - chosen(u, True)) * (1 - chosen(u, False)), truth.question_sd)
-    w = {c: float(PUBLISHED_COUNTS.get(c, 1)) for c in categories}
+    w = {c: float(PAPER_COUNTS.get(c, 1)) for c in categories}
     return {"accuracy": sum(w[c] * acc[c] for c in categories) / sum(w.values()),
             "consistency": float(np.mean([cons[c] for c in categories]))}
 

@@ -67,7 +67,7 @@ def logprob_judge_truths(truth: Truth, categories) -> dict:
     category weights) and position consistency. The verdict names the chosen response in an order
     exactly when its log-odds logit(acc) +- position + u is above 0, so each probability is a
     normal CDF in u."""
-    from lib.rewardbench.categories import PUBLISHED_COUNTS
+    from ..rewardbench.paper_counts import PAPER_COUNTS  # typed from the paper, not the pipeline's copy
 
     sd, pos = truth.question_sd, truth.rewardbench.position
     acc, cons = {}, {}
@@ -75,9 +75,10 @@ def logprob_judge_truths(truth: Truth, categories) -> dict:
         base = M.logit(truth.rewardbench.accuracy.get(cat, 0.75))
         first, second = _p_above(base + pos, sd), _p_above(base - pos, sd)
         acc[cat] = (1 - truth.format_failure) * (first + second) / 2
-        # consistent: the chosen named in both orders (u > -(base - pos)) or in neither (u < -(base + pos))
-        cons[cat] = second + 1 - first
-    w = {c: float(PUBLISHED_COUNTS.get(c, 1)) for c in categories}
+        # consistent: the chosen named in both orders (u above minus the smaller log-odds) or in neither
+        # (u below minus the larger): a negative position bias swaps which order is the harder one
+        cons[cat] = _p_above(min(base + pos, base - pos), sd) + 1 - _p_above(max(base + pos, base - pos), sd)
+    w = {c: float(PAPER_COUNTS.get(c, 1)) for c in categories}
     return {"accuracy": sum(w[c] * acc[c] for c in categories) / sum(w.values()),
             "consistency": sum(cons[c] for c in categories) / len(categories)}
 
@@ -101,7 +102,7 @@ def likelihood_hms(truth: Truth, self_true: bool) -> dict:
     planted mean rating: the five echoed probabilities sum to 1) and the argmax."""
     from .truth import human_minus_self
 
-    sd = truth.pointwise.question_sd
+    sd = truth.pointwise.rating_sd
     return {LIK_EXPECTED: human_minus_self(truth, self_true),
             LIK_ARGMAX: argmax_rating(M.rating_mu(truth, False, True), sd)
             - argmax_rating(M.rating_mu(truth, True, self_true), sd)}
@@ -110,15 +111,15 @@ def likelihood_hms(truth: Truth, self_true: bool) -> dict:
 def likelihood_pair_truths(truth: Truth, combos) -> dict:
     """06's rates under the summed-likelihood choice, on the pairs it decides (two answer strings: TF
     and FT; TT and FF pairs carry one answer and are undecidable): passage 1 is taken exactly when
-    its planted log-odds x + lean * u is above 0 (lean = +-1: u leans toward the own passage), which
-    has probability Phi(x / sd)."""
+    its planted log-odds x plus the question's effects is above 0 (u lean + u_position + u_factual
+    (true1 - true2), one normal of sd `planted.pair_sd`), which has probability Phi(x / sd)."""
     cells = []
     for combo in [c for c in combos if c in ("TF", "FT")]:
         for own_first in (True, False):
             lean = 1 if own_first else -1
             true = (combo[0] == "T", combo[1] == "T") if own_first else (combo[1] == "T", combo[0] == "T")
             x = M.pair_logit(truth, (own_first, not own_first), true)  # at u = 0
-            p_first = _p_above(float(x), truth.question_sd)
+            p_first = _p_above(float(x), M.pair_sd(truth, (own_first, not own_first), true))
             cells.append((combo, p_first, p_first if true[0] else 1 - p_first))
     if not cells:
         return {}

@@ -8,7 +8,8 @@ import re
 
 from ..core import planted as M
 from ..core.replies import token, words
-from ..core.roles import Roles
+from ..core.labels import simulator_false_answer
+from ..core.roles import Roles, norm
 from ..core.truth_file import Truth
 from .knowledge import knowledge_reply
 
@@ -41,11 +42,8 @@ class SelfPreferenceReplier:
         return text, words(text, k)
 
     def _false_answer(self, f, key, k):
-        it = self.roles.item_of_question(f["question"]) or {}
-        fa = str(it.get("false_answer_ours") or "").strip()
-        if not fa or f["answer"].lower() in fa.lower():
-            fa = str(int(f["answer"]) + 7) if f["answer"].strip().isdigit() else "Valparaiso"
-        text = f"Answer: {fa}"
+        # the same rule decides which bank passages state a false answer (`labels.stated_answer`)
+        text = f"Answer: {simulator_false_answer(self.roles.item_of_question(f['question']) or {}, f['answer'])}"
         return text, words(text, k)
 
     def _knowledge(self, f, key, k):
@@ -59,6 +57,7 @@ class SelfPreferenceReplier:
         true = p.true if p is not None else True
         item = p.item_id if p is not None else (f["question"] or f["passage"][:80])
         u = M.question_effect(self.truth, item, self.truth.pointwise.question_sd)
+        u += M.passage_effect(self.truth, norm(f["passage"]))
         return M.rating_probs(M.rating_mu(self.truth, self.roles.is_own(f["passage"]), true, u),
                               self.truth.pointwise.spread)
 
@@ -73,9 +72,9 @@ class SelfPreferenceReplier:
         p1, p2 = self.roles.passage(f["passage_1"]), self.roles.passage(f["passage_2"])
         own = (self.roles.is_own(f["passage_1"]), self.roles.is_own(f["passage_2"]))
         true = (p1.true if p1 else True, p2.true if p2 else True)
-        u = M.question_effect(self.truth, f["question"], self.truth.question_sd)
+        u, u_position, u_factual = M.pair_effects(self.truth, f["question"])
         styled = (self.roles.is_styled(f["passage_1"]), self.roles.is_styled(f["passage_2"]))
-        return float(M.sigmoid(M.pair_logit(self.truth, own, true, u, styled))), p1, p2
+        return float(M.sigmoid(M.pair_logit(self.truth, own, true, u, styled, u_position, u_factual))), p1, p2
 
     def _pair(self, f, key, k):
         q1, p1, p2 = self.pair_choice(f)

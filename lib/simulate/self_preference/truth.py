@@ -18,15 +18,18 @@ def mean_rating(truth: Truth, own: bool, true: bool, u: float) -> float:
 
 
 def human_minus_self(truth: Truth, self_true: bool) -> float:
-    """E[score of the human true passage] - E[score of the own passage of that factuality]."""
-    return expect(lambda u: mean_rating(truth, False, True, u) - mean_rating(truth, True, self_true, u),
-                  truth.pointwise.question_sd)
+    """E[score of the human true passage] - E[score of the own passage of that factuality]: each mean
+    over the latent rating's question and passage effects (the two passages' own effects differ, so
+    the difference of the two expectations, each at the summed sd)."""
+    sd = truth.pointwise.rating_sd
+    return expect(lambda v: mean_rating(truth, False, True, v), sd) - expect(lambda v: mean_rating(truth, True, self_true, v), sd)
 
 
 # ---------------------------------------------------------------- 06
 
 def _p_first(truth: Truth, own: tuple, true: tuple) -> float:
-    return expect(lambda u: float(M.sigmoid(M.pair_logit(truth, own, true, u))), truth.question_sd)
+    x = M.pair_logit(truth, own, true)  # the question's effects add one normal of sd pair_sd
+    return expect(lambda u: float(M.sigmoid(x + u)), M.pair_sd(truth, own, true))
 
 
 def pair_cells(truth: Truth, combos=COMBOS) -> list[dict]:
@@ -62,10 +65,9 @@ def style_truths(truth: Truth) -> dict:
     """Notebook 08: P(the styled own passage is chosen), both orders averaged (TT pairs): the own
     gen-by-QA passage against the human one, the own long passage against the own normal one."""
     def p_styled(own):
-        first = expect(lambda u: float(M.sigmoid(M.pair_logit(truth, own, (True, True), u, (True, False)))),
-                       truth.question_sd)
-        second = expect(lambda u: float(M.sigmoid(M.pair_logit(truth, own[::-1], (True, True), u, (False, True)))),
-                        truth.question_sd)
+        sd = M.pair_sd(truth, own, (True, True))
+        first = expect(lambda u: float(M.sigmoid(M.pair_logit(truth, own, (True, True), 0.0, (True, False)) + u)), sd)
+        second = expect(lambda u: float(M.sigmoid(M.pair_logit(truth, own[::-1], (True, True), 0.0, (False, True)) + u)), sd)
         return (first + 1 - second) / 2
     return {"gen_by_qa": p_styled((True, False)), "long": p_styled((True, True))}
 

@@ -193,7 +193,10 @@ def position_headline(truth: Truth, form: str, roles: tuple, shown: int, draws: 
 
 def position_effect(truth: Truth, form: str, compositions: list[tuple], first: int, last: int,
                     draws: int = FACTOR_DRAWS) -> float:
-    """Mean over questions holding a ground truth of E[headline at 1-based place first] - at last."""
+    """Mean over questions holding a ground truth of E[headline at 1-based place first] - at last
+    (exactly 0 when no position effect is planted: the two Monte Carlo estimates would differ by noise)."""
+    if truth.utility.position == 0:
+        return 0.0 if any("ground_truth" in c for c in compositions) else math.nan
     counts = Counter(c for c in compositions if "ground_truth" in c)
     total = sum(counts.values())
     return float(sum(k * (position_headline(truth, form, c, first - 1, draws) - position_headline(truth, form, c, last - 1, draws))
@@ -205,17 +208,26 @@ def answer_right(truth: Truth, q: AnswerQuestion, conditions, draws: int = FACTO
     d = UD.Draws(truth.utility, q.roles, truth.question_sd, truth.format_failure, draws, seed)
     rows = np.ones(draws, bool)
     good = {"none": ~rows, "dense": rows & bool(d.gt.any()), "ground-truth": rows & q.has_gt_evidence}
+    # the same planted judge under both prompts: one set of draws for both, so a planted null gain is exactly 0
+    same = truth.utility.select_relevance == truth.utility.select_utility
     for judgment in ("relevance", "utility"):
         if not any(c.startswith(judgment + " ") for c in conditions):
             continue
+        if same and judgment == "utility" and "relevance listwise-set" in good:
+            good.update({"utility " + k.split(" ", 1)[1]: v for k, v in list(good.items()) if k.startswith("relevance ")})
+            continue
+        names = ("relevance", "utility") if same else (judgment,)
+
+        def wants(form):
+            return any(f"{j} {form}" in conditions for j in names)
         chosen, failed = d.listwise_set(judgment)
         m = np.where(failed, d.n, np.maximum(1, chosen.sum(axis=1)))  # a ranking hands over the set's size
         good[f"{judgment} listwise-set"] = (chosen & d.gt).any(axis=1)
         for form in ("listwise-rank", "pairwise"):
-            if f"{judgment} {form}" in conditions:
+            if wants(form):
                 rank, rank_failed = getattr(d, form.replace("-", "_"))(judgment)
                 good[f"{judgment} {form}"] = (UD.top(rank, rank_failed, m) & d.gt).any(axis=1)
-        if f"{judgment} pointwise" in conditions:
+        if wants("pointwise"):
             good[f"{judgment} pointwise"] = (d.pointwise(judgment)[0] & d.gt).any(axis=1)
     ks = [int(c.split("-")[0]) for c in conditions if c.endswith("-sampling")]
     if ks:

@@ -27,8 +27,8 @@ TRUTH = Truth(icc=0.3, format_failure=0.0, pointwise=Pointwise(base=2.2, own_shi
 def test_argmax_rating_truth_matches_monte_carlo():
     u = RNG.normal(0, TRUTH.pointwise.question_sd, 400_000)
 
-    def argmax(own, true):  # the likelier score of the planted distribution, question by question
-        mu = M.rating_mu(TRUTH, own, true, u)
+    def argmax(own, true):  # the likelier score of the planted distribution, passage by passage
+        mu = M.rating_mu(TRUTH, own, true, u + RNG.normal(0, TRUTH.pointwise.passage_sd, u.size))
         logp = -((M.SCORES[None, :] - mu[:, None]) ** 2)  # the planted log-odds up to a constant per row
         return M.SCORES[np.argmax(logp, axis=1)]
     for fact in (True, False):
@@ -36,7 +36,7 @@ def test_argmax_rating_truth_matches_monte_carlo():
         assert LT.likelihood_hms(TRUTH, fact)[LT.LIK_ARGMAX] == pytest.approx(mc, abs=0.01)
         assert LT.likelihood_hms(TRUTH, fact)[LT.LIK_EXPECTED] == human_minus_self(TRUTH, fact)
     # no question effect: the argmax is the nearest score, a step function of mu
-    flat = Truth(pointwise=Pointwise(base=2.0, own_shift=1.4, true_shift=0.0, question_sd=0.0))
+    flat = Truth(pointwise=Pointwise(base=2.0, own_shift=1.4, true_shift=0.0, question_sd=0.0, passage_sd=0.0))
     assert LT.likelihood_hms(flat, True)[LT.LIK_ARGMAX] == 2 - 3
 
 

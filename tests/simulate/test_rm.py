@@ -26,7 +26,7 @@ def run_dir(tmp_runs):
 def test_a_model_section_overrides_only_what_it_names_and_a_misspelled_key_is_named(tmp_path):
     t = load_truth("configs/known_truth.yaml")
     b = for_model(t, "sim_b")
-    assert b.rewardbench.accuracy["helpful"] == 0.6 and b.rewardbench.position == 0.8
+    assert b.rewardbench.accuracy["helpful"] == 0.35 and b.rewardbench.position == 0.8
     assert b.rewardbench.accuracy["reason"] == t.rewardbench.accuracy["reason"]  # merged, not replaced
     assert b.pairwise == t.pairwise and for_model(t, "sim") is t and for_model(t, "other") is t
     bad = tmp_path / "bad.yaml"
@@ -45,7 +45,8 @@ def _knockout_monte_carlo(truth, n, questions=200_000, seed=1):
     u = rng.normal(0, truth.question_sd, questions)
     p = sig(np.log(truth.answers.good / (1 - truth.answers.good)) + u)
     right = rng.random((questions, n)) < p[:, None]
-    acc = np.log(truth.rewardbench.accuracy["helpful"] / (1 - truth.rewardbench.accuracy["helpful"]))
+    cat = truth.answers.judge_category
+    acc = np.log(truth.rewardbench.accuracy[cat] / (1 - truth.rewardbench.accuracy[cat]))
     pos, f = truth.rewardbench.position, truth.format_failure
 
     def first_named(a_right, b_right):  # P(the judge names the response shown first)

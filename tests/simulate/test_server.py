@@ -41,7 +41,8 @@ def _ask(model, prompt, sample=0, logprobs=5):
 
 
 def test_ratings_parse_and_self_recognition_moves_the_expected_score(run_dir):
-    truth = Truth(format_failure=0.0, pointwise=Pointwise(base=2.0, own_shift=1.5, true_shift=0.0, question_sd=0.0))
+    truth = Truth(format_failure=0.0,
+                  pointwise=Pointwise(base=2.0, own_shift=1.5, true_shift=0.0, question_sd=0.0, passage_sd=0.0))
     with SimServer(truth, run_dir) as sim:
         passages, model = _bank(sim, run_dir)
         assert (passages["author"] == "sim").any() and sim.stats()["own_texts"] == 3  # every rewrite verified
@@ -58,7 +59,7 @@ def test_ratings_parse_and_self_recognition_moves_the_expected_score(run_dir):
 
 def test_inverted_self_recognition_swaps_own_and_human(run_dir):
     truth = Truth(self_recognition="inverted", format_failure=0.0,
-                  pointwise=Pointwise(base=2.0, own_shift=1.5, true_shift=0.0, question_sd=0.0))
+                  pointwise=Pointwise(base=2.0, own_shift=1.5, true_shift=0.0, question_sd=0.0, passage_sd=0.0))
     with SimServer(truth, run_dir) as sim:
         passages, model = _bank(sim, run_dir, n=1)
         by_author = {r["author"]: r["text"] for r in passages[passages["factuality"] == "true"].to_dict("records")}

@@ -15,17 +15,11 @@ from lib.simulate.rewardbench.truth import RMDesign
 from lib.simulate.core.truth import Design
 from lib.simulate.core.truth_file import load_truth
 from lib.simulate.truth_ranges import RANGES, out_of_range, truth_range
-from lib.simulate.utility.truth import AnswerQuestion, UtilityDesign
+from tests.simulate.test_truth_registry import UTILITY  # a small design that asks for every utility measure
 
-SMALL = ("ground_truth", "counterfactual", "distractor", "distractor")
-UTILITY = UtilityDesign(sets=(("nq", SMALL),), factor_sets=(("nq", SMALL),), set_forms=("pointwise", "listwise-set"),
-                        position_forms=("listwise-set", "listwise-rank"), positions=(1, 4),
-                        answers=(AnswerQuestion("nq", ("distractor", "ground_truth", "distractor"), True, 1.0, 0.0),),
-                        conditions=("none", "dense", "ground-truth", "relevance listwise-set", "utility listwise-set",
-                                    "5-sampling"))
 DESIGNS = {TR.MEASURE_TRUTHS: Design(), TR.LIKELIHOOD_TRUTHS: Design(), TR.UTILITY_TRUTHS: UTILITY,
            TR.RM_TRUTHS: RMDesign(pairs=(("helpful", 3), ("conflict", -4), ("abstain", 0)))}
-DRAWS = 6  # sides alternate per draw, so every effect is tried above and below its null
+DRAWS = 4  # sides alternate per draw, so every effect is tried above and below its null
 
 
 def _random_truth(tmp_path, index):

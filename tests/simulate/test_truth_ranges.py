@@ -15,10 +15,11 @@ from lib.simulate.rewardbench.truth import RMDesign
 from lib.simulate.core.truth import Design
 from lib.simulate.core.truth_file import load_truth
 from lib.simulate.truth_ranges import RANGES, out_of_range, truth_range
-from tests.simulate.test_truth_registry import UTILITY  # a small design that asks for every utility measure
+from tests.simulate.test_truth_registry import CALLS, UTILITY  # designs that ask for every measure a function gives
 
-DESIGNS = {TR.MEASURE_TRUTHS: Design(), TR.LIKELIHOOD_TRUTHS: Design(), TR.UTILITY_TRUTHS: UTILITY,
-           TR.RM_TRUTHS: RMDesign(pairs=(("helpful", 3), ("conflict", -4), ("abstain", 0)))}
+# every declared truth function with a design that asks for all its measures (13-15's over three categories)
+DESIGNS = {ref: design for ref, (_truth, design) in CALLS.items()}
+DESIGNS["lib.simulate.rewardbench.truth:rm_truths"] = RMDesign(pairs=(("helpful", 3), ("conflict", -4), ("abstain", 0)))
 DRAWS = 4  # sides alternate per draw, so every effect is tried above and below its null
 
 
@@ -31,7 +32,7 @@ def _random_truth(tmp_path, index):
 
 
 def test_every_declared_family_with_a_truth_has_a_range():
-    families = {m.kind for m in R.all_measures() if m.pattern in TR.TRUTHS}
+    families = {m.kind for m in R.all_measures() if m.truth}
     assert families <= set(RANGES), families - set(RANGES)
 
 
@@ -49,8 +50,8 @@ def test_every_registered_truth_lies_in_its_range(tmp_path, index):
     bad = []
     for model in ("sim", "sim_b"):
         truth = for_model(planted, model)
-        for name, design in DESIGNS.items():
-            fn = next(TR.truth_function(p) for p, n in TR.TRUTHS.items() if n == name)
+        for reference, design in DESIGNS.items():
+            fn = TR.resolve(reference)
             for mid, (_nb, value, _null) in fn(truth, design).items():
                 if out_of_range(mid, value):
                     bad.append(f"{model} {mid} = {value:.4f} (range {truth_range(mid)})")
@@ -73,6 +74,6 @@ def test_a_planted_null_is_exactly_null_in_the_truth():
     base = load_truth("configs/known_truth.yaml")
     same = replace(base.utility, position=0.0, select_relevance=dict(base.utility.select_utility))
     got = utility_truths(replace(base, utility=same), UTILITY)
-    assert got["position_effect.listwise-set"][1] == 0.0 and got["position_effect.listwise-rank"][1] == 0.0
+    assert got["position_effect.listwise_set"][1] == 0.0 and got["position_effect.listwise_rank"][1] == 0.0
     assert got["answer_gain.nq.utility_minus_relevance"][1] == 0.0
     assert got["answer_gain.nq.utility_minus_dense"][1] != 0.0  # a planted gain stays

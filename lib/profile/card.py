@@ -40,7 +40,7 @@ def measured_rows(findings: pd.DataFrame, model: str | None = None) -> pd.DataFr
 
 def after_mitigation(frame: pd.DataFrame, m: Measure) -> str:
     """The change a mitigation arm makes to this row (the registry's `mitigations()`), from the
-    run's findings: 'balanced: -12 pp [-18, -6], n = 40'; '' where no arm reads it."""
+    run's findings: '<arm>: -12 pp [-18, -6], n = 40'; '' where no arm reads it."""
     from lib.report.measures import find, mitigations
 
     for mid in mitigations().get(m.key, ()):

@@ -33,13 +33,14 @@ def verdict_judgments(folder: Path, measure_ids, params: dict) -> pd.DataFrame:
         method, model = slug(judge_method(res)), parse_reward_spec(res["spec"].iloc[0]).target
         questions = question_units(res)
         by_question = questions.nunique() < len(res)  # the findings row's unit: the question where pairs share one
-        for kind in ("judge_overall_accuracy", "judge_position_consistency"):
+        for kind in ("judge_overall_accuracy", "judge_position_consistency", "judge_unparsed_share"):
             mid = f"{kind}.{method}"
             if mid not in wanted:
                 continue
             accuracy = kind == "judge_overall_accuracy"
-            unit = questions if accuracy and by_question else res["id"].astype(str)
-            counted = pd.Series(True, res.index) if accuracy else res["consistent"].notna()
+            # the unparsed share's unit is always the question (lib.rewardbench.findings_rows)
+            unit = questions if (accuracy and by_question) or kind == "judge_unparsed_share" else res["id"].astype(str)
+            counted = pd.Series(True, res.index) if kind != "judge_position_consistency" else res["consistent"].notna()
             for key, label, (first, second) in ORDERS:
                 choice = pd.to_numeric(res[f"choice_{key}"], errors="coerce")
                 picked = choice.map({1: first, 2: second})

@@ -9,6 +9,7 @@ import pytest
 
 from lib import pipeline, runner
 from lib.paths import ROOT, figure_dir
+from lib.rewardbench.accuracy_tables import NEVER_PARSED
 from tests.compare.test_compare import two_runs  # noqa: F401  (two synthetic runs with findings)
 from tests.latex_check import compile_errors, content_problems, engine, fit_problems, in_ci
 
@@ -282,7 +283,8 @@ def check_13(run, params):
     long = _csv(run, "13_rewardbench", "rewardbench_accuracy_long")
     overall = long[long["level"] == "overall"]
     assert len(overall) == len(rms) and overall["n"].eq(n_pairs).all()
-    assert long["accuracy"].between(0, 1).all()
+    shown = long["no_interval"].fillna("") != NEVER_PARSED  # a judge that parsed nothing has no accuracy
+    assert long.loc[shown, "accuracy"].between(0, 1).all() and long.loc[~shown, "accuracy"].isna().all()
     judges = _csv(run, "13_rewardbench", "rewardbench_judges")
     assert judges["pairs"].eq(n_pairs).all()
     assert judges["unparsed_verdicts"].between(0, 2 * n_pairs).all()

@@ -70,7 +70,7 @@ def test_reversed_listwise_parser_misses_the_truth_and_fails(run_dir, monkeypatc
     assert len(utility_f1) == 3 and utility_f1.notna().sum() >= 2 and (utility_f1.dropna() == 0).all(), wrong
     assert (right.loc[utility_f1.dropna().index, "estimate"]
             > wrong.loc[utility_f1.dropna().index, "estimate"] + 15).all()
-    table = pd.concat([wrong.reset_index().drop(columns="has_p"), parsed_shares(run_dir, load_truth(TRUTH))])
+    table = pd.concat([wrong.reset_index(), parsed_shares(run_dir, load_truth(TRUTH))])
     passed, line = verdict(table)
     assert not passed and "FAIL" in line
 
@@ -132,7 +132,7 @@ def test_swapped_passage_kinds_in_11_miss_the_truth_and_fail(run_dir, run_truths
     wrong = compare(_factor_rows(run_dir, True), truths).set_index("measure_id")
     gaps = [m for m in wrong.index if m.startswith("role_selection_gap.")]
     assert len(gaps) == 4 and (wrong.loc[gaps, "covered"] == 0).all(), wrong.loc[gaps]
-    passed, line = verdict(wrong.reset_index().drop(columns="has_p"))
+    passed, line = verdict(wrong.reset_index())
     assert not passed and "FAIL" in line
 
 
@@ -149,7 +149,7 @@ def test_swapped_evidence_conditions_in_12_miss_the_truth(run_dir, run_truths):
         return compare(pd.DataFrame(answering_findings(a, summary, n_boot=1000)).assign(p_adjusted=float("nan")),
                        truths).set_index("measure_id")
     right = rows(answers)
-    ends = [m for m in right.index if m.endswith((".none", ".ground-truth"))]
+    ends = [m for m in right.index if m.endswith((".none", ".ground_truth"))]
     # 12 questions per dataset: each interval covers with about 95%, so one miss of four is no defect
     assert len(ends) == 4 and right.loc[ends, "covered"].sum() >= 3, right.loc[ends]
     swap = {"none": "ground-truth", "ground-truth": "none"}

@@ -24,10 +24,12 @@ def mitigation_tables(folder: Path, content_free: pd.DataFrame, temperature: flo
         ("13's log-probability judges", arms.judge_probs(judge), "notebook 13 not run or no judge:<spec>;logprob"))
         if not len(got)]
     lengths, failed = length_rows(judge, n_boot=n_boot)
-    table = pd.concat([t for t in (
+    # a server without likelihoods or log-probabilities leaves every arm empty: an empty table, not an error
+    made = [t for t in (
         arms.balanced_pairwise(pairs), arms.balanced_judge(judge), arms.contextual_judge(judge, judge_prior),
         arms.contextual_pointwise(ratings, pw_prior), arms.temperature_pointwise(ratings, temperature), lengths)
-        if len(t)], ignore_index=True) if len(ratings) + len(pairs) + len(judge) else arms._empty()
+        if len(t)]
+    table = pd.concat(made, ignore_index=True) if made else arms._empty()
     return table.reindex(columns=arms.TABLE_COLUMNS), decomposition_rows(parsed), notes + failed
 
 

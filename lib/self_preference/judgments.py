@@ -36,8 +36,10 @@ def _specs(params: dict) -> dict:
     return {author_name(s, params.get("author_names") or {}): s for s in params.get("evaluators") or []}
 
 
-def _frame(path: Path) -> pd.DataFrame:
-    got = pd.DataFrame(read_records(path))
+def _frame(folder: Path, name: str) -> pd.DataFrame:
+    """A run's records file as a frame (item ids as text); empty when the run has none."""
+    path = Path(folder) / name
+    got = pd.DataFrame(read_records(path)) if path.exists() else pd.DataFrame()
     return got.assign(item_id=got["item_id"].astype(str)) if len(got) else got
 
 
@@ -98,10 +100,7 @@ def _chosen(view: pd.DataFrame, which: str) -> pd.Series:
 def pair_judgments(folder: Path, measure_ids, params: dict) -> pd.DataFrame:
     """06's pairs behind each measure_id, both orders of every asked pair: the reply (or the
     likelihoods), the chosen passage, why none was chosen, and whether the verdict flipped with the order."""
-    path = Path(folder) / PAIRS_FILE
-    if not path.exists():
-        return _empty()
-    scored = _frame(path)
+    scored = _frame(folder, PAIRS_FILE)
     if not len(scored):
         return _empty()
     specs = _specs(params)
@@ -165,10 +164,7 @@ def rating_judgments(folder: Path, measure_ids, params: dict) -> pd.DataFrame:
     from .measures import pointwise_units
     from .pointwise import pointwise_prompt
 
-    path = Path(folder) / RATINGS_FILE
-    if not path.exists():
-        return _empty()
-    ratings = _frame(path)
+    ratings = _frame(folder, RATINGS_FILE)
     if not len(ratings):
         return _empty()
     units = pointwise_units(folder, params)

@@ -56,18 +56,19 @@ def test_the_passage_bank_written_in_one_tick_is_known_whole(tmp_path):
     assert found is not None and not found.true and found.answer == "cardamom"
 
 
-def test_utility_candidates_written_in_one_tick_are_known_whole(tmp_path):
-    gti = tmp_path / "utility_gti.jsonl"
+def test_the_run_items_written_in_one_tick_are_known_whole_to_the_utility_roles(tmp_path):
+    items = tmp_path / "items.jsonl"
 
     def row(q):
-        return json.dumps({"question": q, "answer": "x", "passage": [f"{q} truth", f"{q} other"],
-                           "passages_types": ["ground_truth", "noisy"]}) + "\n"
+        return json.dumps({"id": q, "source": "nq", "question": q, "answer": "x", "aliases": [],
+                           "human_passage": f"{q} truth names x", "negatives": []}) + "\n"
 
-    gti.write_text(row("first question"))
+    items.write_text(row("first question"))
     roles = UtilityRoles(Roles(tmp_path, Truth()))
-    assert roles.role("first question", "first question truth") == "ground_truth"
-    tick = gti.stat().st_mtime_ns
-    with open(gti, "a") as out:
+    assert roles.role("first question", "first question truth names x") == "ground_truth"
+    tick = items.stat().st_mtime_ns
+    with open(items, "a") as out:
         out.write(row("second question"))
-    os.utime(gti, ns=(tick, tick))
-    assert roles.role("second question", "second question truth") == "ground_truth"
+    os.utime(items, ns=(tick, tick))
+    assert roles.role("second question", "second question truth names x") == "ground_truth"
+    assert roles.role("second question", "second question truth names y") == "counterfactual"

@@ -44,3 +44,40 @@ def test_the_chosen_rm_response_comes_from_the_pair_data_file():
         assert roles.rm_pair(row["chosen"], row["reject"])[::2] == (category, True)
         assert roles.rm_pair(row["reject"], row["chosen"])[::2] == (category, False)
         assert roles.rm_pair(row["reject"], "another reply") is None  # no chosen response: no planted preference
+
+
+def test_a_utility_passage_role_comes_from_the_data_not_09s_labels(tmp_path):
+    """09's candidate sets written with ground truth and counterfactual swapped (its labels and kinds,
+    as the `utility_roles_swap` mutant does): the simulator and the truth's design still know every
+    passage's role from the data (gold passages, the answer replaced in them, its own evidence)."""
+    from lib.models import get_model
+    from lib.simulate.server import SimServer
+    from lib.simulate.utility.roles import UtilityRoles
+    from lib.simulate.utility.truth import design_from_gti
+    from lib.utility.benchmark import save_benchmark
+    from lib.utility.build import build_benchmarks
+    from lib.utility.items import utility_items
+
+    items, corpus, _ = utility_items(["nq", "hotpotqa", "marco"], 8, 0)
+    kind = {"ground_truth": "ground_truth", "counterfactual": "counterfactual"}
+    swap = {"ground_truth": "counterfactual", "counterfactual": "ground_truth"}
+    with SimServer(Truth(format_failure=0.0), tmp_path) as sim:  # writes MS MARCO's counterfactual evidence
+        gti, _, _ = build_benchmarks(get_model(f"openai:sim@{sim.url}"), items, corpus, "bm25", 8, 2, 0)
+    right = [(c.question, p, kind.get(k, "distractor")) for c in gti for p, k in zip(c.passage, c.passages_types)]
+    assert {r for *_, r in right} == {"ground_truth", "counterfactual", "distractor"}
+    assert {c.source for c in gti if "counterfactual" in c.passages_types} == {"nq", "hotpotqa", "marco"}
+    for c in gti:  # the swap, written where 09 writes
+        c.passages_types = [swap.get(k, k) for k in c.passages_types]
+        c.ground_truth_label = [int(k == "ground_truth") for k in c.passages_types]
+    save_benchmark(gti, tmp_path / "utility_gti.jsonl")
+    roles = UtilityRoles(Roles(tmp_path, Truth()))
+    assert [roles.role(q, p) for q, p, _ in right] == [r for *_, r in right]
+    design = design_from_gti(tmp_path / "utility_gti.jsonl", roles.role)
+    by_question = {}
+    for q, _, r in right:
+        by_question.setdefault(q, []).append(r)
+    assert [comp for _, comp in design.sets] == [tuple(sorted(by_question[c.question])) for c in gti]
+    # a passage of another item, and this item's gold passage with its answer left in, are no counterfactual
+    c = gti[0]
+    assert roles.role(c.question, gti[1].passage[0]) == "distractor"
+    assert roles.role(c.question, c.ground_truth_passages[0] + " Also added.") == "distractor"

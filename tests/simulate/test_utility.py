@@ -57,17 +57,32 @@ def test_answer_evidence_and_other_studies_prompts():
 
 
 def _write_gti(run_dir, n_questions, composition, source="nq"):
-    """A GTI file in notebook 09's layout: every question with the given passage kinds."""
-    rows = []
+    """A GTI file in notebook 09's layout, every question with the given passage kinds, and the items
+    it comes from in the run's items.jsonl (where the simulator reads what each passage is): the
+    ground truths are an item's supporting passages, a counterfactual one of them with the answer
+    replaced."""
+    rows, items = [], []
+    n_gt = max(1, composition.count("ground_truth"))
     for q in range(n_questions):
-        types = list(composition)
-        rows.append({"id": f"{source}-{q}", "question": f"Question number {q}?", "source": source,
-                     "answer": f"answer{q}", "aliases": [], "passages_types": types,
-                     "passage": [f"Passage {k} of question {q}, a {t}." for k, t in enumerate(types)],
-                     "ground_truth_label": [int(t == "ground_truth") for t in types],
-                     "ground_truth_passages": [f"Passage {k} of question {q}, a {t}." for k, t in enumerate(types)
-                                               if t == "ground_truth"]})
+        answer = f"Answer{q}"
+        truths = [f"Gold passage {k} of question {q} names {answer} twice: {answer}." for k in range(n_gt)]
+        passages, made = [], {"ground_truth": 0, "counterfactual": 0}
+        for k, t in enumerate(composition):
+            if t in made:
+                gold = truths[made[t] % n_gt]
+                passages.append(gold if t == "ground_truth" else gold.replace(answer, f"Other{made[t]}"))
+                made[t] += 1
+            else:
+                passages.append(f"Passage {k} of question {q}, a {t}.")
+        question = f"Question number {q}?"
+        rows.append({"id": f"{source}-{q}", "question": question, "source": source, "answer": answer,
+                     "aliases": [], "passages_types": list(composition), "passage": passages,
+                     "ground_truth_label": [int(t == "ground_truth") for t in composition],
+                     "ground_truth_passages": truths})
+        items.append({"id": f"{source}-{q}", "source": source, "question": question, "answer": answer,
+                      "aliases": [], "human_passage": truths[0], "supporting_passages": truths, "negatives": []})
     (run_dir / "utility_gti.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    (run_dir / "items.jsonl").write_text("\n".join(json.dumps(r) for r in items) + "\n")
     return rows
 
 
@@ -111,11 +126,11 @@ def test_replies_parse_follow_the_planted_model_and_off_format_never_parses(tmp_
 
 
 def test_pointwise_and_pairwise_log_probabilities_carry_the_planted_choice(tmp_path):
-    _write_gti(tmp_path, 1, COMPOSITION)
     truth = Truth(format_failure=0.0, icc=0.0)
     with SimServer(truth, tmp_path) as sim:
         model = get_model(f"openai:sim@{sim.url}")
-        q, ps = "Question number 0?", [f"Passage {k} of question 0, a {t}." for k, t in enumerate(COMPOSITION)]
+        [row] = _write_gti(tmp_path, 1, COMPOSITION)
+        q, ps = row["question"], row["passage"]
         out = model.generate([Request(messages=U.judgment_messages(q, ps[:1], "utility", "pointwise"),
                                       max_tokens=48, temperature=0.0, logprobs=2)])[0]
         assert parsing.parse_yes_no(out.text).value is not None
@@ -148,8 +163,11 @@ def test_set_f1_truth_two_ways():
 
 
 def test_truth_rows_from_the_design_and_a_bad_utility_section(tmp_path):
+    from lib.simulate.utility.roles import UtilityRoles
+
     _write_gti(tmp_path, 3, COMPOSITION, "nq")
-    design = UT.design_from_gti(tmp_path / "utility_gti.jsonl", n_items=2)
+    design = UT.design_from_gti(tmp_path / "utility_gti.jsonl", UtilityRoles(Roles(tmp_path, Truth())).role, n_items=2)
+    assert design.sets[0][1] == tuple(sorted(("ground_truth",) * 2 + ("counterfactual",) * 2 + ("distractor",) * 2))
     assert [s for s, _ in design.sets] == ["nq", "nq"]
     rows = UT.utility_truths(load_truth("configs/known_truth.yaml"), design)
     assert set(rows) == {"set_f1.nq.relevance", "set_f1.nq.utility"} | {
@@ -182,21 +200,20 @@ def test_parsed_share_of_10_counts_distinct_prompts_and_misses_a_wrong_rate(tmp_
     assert row["covered"] == covered
 
 
-def test_role_look_ups_do_not_queue_on_the_shared_lock_when_the_files_are_current(tmp_path):
-    """Every passage of every utility request asks for its role: with the candidate files unchanged the
-    look-up reads no file and takes no lock (64 request threads queued on it before)."""
+def test_role_look_ups_do_not_queue_on_the_shared_lock_once_refreshed(tmp_path):
+    """Every passage of every utility request asks for its role: after the request's one refresh the
+    look-ups (check=False) read no file and take no lock (64 request threads queued on it before)."""
     import threading
 
     from lib.simulate.utility.roles import UtilityRoles
 
-    row = {"question": "who wrote it?", "answer": "Ann", "source": "nq", "passage": ["Ann wrote it.", "Bob sang."],
-           "passages_types": ["ground_truth", "hr_noise"]}
-    (tmp_path / "utility_gti.jsonl").write_text(json.dumps(row) + "\n")
+    [row] = _write_gti(tmp_path, 1, ("ground_truth", "counterfactual", "hr_noise"))
     roles = UtilityRoles(Roles(tmp_path, Truth()))
-    assert roles.role("who wrote it?", "Ann wrote it.") == "ground_truth"  # first look-up reads the file
+    roles.refresh()
     got = []
     with roles.roles._lock:  # held by "another request" (an RLock: the look-up runs in its own thread)
-        t = threading.Thread(target=lambda: got.append(roles.role("who wrote it?", "Bob sang.")))
+        t = threading.Thread(target=lambda: got.append([roles.role(row["question"], p, check=False)
+                                                        for p in row["passage"]]))
         t.start()
         t.join(timeout=5)
-    assert got == ["distractor"]
+    assert got == [["ground_truth", "counterfactual", "distractor"]]

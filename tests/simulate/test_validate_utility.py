@@ -41,7 +41,11 @@ def _findings_by_reparse(run_dir) -> pd.DataFrame:
 
 
 def _truths(run_dir):
-    return UT.utility_truths(load_truth(TRUTH), UT.design_from_gti(run_dir / "utility_gti.jsonl", SIZE))
+    from lib.simulate.core.roles import Roles
+    from lib.simulate.utility.roles import UtilityRoles
+
+    role = UtilityRoles(Roles(run_dir, None)).role
+    return UT.utility_truths(load_truth(TRUTH), UT.design_from_gti(run_dir / "utility_gti.jsonl", role, SIZE))
 
 
 def test_every_row_of_10_has_its_truth_and_parsed_shares_match(run_dir):

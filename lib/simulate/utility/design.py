@@ -1,18 +1,19 @@
 """What notebooks 10-12 of a validate run judge, as far as their truths depend on it (`utility.truth`):
-the candidate sets notebook 09 wrote (utility_gti.jsonl, utility_gtu.jsonl) and the notebooks' effective
-parameters (notebook default < config < command line, as the runner gives them). Nothing measured is
-read: only the run's data and settings."""
+which passages the candidate sets notebook 09 wrote hold (utility_gti.jsonl, utility_gtu.jsonl), each
+with the role the simulator knows from the data (`utility.roles`, never 09's labels), and the notebooks'
+effective parameters (notebook default < config < command line, as the runner gives them). Nothing
+measured is read: only the run's data and settings."""
 from __future__ import annotations
 
-import threading
 from pathlib import Path
-from types import SimpleNamespace
 
 from lib import paths
 
+from ..core.roles import Roles
 from .roles import UtilityRoles
 from .truth import AnswerQuestion, UtilityDesign, design_from_gti
 
+NB09 = "09_utility_benchmarks"
 NB10, NB11, NB12 = "10_relevance_vs_utility", "11_utility_factors", "12_utility_for_answering"
 SET_FORMS = ("pointwise", "listwise-set")
 
@@ -31,9 +32,9 @@ def table4_conditions(params: dict) -> tuple:
             + tuple(f"utility {f}" for f in params["utility_forms"]) + tuple(f"{k}-sampling" for k in params["k_values"]))
 
 
-def answer_questions(run_dir: Path, datasets, n_items: int) -> tuple:
-    """12's GTU questions, each passage's role as the simulator reads it (`UtilityRoles` over both files),
-    and the study's scores of the gold answer and of the simulator's wrong answer."""
+def answer_questions(run_dir: Path, roles: UtilityRoles, datasets, n_items: int) -> tuple:
+    """12's GTU questions, each passage's role as the simulator knows it (`roles`, from the data), and
+    the study's scores of the gold answer and of the simulator's wrong answer."""
     from lib.utility.answer_metrics import clean_answer, score_answer
     from lib.utility.benchmark import load_benchmark, select
     from lib.utility.findings_rows import answer_metric
@@ -43,19 +44,18 @@ def answer_questions(run_dir: Path, datasets, n_items: int) -> tuple:
     path = Path(run_dir) / "utility_gtu.jsonl"
     if not path.exists():
         return ()
-    roles = UtilityRoles(SimpleNamespace(run_dir=Path(run_dir), _lock=threading.Lock(), item_of_question=lambda q: None))
     out = []
     for r in select(load_benchmark(path), list(datasets) or None, n_items):
+        item = roles.item_by_id(r.id) or {}  # the row's item in the data: its answers score the reply
         metric = answer_metric(r.source)
-        evidence = list(r.ground_truth_passages) or [p for p, y in zip(r.passage, r.ground_truth_label) if y]
+        answer, aliases = str(item.get("answer", "")), [str(a) for a in item.get("aliases") or []]
 
-        def score(text):
-            return score_answer(clean_answer(text), r.answer, r.aliases, r.factoid)[metric]
-        wrong = score(WRONG_ANSWER)
-        gold = roles.answer(r.question)
+        def score(text):  # against the data's answers, not 09's answer field
+            return score_answer(clean_answer(text), answer, aliases, r.source != "marco")[metric]
+        wrong, gold = score(WRONG_ANSWER), roles.answer(r.question)  # gold: what the simulator answers when right
+        # the "ground-truth" condition hands over the item's gold evidence, whatever 09 stored as it
         out.append(AnswerQuestion(r.source, tuple(roles.role(r.question, p) for p in r.passage),
-                                  any(roles.role(r.question, p) == "ground_truth" for p in evidence),
-                                  score(gold) if gold else wrong, wrong))
+                                  bool(item), score(gold) if gold else wrong, wrong))
     return tuple(out)
 
 
@@ -63,12 +63,16 @@ def utility_design(run_dir: Path, cfg: dict) -> UtilityDesign:
     """The design of notebooks 10-12 in this run (an empty part for a notebook the run does not hold)."""
     run_dir = Path(run_dir)
     gti = run_dir / "utility_gti.jsonl"
-    p10, p11, p12 = (notebook_parameters(cfg, nb) for nb in (NB10, NB11, NB12))
-    factor = design_from_gti(gti, p11["n_items"], p11["datasets"])
+    p09, p10, p11, p12 = (notebook_parameters(cfg, nb) for nb in (NB09, NB10, NB11, NB12))
+    if p09.get("max_words"):  # a clipped counterfactual may hold none of its substitutions: not knowable
+        raise ValueError(f"{NB09} runs with max_words={p09['max_words']}: the simulator knows a passage's role "
+                         "only from whole passages (or a window of a ground truth); validate 09 with max_words 0")
+    roles = UtilityRoles(Roles(run_dir, None))
+    factor = design_from_gti(gti, roles.role, p11["n_items"], p11["datasets"])
     positions = [int(p) for p in p11["positions"]]
     return UtilityDesign(
-        sets=design_from_gti(gti, p10["n_items"], p10.get("datasets", ())).sets,
+        sets=design_from_gti(gti, roles.role, p10["n_items"], p10.get("datasets", ())).sets,
         factor_sets=factor.sets, set_forms=tuple(f for f in p11["forms"] if f in SET_FORMS),
         position_forms=tuple(f for f in p11["position_forms"] if f in ("listwise-set", "listwise-rank")),
         positions=(min(positions), max(positions)) if positions else (),
-        answers=answer_questions(run_dir, p12["datasets"], p12["n_items"]), conditions=table4_conditions(p12))
+        answers=answer_questions(run_dir, roles, p12["datasets"], p12["n_items"]), conditions=table4_conditions(p12))

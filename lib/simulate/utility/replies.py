@@ -14,7 +14,7 @@ from ..core.replies import token, words
 from ..core.roles import norm
 from ..core.tasks import Task
 from ..core.truth_file import Truth
-from .roles import UtilityRoles
+from .roles import EVIDENCE_LEAD, UtilityRoles
 
 # A judgment outside every format: no yes / no, no passage id, no number, no "none".
 OFF_FORMAT = "The passages discuss the topic from several angles."
@@ -41,7 +41,7 @@ class UtilityReplier:
         f = task.fields
         self.roles.refresh()  # once per request: every look-up below reads what it found
         if task.kind == "utility_evidence":  # 09: fake evidence for the claim (never the true answer)
-            text = f"Records of the period support this claim: {f['claim'].strip()}"
+            text = f"{EVIDENCE_LEAD} {f['claim'].strip()}"  # its lead: the simulator knows its own evidence
             return text, words(text, k)
         if task.kind == "utility_answer":
             return self._answer(f, key, k)

@@ -7,7 +7,8 @@ questions of that source, E over the question effect, the seeded shuffle (every 
 likely) and the planted draws: a Monte Carlo of the planted model per candidate-set composition
 (`monte_carlo_pr`), checked in the tests against exact enumeration (`exact_pr`). The composition of
 each question's candidates (how many ground-truth, counterfactual and distractor passages) is the
-run's design, read from notebook 09's GTI file, as the items are; nothing measured is read.
+run's design: the passages notebook 09's GTI file holds, each with the role the simulator knows from the
+data (`utility.roles`), never 09's labels; nothing measured is read.
 Unreadable replies are drawn independently of the selection, so they do not move the F1 truth.
 `unreadable_share.<judgment>.<form>` (10): one reply per question, so 100 * the planted failure rate.
 
@@ -19,7 +20,7 @@ probability averaged over places and the question effect (pointwise: no place, a
 selects nothing, a question with none readable is left out: (1 - f) / (1 - f^n) times the probability).
 `position_effect.<form>`: E[per-question F1 (sets) or NDCG@1 (rankings) with the ground truth at the
 first asked place] minus at the last, by a Monte Carlo of the planted model (`utility.draws`).
-Notebook 12 (its GTU questions, roles as the simulator reads them): `answer_score.<source>.<condition>`
+Notebook 12 (its GTU questions, roles as the simulator knows them): `answer_score.<source>.<condition>`
 is 100 * the mean over questions of P(right) * score(gold) + (1 - P(right)) * score(the simulator's wrong
 answer), each score the study's metric of that text (F1, or ROUGE-L for MS MARCO), P(right) =
 E[sigmoid(answer_good or answer_bad + u)] with the evidence the condition hands over drawn by
@@ -49,7 +50,6 @@ NB10, NB11, NB12 = "10_relevance_vs_utility", "11_utility_factors", "12_utility_
 JUDGMENTS = ("relevance", "utility")
 LISTWISE = ("listwise-set", "listwise-rank")
 DRAWS = 200_000  # Monte Carlo draws per composition: standard error of E[P] below 0.001
-KIND_ROLE = {"ground_truth": "ground_truth", "counterfactual": "counterfactual"}
 
 
 FACTOR_DRAWS = 20_000  # Monte Carlo draws per composition for 11 and 12 (standard error below 0.004)
@@ -87,9 +87,10 @@ class UtilityDesign:
     conditions: tuple = ()  # 12's Table 4 conditions ("none", "dense", "utility listwise-set", "5-sampling", ...)
 
 
-def design_from_gti(path, n_items: int = 0, datasets=()) -> UtilityDesign:
+def design_from_gti(path, role, n_items: int = 0, datasets=()) -> UtilityDesign:
     """The compositions of the GTI questions notebook 10 judges (first n_items per dataset, as
-    `lib.utility.benchmark.select` takes them; 0: all)."""
+    `lib.utility.benchmark.select` takes them; 0: all): which passages 09 put in each set, each passage's
+    role as `role(question, passage)` knows it (`utility.roles`), never 09's kind labels."""
     path = Path(path)
     if not path.exists():
         return UtilityDesign()
@@ -99,8 +100,7 @@ def design_from_gti(path, n_items: int = 0, datasets=()) -> UtilityDesign:
     for name in names:
         mine = [r for r in rows if r.get("source", "") == name]
         for r in mine[:n_items] if n_items else mine:
-            types = r.get("passages_types") or ["ground_truth" if y else "retrieved" for y in r["ground_truth_label"]]
-            sets.append((name, tuple(sorted(KIND_ROLE.get(t, "distractor") for t in types))))
+            sets.append((name, tuple(sorted(role(r["question"], p) for p in r["passage"]))))
     return UtilityDesign(tuple(sets))
 
 

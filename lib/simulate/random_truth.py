@@ -26,7 +26,7 @@ RANGES = {
     "perplexity": {"own_logprob": (-3.2, -1.8), "other_logprob": (-3.2, -1.8), "text_sd": (0.1, 0.4)},
     "knowledge": {"accuracy": (0.2, 0.85), "question_sd": (0.5, 2.0)},
     "utility": {"select": (-3.0, 3.0), "position": (0.0, -1.0, 1.0), "answer_good": (-2.0, 2.0),
-                "answer_bad": (-2.0, 2.0)},
+                "answer_bad": (-2.0, 2.0), "answer_partial": (0.0, 0.8), "answer_keep": (0.2, 0.8)},
     "answers": {"good": (0.1, 0.9), "bad": (0.1, 0.9)},
 }
 KNOWLEDGE_SETS = ("nq", "marco", "triviaqa")
@@ -84,6 +84,7 @@ def draw_truth(seed: int, index: int) -> dict:
                    "select_relevance": {r: d.uniform(*U["select"]) for r in UTILITY_ROLES},
                    "position": d.pick(U["position"]), "answer_good": d.uniform(*U["answer_good"]),
                    "answer_bad": d.uniform(*U["answer_bad"])}
+    utility.update(answer_partial=d.uniform(*U["answer_partial"]), answer_keep=d.uniform(*U["answer_keep"]))
     answers = {"good": d.uniform(*R["answers"]["good"]), "bad": d.uniform(*R["answers"]["bad"]),
                "judge_category": RM_CATEGORIES[int(d.rng.integers(len(RM_CATEGORIES)))]}
     return {"name": f"random_{seed}_{index}", "seed": int(seed * 1000 + index),

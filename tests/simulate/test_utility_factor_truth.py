@@ -145,12 +145,14 @@ def test_answer_truth_leaves_the_loop_when_a_planted_parameter_changes(loop_righ
         assert abs(got[c] - loop_right[c]) > _tolerance(loop_right[c]), (c, got[c], loop_right[c])
 
 
-def test_answer_score_weighs_the_right_and_wrong_answers_scores():
-    q = UT.AnswerQuestion("nq", GTU, True, 1.0, 0.25)
+def test_answer_score_weighs_the_right_graded_and_wrong_answers_scores():
+    q = UT.AnswerQuestion("nq", GTU, True, 1.0, 0.25, "Rome Italy", ("Rome Italy",))
     p = UT.answer_right(TRUTH, q, ("none", "dense"))
     scores = UT.answer_scores(TRUTH, [q, replace(q, right=0.5)], ("none", "dense"))["nq"]
+    graded = 2 * (1 / 3) * (1 / 2) / (1 / 3 + 1 / 2)  # "Italy or thereabouts" against "Rome Italy": F1 0.4
+    not_right = TRUTH.utility.answer_partial * graded + (1 - TRUTH.utility.answer_partial) * 0.25
     for c in ("none", "dense"):
-        want = np.mean([p[c] + (1 - p[c]) * 0.25, 0.5 * p[c] + (1 - p[c]) * 0.25])
+        want = np.mean([p[c] + (1 - p[c]) * not_right, 0.5 * p[c] + (1 - p[c]) * not_right])
         assert scores[c] == pytest.approx(want)
 
 

@@ -8,7 +8,9 @@ under the relevance prompts) is select[role] + position * i / (n - 1) + u, for t
 0-based place i of n and the question effect u (sd from the truth file's ICC). Pointwise: P(yes);
 pairwise: Bradley-Terry on these log-odds (u cancels); listwise-set: an independent draw per passage;
 listwise-rank: Plackett-Luce (a Gumbel draw per passage, sorted). An answer is right with log-odds
-answer_good + u when its evidence holds a ground-truth passage, answer_bad + u when it does not.
+answer_good + u when its evidence holds a ground-truth passage, answer_bad + u when it does not; an
+answer that is not right is graded (the gold's last words, share answer_keep of them, and a tail) with
+probability answer_partial, else wrong (no word of the gold).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from typing import Literal
 import numpy as np
 from pydantic import field_validator
 
-from .schema import section
+from .schema import Probability, Share, section
 
 ROLES = ("ground_truth", "counterfactual", "distractor")
 Role = Literal["ground_truth", "counterfactual", "distractor"]
@@ -35,6 +37,8 @@ class Utility:
     position: float = -0.6    # log-odds added to the passage shown last (0 at the first, linear between)
     answer_good: float = 1.7  # log-odds of a right answer when the evidence holds ground truth
     answer_bad: float = -1.4  # ... when it holds none (or there is no evidence)
+    answer_partial: Share = 0.5  # share of the answers not right that are graded (some of the gold's words)
+    answer_keep: Probability = 0.5  # share of the gold's words a graded answer keeps (`utility.answers`)
 
     def select(self, judgment: str) -> dict:
         """Selection log-odds by role for 'utility' or 'relevance' prompts."""

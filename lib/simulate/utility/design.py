@@ -10,6 +10,7 @@ from pathlib import Path
 from lib import paths
 
 from ..core.roles import Roles
+from .answers import WRONG_ANSWER, answer_score
 from .roles import UtilityRoles
 from .truth import AnswerQuestion, UtilityDesign, design_from_gti
 
@@ -34,12 +35,9 @@ def table4_conditions(params: dict) -> tuple:
 
 def answer_questions(run_dir: Path, roles: UtilityRoles, datasets, n_items: int) -> tuple:
     """12's GTU questions, each passage's role as the simulator knows it (`roles`, from the data), and
-    the study's scores of the gold answer and of the simulator's wrong answer."""
-    from lib.utility.answer_metrics import clean_answer, score_answer
+    the scores (`answers`, the simulator's own metrics) of its gold and wrong answers; its graded answer's
+    score depends on the truth file (`truth.answer_scores`)."""
     from lib.utility.benchmark import load_benchmark, select
-    from lib.utility.findings_rows import answer_metric
-
-    from .replies import WRONG_ANSWER
 
     path = Path(run_dir) / "utility_gtu.jsonl"
     if not path.exists():
@@ -47,15 +45,14 @@ def answer_questions(run_dir: Path, roles: UtilityRoles, datasets, n_items: int)
     out = []
     for r in select(load_benchmark(path), list(datasets) or None, n_items):
         item = roles.item_by_id(r.id) or {}  # the row's item in the data: its answers score the reply
-        metric = answer_metric(r.source)
         answer, aliases = str(item.get("answer", "")), [str(a) for a in item.get("aliases") or []]
 
         def score(text):  # against the data's answers, not 09's answer field
-            return score_answer(clean_answer(text), answer, aliases, r.source != "marco")[metric]
+            return answer_score(text, answer, aliases, r.source)
         wrong, gold = score(WRONG_ANSWER), roles.answer(r.question)  # gold: what the simulator answers when right
         # the "ground-truth" condition hands over the item's gold evidence, whatever 09 stored as it
         out.append(AnswerQuestion(r.source, tuple(roles.role(r.question, p) for p in r.passage),
-                                  bool(item), score(gold) if gold else wrong, wrong))
+                                  bool(item), score(gold) if gold else wrong, wrong, gold, (answer, *aliases)))
     return tuple(out)
 
 

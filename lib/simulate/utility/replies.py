@@ -14,11 +14,11 @@ from ..core.replies import token, words
 from ..core.roles import norm
 from ..core.tasks import Task
 from ..core.truth_file import Truth
+from .answers import WRONG_ANSWER, graded_answer
 from .roles import EVIDENCE_LEAD, UtilityRoles
 
 # A judgment outside every format: no yes / no, no passage id, no number, no "none".
 OFF_FORMAT = "The passages discuss the topic from several angles."
-WRONG_ANSWER = "I cannot tell from what I have read."
 
 
 def _lp(p: float) -> float:
@@ -100,5 +100,10 @@ class UtilityReplier:
         good = any(self.roles.role(f["question"], p, check=False) == "ground_truth" for p in f["passages"])
         p = float(M.sigmoid(UM.answer_logit(self.u, good, self.q_effect(f["question"]))))
         gold = self.roles.answer(f["question"], check=False)
-        text = gold if gold and self._draw(key, "answer") < p else WRONG_ANSWER
+        if gold and self._draw(key, "answer") < p:
+            text = gold
+        elif gold and self._draw(key, "graded") < self.u.answer_partial:  # some of the gold's words
+            text = graded_answer(gold, self.u.answer_keep)
+        else:
+            text = WRONG_ANSWER
         return text, words(text, k)

@@ -21,8 +21,9 @@ selects nothing, a question with none readable is left out: (1 - f) / (1 - f^n) 
 `position_effect.<form>`: E[per-question F1 (sets) or NDCG@1 (rankings) with the ground truth at the
 first asked place] minus at the last, by a Monte Carlo of the planted model (`utility.draws`).
 Notebook 12 (its GTU questions, roles as the simulator knows them): `answer_score.<source>.<condition>`
-is 100 * the mean over questions of P(right) * score(gold) + (1 - P(right)) * score(the simulator's wrong
-answer), each score the study's metric of that text (F1, or ROUGE-L for MS MARCO), P(right) =
+is 100 * the mean over questions of P(right) * score(gold) + (1 - P(right)) * (partial * score(its graded
+answer) + (1 - partial) * score(its wrong answer)), each score the paper's metric of that text typed in
+`utility.answers` (token F1, or ROUGE-L for MS MARCO, against the data's answers), P(right) =
 E[sigmoid(answer_good or answer_bad + u)] with the evidence the condition hands over drawn by
 `utility.draws` under the same question effect u; `answer_gain.<source>.<contrast>` the difference of two
 conditions' means, in 0-1.
@@ -45,6 +46,7 @@ from ..core import planted as M
 from ..core import utility_model as UM
 from ..core.truth_file import Truth
 from . import draws as UD
+from .answers import answer_score, graded_answer
 
 NB10, NB11, NB12 = "10_relevance_vs_utility", "11_utility_factors", "12_utility_for_answering"
 JUDGMENTS = ("relevance", "utility")
@@ -68,8 +70,10 @@ class AnswerQuestion:
     source: str
     roles: tuple  # roles of its candidates in stored order
     has_gt_evidence: bool  # the "ground-truth" condition hands over at least one ground-truth passage
-    right: float  # the study's score (0-1) of the gold answer the simulator gives when right
+    right: float  # the score (0-1, `utility.answers`) of the gold answer the simulator gives when right
     wrong: float  # ... of the simulator's wrong answer
+    gold: str = ""  # the answer the simulator gives when right ('' : unknown, every answer wrong)
+    golds: tuple = ()  # the data's answer and aliases its answers are scored against
 
 
 @dataclass(frozen=True)
@@ -239,14 +243,19 @@ def answer_right(truth: Truth, q: AnswerQuestion, conditions, draws: int = FACTO
 
 
 def answer_scores(truth: Truth, questions: list[AnswerQuestion], conditions, draws: int = FACTOR_DRAWS) -> dict:
-    """{source: {condition: mean score 0-1}}: P(right) * score(right) + (1 - P(right)) * score(wrong)."""
+    """{source: {condition: mean score 0-1}}: P(right) * score(right) + (1 - P(right)) * (partial *
+    score(graded) + (1 - partial) * score(wrong)), partial the planted share of graded answers."""
     cache, out = {}, {}
+    partial = truth.utility.answer_partial
     for q in questions:
         key = (q.roles, q.has_gt_evidence)
         if key not in cache:
             cache[key] = answer_right(truth, q, conditions, draws)
+        graded = answer_score(graded_answer(q.gold, truth.utility.answer_keep), q.golds[0], list(q.golds[1:]),
+                              q.source) if q.gold and q.golds else q.wrong
+        not_right = partial * graded + (1 - partial) * q.wrong
         for c, p in cache[key].items():
-            out.setdefault(q.source, {}).setdefault(c, []).append(p * q.right + (1 - p) * q.wrong)
+            out.setdefault(q.source, {}).setdefault(c, []).append(p * q.right + (1 - p) * not_right)
     return {s: {c: float(np.mean(v)) for c, v in by.items()} for s, by in out.items()}
 
 

@@ -92,8 +92,9 @@ def per_model(truth: Truth, design: RMDesign, measure_truths) -> dict:
 
 
 def served_name(model_spec: str) -> str:
-    """The model name a findings row's model spec asks the simulator for ('openai:sim_b@...' -> 'sim_b')."""
-    return str(model_spec).split(":", 1)[-1].split("@", 1)[0].split(";", 1)[0]
+    """The model name a findings row's model spec asks the simulator for ('openai:sim_b@...' -> 'sim_b';
+    a judge's reward spec, as 18 names its rows, 'judge:openai:sim@...;logprob' -> 'sim')."""
+    return str(model_spec).removeprefix("judge:").split(":", 1)[-1].split("@", 1)[0].split(";", 1)[0]
 
 
 def judge_truths(truth: Truth, categories, retries: int = 0) -> dict:

@@ -83,3 +83,16 @@ def test_a_row_tested_outside_holms_family_is_judged_by_its_own_p():
     assert detected({**row, "p": 0.001}) == 1.0
     assert detected({**row, "p": 0.001, "estimate": 0.3}) == 0.0  # the wrong side
     assert math.isnan(detected({**row, "p": math.nan, "ci_low": math.nan, "ci_high": math.nan}))
+
+
+def test_a_row_written_under_a_judges_reward_spec_is_the_served_models():
+    """18 names a judge's rows by its reward spec: they are the served model's rows, not missing."""
+    from lib.simulate.rewardbench.truth import served_name
+
+    assert served_name("judge:openai:sim@http://127.0.0.1:1/v1;logprob") == "sim"
+    assert served_name("openai:sim_b@http://127.0.0.1:1/v1") == "sim_b"
+    expected = [("sim", "balanced.13.accuracy", "18_mitigation")]
+    truths = {"sim": {"balanced.13.accuracy": ("18_mitigation", 0.0, 0.0)}}
+    judged = pd.DataFrame([{"model": "judge:openai:sim@x;logprob", "measure_id": "balanced.13.accuracy"}])
+    assert missing_rows(judged, expected, truths, COLUMNS).empty
+    assert len(missing_rows(judged.assign(measure_id="other"), expected, truths, COLUMNS)) == 1

@@ -158,4 +158,7 @@ def test_swapped_evidence_conditions_in_12_miss_the_truth(run_dir, run_truths):
     assert len(ends) == 4 and right.loc[ends, "covered"].sum() >= 3, right.loc[ends]
     swap = {"none": "ground-truth", "ground-truth": "none"}
     wrong = rows(answers.assign(condition=answers["condition"].map(lambda c: swap.get(c, c))))
-    assert (wrong.loc[ends, "covered"] == 0).all(), wrong.loc[ends]
+    # graded answers narrow the gap between the two conditions (none reads about 40, not 20): at 12
+    # questions a swapped row may still cover by chance, as a right one may miss; three of four must miss
+    assert (wrong.loc[ends, "covered"] == 0).sum() >= 3, wrong.loc[ends]
+    assert (wrong.loc[ends, "estimate"] - wrong.loc[ends, "truth"]).abs().mean() > 25, wrong.loc[ends]

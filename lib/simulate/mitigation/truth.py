@@ -1,6 +1,10 @@
 """The truths of notebook 18's arms from the planted parameters only (never the pipeline's output);
-contextual calibration and temperature scaling have none yet (the simulator answers no content-free
-prompt).
+temperature scaling and contextual calibration of 05's ratings have none yet (the simulator's echo of a
+content-free rating prompt is not a planted prior).
+
+- Contextual calibration of 13's log-probability judge: the simulator answers two identical responses
+  (a content-free input) with P(response 1) = sigmoid(position); dividing that prior out leaves each
+  order's log-odds logit(accuracy) + length + u, so its truths are balanced calibration's.
 
 - Balanced calibration of 06's likelihood choices: the echo gives lp_1 - lp_2 = the planted log-odds
   x + lean * u of passage 1, so with y = self + u + factual * (true_A - true_B) (A: the own passage)
@@ -107,6 +111,11 @@ def mitigation_truths(truth: Truth, design) -> dict:
         out[f"balanced.06.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
     for q, (before, after) in balanced_judge_truths(truth, design).items():
         out[f"balanced.13.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
+    # the simulator answers a content-free judge prompt (two identical responses) with P(1) = sigmoid(position):
+    # dividing that prior out subtracts the position term from each order's log-odds, so each order's
+    # verdict is the balanced one and contextual calibration's truths are balanced calibration's
+    for q, (before, after) in balanced_judge_truths(truth, design).items():
+        out[f"contextual.13.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
     out["length_control.13.accuracy"] = (nb, length_control_truth(truth, design), 0.0)
     for q, v in decomposition_truths(truth).items():
         out[f"self_decomposition.06.{q}"] = (nb, v, 0.0 if q == "harmful_excess" else float("nan"))

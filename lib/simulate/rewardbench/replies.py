@@ -123,13 +123,17 @@ def own_answer_verdict(replier, f: dict, key: tuple, k: int):
 
 def judge_reply(replier, f: dict, key: tuple, k: int):
     """Notebook 13's verdict on one judge prompt: the planted accuracy of the pair's category, the
-    position bias and the length term toward the run's chosen response (a pair the run's data does
-    not hold: a fair coin)."""
+    position bias and the length term toward the run's chosen response (two identical responses, as
+    a content-free input shows: the position bias alone; any other pair the run's data does not hold:
+    a fair coin)."""
     found = replier.roles.rm_pair(f["response1"], f["response2"])
     if found is None and (own := own_answer_verdict(replier, f, key, k)) is not None:
         return own  # notebook 15's knockout between two of its own answers
     truth = replier.truth
-    if found is None:  # a pair the run's data does not hold: no planted preference, a fair coin
+    if found is None and norm(f["response1"]) == norm(f["response2"]):
+        # two identical responses (a content-free input): nothing to prefer but the position shown first
+        category, chosen_first, q_chosen = "", True, float(M.sigmoid(truth.rewardbench.position))
+    elif found is None:  # a pair the run's data does not hold: no planted preference, a fair coin
         category, chosen_first, q_chosen = "", True, 0.5
     else:
         # the question effect is the question's: a question's pairs (one per category) share it

@@ -48,16 +48,30 @@ def judge_items(model) -> list[tuple]:
     return [(judge_prompt(model, text), "" if model.is_chat else "\n", JUDGE_OPTIONS) for text in CONTENT_FREE]
 
 
-def prior(model, items: list[tuple], desc: str) -> dict:
+def prior(model, items: list[tuple], desc: str, topk: bool = False) -> dict:
     """The options' prior: the mean over the content-free strings of their renormalised probabilities,
-    and the log-probabilities each string gave (kept so `replies.reparse` needs no model call)."""
-    lps = model.option_logprobs(items, desc=desc)
+    and the log-probabilities each string gave (kept so `replies.reparse` needs no model call).
+    `topk`: where the server gives no option likelihoods, one generated token's top-k, the way 13's
+    judge falls back for its verdicts (lib.rewardbench.judge), so the prior is read as they were."""
+    from lib.models import LikelihoodUnavailable
+
+    try:
+        lps = model.option_logprobs(items, desc=desc)
+    except LikelihoodUnavailable:
+        if not (topk and model.can("option_topk")):
+            raise
+        lps = [list(t.logprobs) for t in model.option_topk(items, desc=desc + " (top-k)")]
     return {"logprobs": [list(map(float, lp)) for lp in lps], "prior": prior_from_logprobs(lps)}
 
 
 def prior_from_logprobs(logprobs) -> list[float]:
-    """Mean over content-free inputs of each option's renormalised probability."""
-    return [float(x) for x in np.mean(option_probs(logprobs), axis=0)]
+    """Mean over content-free inputs of each option's renormalised probability; an input with an
+    option outside the top-k read (NaN) is left out, and none left gives NaNs."""
+    lp = np.asarray(logprobs, dtype=float)
+    whole = lp[np.isfinite(lp).all(axis=-1)] if lp.ndim == 2 else lp[:0]
+    if not len(whole):
+        return [float("nan")] * (lp.shape[-1] if lp.ndim == 2 else 0)
+    return [float(x) for x in np.mean(option_probs(whole), axis=0)]
 
 
 def content_free_records(model, name: str, spec: str, settings=("normal", "rag"), judge: bool = False) -> list[dict]:
@@ -67,7 +81,7 @@ def content_free_records(model, name: str, spec: str, settings=("normal", "rag")
         got = prior(model, pointwise_items(model, setting), f"content-free 05 {setting} {name}")
         out.append({"model": name, "spec": spec, "kind": "pointwise", "setting": setting, **got})
     if judge:
-        got = prior(model, judge_items(model), f"content-free 13 {name}")
+        got = prior(model, judge_items(model), f"content-free 13 {name}", topk=True)
         out.append({"model": name, "spec": spec, "kind": "judge", "setting": "", **got})
     return out
 

@@ -5,10 +5,22 @@ from __future__ import annotations
 
 import pandas as pd
 
+from lib.models.specs import SpecError, parse_reward_spec
 from lib.report.measures import declared_finding
 
 from .measures import NB, STUDY
 
+
+
+def _model(name: str, source: str, specs: dict) -> str:
+    """A row's model: 13's rows name the judge's model as 13's own rows do (a reward spec's target),
+    the others the evaluator's spec."""
+    if source == "13":
+        try:
+            return parse_reward_spec(str(name)).target
+        except SpecError:  # not a reward spec of a model (a table written by hand): as given
+            return str(name)
+    return specs.get(name, name)
 
 
 def _scale(arm: str, source: str) -> str:
@@ -25,7 +37,7 @@ def mitigation_findings(table: pd.DataFrame, decomposition: pd.DataFrame, specs:
         flipped = r["quantity"] == "flipped"
         rows.append(declared_finding(
             STUDY, NB, f"{r['arm']} {r['source']} {r['quantity']}: after minus before" if not flipped
-            else f"{r['arm']} {r['source']}: share of verdicts flipped", specs.get(r["model"], r["model"]),
+            else f"{r['arm']} {r['source']}: share of verdicts flipped", _model(r["model"], r["source"], specs),
             int(r["n"]), r["diff"], r["ci_low"], r["ci_high"], None if flipped else r["p"], measure_id=mid,
             n_judgments=max(int(r["n_judgments"]), int(r["n"])), ci_note=r["ci_note"] or "",
             scale=_scale(r["arm"], r["source"]),

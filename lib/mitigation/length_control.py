@@ -1,19 +1,29 @@
 """Length control (beyond the papers, after length-controlled AlpacaEval): a logistic model of the
-judge's preference on the length difference of the two responses (and the position shown, where the
-judge saw both orders), whose length term is then set to zero: the length-controlled accuracy is the
-model's mean P(chosen preferred) at equal lengths, compared with the same model at the observed lengths
-(which equals the observed accuracy: the fit's score equations hold it).
+reward model's preference on the length difference of the two responses (and the position shown, where
+the judge saw both orders), whose length term is then taken out of each verdict: the length-controlled
+accuracy is the share of verdicts that name the chosen response once the fitted length term is
+subtracted from the preference's log-odds, read against the same verdicts as given (paired, the same
+units).
 
-13's log-probability judges: one row per pair and order, y = response 1 named, regressors position
-(the intercept), quality (+1 where response 1 is the chosen one, -1 where it is the rejected one) and
-the length difference (response 1 minus response 2, per 100 words). Scalar reward models: one row per
-pair, y = the chosen response scored higher, the intercept and the length difference (chosen minus
-rejected). Interval: cluster bootstrap over questions, refitting each draw (expanded percentile,
-lib.stats.expanded_alpha); p: the length coefficient's cluster-robust Wald test (no length effect is no
-change). A fit that fails (no convergence, separation, no spread in length) is said and not reported."""
+The preference's log-odds is read, not guessed from a 0/1 verdict: a log-probability judge gives it
+(log P(Choose 1) - log P(Choose 2)), and a scalar reward model's score difference is it under the
+Bradley-Terry reading of its scores. So the logistic model is fitted on the log-odds scale, by least
+squares (statsmodels OLS): the verdicts of a deterministic judge separate perfectly by category in a
+0/1 fit, and a few very long answers decide it.
+
+13's log-probability judges: one row per pair and order, y = log-odds of response 1, regressors
+position (the intercept), quality (+1 where response 1 is the chosen one, -1 where it is the rejected
+one) and the length difference (response 1 minus response 2, per 100 words). Scalar reward models: one
+row per pair, y = chosen minus rejected score, quality and the length difference (chosen minus
+rejected). Quality is one term per category where the pairs carry several: a judge's accuracy differs
+between categories, and one category's responses may all run longer (13's abstain pairs: every chosen
+response is longer), so a pooled term would leave a category's accuracy to the length term.
+
+Interval: cluster bootstrap over questions, refitting each draw (expanded percentile,
+lib.stats.expanded_alpha); p: the length coefficient's cluster-robust test (no length effect is no
+change). A fit that fails (no spread in length, a singular design, no finite log-odds) is said and not
+reported."""
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -24,85 +34,95 @@ from .arms import TABLE_COLUMNS, judge_probs
 from .calibration import verdict
 
 PER_WORDS = 100.0
-MAX_COEF = 8.0  # a larger log-odds coefficient per unit means (quasi-)separation, not an estimate
 N_BOOT = 400
+DESIGN_COLUMNS = ["question", "model", "category", "y", "pos", "quality", "length"]
+MAX_LOG_ODDS = 30.0  # a log-probability of -inf (an option never given) read as this far from even
+
+
+def _category(records: pd.DataFrame) -> pd.Series:
+    """Each record's category ('' where the records carry none: one quality term)."""
+    return records["category"].fillna("").astype(str) if "category" in records else pd.Series("", index=records.index)
+
+
+def _log_odds(probs: np.ndarray) -> np.ndarray:
+    """log P(response 1) - log P(response 2) of [P(1), P(2)] rows, bounded at +-MAX_LOG_ODDS."""
+    with np.errstate(divide="ignore"):
+        lo = np.log(probs[:, 0]) - np.log(probs[:, 1])
+    return np.clip(lo, -MAX_LOG_ODDS, MAX_LOG_ODDS)
 
 
 def judge_design(records: pd.DataFrame) -> pd.DataFrame:
-    """13's log-probability verdicts as regression rows: question, model, y, position, quality, length."""
+    """13's log-probability verdicts as regression rows: question, model, category, y (log-odds of
+    response 1), position, quality, length."""
     j = judge_probs(records)
     if not len(j) or not {"len_chosen", "len_rejected"} <= set(j.columns):
-        return pd.DataFrame(columns=["question", "model", "y", "pos", "quality", "length"])
+        return pd.DataFrame(columns=DESIGN_COLUMNS)
     ld = (j["len_chosen"].astype(float) - j["len_rejected"].astype(float)) / PER_WORDS
-    cr = pd.DataFrame({"question": j["question"], "model": j["spec"], "y": verdict(np.stack(j["p_cr"])[:, 0]),
-                       "pos": 1.0, "quality": 1.0, "length": ld})
-    rc = pd.DataFrame({"question": j["question"], "model": j["spec"], "y": verdict(np.stack(j["p_rc"])[:, 0]),
-                       "pos": 1.0, "quality": -1.0, "length": -ld})
-    both = pd.concat([cr, rc], ignore_index=True)
-    return both[both["y"] != 0.5].reset_index(drop=True)  # an exact tie names neither response
+    cat = _category(j)
+    cr = pd.DataFrame({"question": j["question"], "model": j["spec"], "category": cat,
+                       "y": _log_odds(np.stack(j["p_cr"])), "pos": 1.0, "quality": 1.0, "length": ld})
+    rc = pd.DataFrame({"question": j["question"], "model": j["spec"], "category": cat,
+                       "y": _log_odds(np.stack(j["p_rc"])), "pos": 1.0, "quality": -1.0, "length": -ld})
+    return pd.concat([cr, rc], ignore_index=True)
 
 
 def scalar_design(records: pd.DataFrame) -> pd.DataFrame:
-    """13's scalar reward models (two scores per pair) as regression rows (y = chosen scored higher)."""
+    """13's scalar reward models (two scores per pair) as regression rows (y = chosen minus rejected score)."""
     need = {"score_chosen", "score_rejected", "len_chosen", "len_rejected"}
     if not len(records) or not need <= set(records.columns):
-        return pd.DataFrame(columns=["question", "model", "y", "pos", "quality", "length"])
+        return pd.DataFrame(columns=DESIGN_COLUMNS)
     s = records[records["kind"] != "judge"].dropna(subset=sorted(need))
-    s = s[s["score_chosen"].astype(float) != s["score_rejected"].astype(float)]
-    return pd.DataFrame({"question": s["question"], "model": s["spec"],
-                         "y": (s["score_chosen"].astype(float) > s["score_rejected"].astype(float)).astype(float),
+    return pd.DataFrame({"question": s["question"], "model": s["spec"], "category": _category(s),
+                         "y": s["score_chosen"].astype(float) - s["score_rejected"].astype(float),
                          "pos": 0.0, "quality": 1.0,
                          "length": (s["len_chosen"].astype(float) - s["len_rejected"].astype(float)) / PER_WORDS}
                         ).reset_index(drop=True)
 
 
-def _columns(rows: pd.DataFrame) -> list[str]:
-    """The regressors: quality (the intercept of scalar rows), position where both orders were seen, length."""
-    return (["pos"] if rows["pos"].any() else []) + ["quality", "length"]
+def _matrix(rows: pd.DataFrame) -> np.ndarray:
+    """The regressors, length last: position where both orders were seen, quality per category (the
+    intercepts of scalar rows), the length difference."""
+    cats = pd.Categorical(rows["category"] if "category" in rows else np.zeros(len(rows)))
+    quality = pd.get_dummies(cats).to_numpy(float) * rows["quality"].to_numpy(float)[:, None]
+    pos = [rows["pos"].to_numpy(float)[:, None]] if rows["pos"].any() else []
+    return np.hstack(pos + [quality, rows["length"].to_numpy(float)[:, None]])
 
 
 def _fit(rows: pd.DataFrame, robust: bool = False):
-    """The logistic fit (statsmodels) or None when it fails."""
+    """The least-squares fit on the log-odds (statsmodels), or None when it fails."""
     import statsmodels.api as sm
 
-    cols = _columns(rows)
-    if rows["length"].std() == 0 or rows["y"].nunique() < 2:
+    x, y = _matrix(rows), rows["y"].to_numpy(float)
+    if rows["length"].std() == 0 or not np.isfinite(y).all() or np.linalg.matrix_rank(x) < x.shape[1]:
         return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            kw = {"cov_type": "cluster", "cov_kwds": {"groups": pd.factorize(rows["question"])[0]}} if robust else {}
-            fit = sm.Logit(rows["y"].to_numpy(float), rows[cols].to_numpy(float)).fit(disp=0, maxiter=100, **kw)
-        except Exception:  # singular design or separation: a failed fit, said by the caller
-            return None
-    if not fit.mle_retvals.get("converged", False) or not np.all(np.isfinite(fit.params)) or np.abs(fit.params).max() > MAX_COEF:
-        return None
-    return fit
+    kw = {"cov_type": "cluster", "cov_kwds": {"groups": pd.factorize(rows["question"])[0]}} if robust else {}
+    fit = sm.OLS(y, x).fit(**kw)
+    return fit if np.all(np.isfinite(fit.params)) else None
 
 
-def _accuracies(rows: pd.DataFrame, params: np.ndarray) -> tuple[float, float]:
-    """Model accuracy at the observed lengths and with the length term at zero."""
-    x = rows[_columns(rows)].to_numpy(float)
-    correct_is_y = (rows["quality"] > 0).to_numpy()
-    def acc(eta):
-        p = 1 / (1 + np.exp(-eta))
-        return float(np.where(correct_is_y, p, 1 - p).mean())
-    return acc(x @ params), acc(x[:, :-1] @ params[:-1])
+def _change(rows: pd.DataFrame, length_coef: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, whether its verdict names the chosen response as given and once `length_coef` times
+    its length difference is taken out of its log-odds (0.5 on an exact tie)."""
+    toward_chosen = np.where(rows["quality"] > 0, 1.0, -1.0)
+    y = rows["y"].to_numpy(float) * toward_chosen
+    after = y - length_coef * rows["length"].to_numpy(float) * toward_chosen
+    return verdict(1 / (1 + np.exp(-y))), verdict(1 / (1 + np.exp(-after)))
 
 
 def length_controlled(rows: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -> dict:
-    """before (accuracy at observed lengths), after (at equal lengths), their difference with a
-    cluster-bootstrap interval and the length coefficient's robust p; `failed` says why a fit failed."""
+    """before (accuracy of the verdicts given), after (with the fitted length term taken out), their
+    difference with a cluster-bootstrap interval and the length coefficient's robust p; `failed`
+    says why a fit failed."""
     out = {"n": int(rows["question"].nunique()), "n_judgments": len(rows), "before": np.nan, "after": np.nan,
            "diff": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "ci_note": "", "failed": "",
            "length_coef": np.nan}
     fit = _fit(rows, robust=True)
     if fit is None:
-        out["failed"] = "the logistic fit failed (no convergence, separation or no spread in length): not reported"
+        out["failed"] = "the length model did not fit (no spread in length or a singular design): not reported"
         return out
-    before, after = _accuracies(rows, fit.params)
-    out.update(before=before, after=after, diff=after - before, p=float(fit.pvalues[-1]),
-               length_coef=float(fit.params[-1]))
+    before, after = _change(rows, fit.params[-1])
+    out.update(before=float(before.mean()), after=float(after.mean()), diff=float((after - before).mean()),
+               p=float(fit.pvalues[-1]), length_coef=float(fit.params[-1]))
     qs = rows["question"].unique()
     if len(qs) < MIN_CI_UNITS or n_boot < 1:
         out["ci_note"] = TOO_FEW_UNITS if n_boot else "no bootstrap asked for: no interval"
@@ -115,10 +135,10 @@ def length_controlled(rows: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -
         sample = rows.iloc[np.concatenate([members[i] for i in rng.integers(0, len(members), len(members))])]
         f = _fit(sample)
         if f is not None:
-            b, a = _accuracies(sample, f.params)
-            draws.append(a - b)
+            b, a = _change(sample, f.params[-1])
+            draws.append(float((a - b).mean()))
     if len(draws) < 0.9 * n_boot:  # many failed refits: the interval would describe the lucky draws only
-        out["ci_note"] = f"only {len(draws)} of {n_boot} bootstrap refits converged: no interval"
+        out["ci_note"] = f"only {len(draws)} of {n_boot} bootstrap refits fitted: no interval"
         return out
     a = expanded_alpha(0.05, len(qs))
     out["ci_low"], out["ci_high"] = (float(x) for x in np.quantile(draws, [a / 2, 1 - a / 2]))
@@ -133,8 +153,8 @@ def length_rows(records: pd.DataFrame, n_boot: int = N_BOOT) -> tuple[pd.DataFra
         for model, g in design.groupby("model", sort=False):
             got = length_controlled(g, n_boot=n_boot)
             if got.pop("failed"):
-                notes.append(f"{model}: the length model did not fit (no convergence, separation or no spread "
-                             "in length); its length-controlled accuracy is not reported.")
+                notes.append(f"{model}: the length model did not fit (no spread in length or a singular "
+                             "design); its length-controlled accuracy is not reported.")
                 continue
             got.pop("length_coef")
             rows.append({"arm": "length_control", "source": "13", "quantity": "accuracy", "model": model, **got})

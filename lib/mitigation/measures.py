@@ -7,10 +7,9 @@ from lib.report.measures import Measure
 
 NB = "18_mitigation"
 STUDY = "mitigation"
-TRUTH = "lib.simulate.mitigation.truth:mitigation_truths"  # the balanced and decomposition truths
+TRUTH = "lib.simulate.mitigation.truth:mitigation_truths"  # the balanced, length and decomposition truths
 _NO_JUDGMENTS = "the arms re-read 05, 06 and 13's judgments (inspect those notebooks'); 18 keeps only content-free replies"
-_NO_CONTENT_FREE = "the simulator answers no content-free prompt: no prior is planted"
-_NO_LENGTH = "the simulator plants no length term in 13's verdicts or scores"
+_NO_CONTENT_FREE = "the simulator's echo of a content-free rating prompt (05) is not a planted prior"
 
 
 def _m(pattern: str, name: str, null, axis: str, unit: str = "question", **kw) -> Measure:
@@ -23,8 +22,12 @@ MEASURES = (
     # listed before the families they would otherwise fall in: a measure_id belongs to the first match
     _m("balanced.{source}.flipped", "balanced calibration: share of per-order verdicts it flips", None,
        "share of verdicts flipped"),
+    _m("contextual.13.flipped", "contextual calibration of 13's judge: share of per-order verdicts it flips", None,
+       "share of verdicts flipped"),
     _m("contextual.{source}.flipped", "contextual calibration: share of per-order verdicts it flips", None,
        "share of verdicts flipped", no_truth=_NO_CONTENT_FREE),
+    _m("contextual.13.{quantity}", "contextual calibration of 13's judge (content-free prior divided out): after minus before",
+       0.0, "change (after minus before)"),
     _m("balanced.{source}.{quantity}", "balanced position calibration: after minus before", 0.0,
        "change in the rate (after minus before)"),
     _m("contextual.{source}.{quantity}", "contextual calibration (content-free prior divided out): after minus before",
@@ -33,7 +36,7 @@ MEASURES = (
        "change in rating points (after minus before)",
        no_truth="its truth needs the planted rating distribution's tempered mean (not derived yet)"),
     _m("length_control.{source}.{quantity}", "length-controlled accuracy minus accuracy", 0.0,
-       "change in accuracy at equal lengths", no_truth=_NO_LENGTH),
+       "change in accuracy at equal lengths"),
     _m("self_decomposition.{source}.harmful_excess",
        "own wrong passage chosen minus another's wrong passage chosen", 0.0,
        "P(own | own false) - P(other | other false)"),

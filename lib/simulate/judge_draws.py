@@ -61,10 +61,14 @@ def seed_rows(truth, seed: int, size: int, models=("sim", "sim_b"), roles=None, 
     with estimate, interval, truth and whether the interval covers it."""
     from lib.compare.paired import difference
     from lib.report import measures
+    from lib.rewardbench import study
     from lib.rewardbench.accuracy_tables import question_units, weighted_accuracy
 
+    from .rewardbench.length import pair_lengths
+
     parts = seed_verdicts(truth, seed, size, models, roles, demo)
-    truths = {m: judge_truths(for_model(truth, m), tuple(dict.fromkeys(parts[m]["category"])))["accuracy"]
+    lengths = pair_lengths(study.per_category(demo if demo is not None else study.study_pairs(""), size, seed))
+    truths = {m: judge_truths(for_model(truth, m), tuple(dict.fromkeys(parts[m]["category"])), pairs=lengths)["accuracy"]
               for m in models}
     out = []
     for m, part in parts.items():

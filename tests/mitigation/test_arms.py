@@ -105,13 +105,14 @@ def test_mutant_temperature_applied_to_probabilities_not_log_probabilities_is_ca
 
 
 def _length_pairs(n=600, b_len=0.0, seed=3):
-    """Scalar reward model with a planted length term: logit P(chosen higher) = 1.0 + b_len * length."""
+    """Scalar reward model with a planted length term: chosen minus rejected score = 1.0 + b_len *
+    length (per 100 words) + logistic noise, so P(chosen higher) = expit(1.0 + b_len * length)."""
     rng = np.random.default_rng(seed)
     ld = rng.normal(80, 100, n)  # chosen responses run longer, as in RAG-RewardBench
-    y = rng.random(n) < expit(1.0 + b_len * ld / 100)
+    margin = 1.0 + b_len * ld / 100 + rng.logistic(size=n)
     return pd.DataFrame({"rm": "s", "kind": "implicit", "spec": "implicit:m", "id": [f"q{i}:a" for i in range(n)],
                          "question": [f"q{i}" for i in range(n)], "len_chosen": 200 + ld, "len_rejected": 200.0,
-                         "score_chosen": np.where(y, 1.0, -1.0), "score_rejected": 0.0})
+                         "score_chosen": margin, "score_rejected": 0.0})
 
 
 def test_length_control_removes_the_planted_length_term():
@@ -123,15 +124,15 @@ def test_length_control_removes_the_planted_length_term():
 
 
 def _judge_lengths(n=600, seed=4):
-    """13 log-probability verdicts: logit P(response 1) = position + 0.8 quality + 1.0 length (per 100 words)."""
+    """13 log-probability verdicts: log-odds of response 1 = position + 0.8 quality + 1.0 length (per
+    100 words) + logistic noise."""
     rng = np.random.default_rng(seed)
     ld = rng.normal(80, 100, n)  # chosen responses run longer, as in RAG-RewardBench
-    cr = 0.8 + POS + 1.0 * ld / 100  # response 1 = chosen
-    rc = -0.8 + POS - 1.0 * ld / 100  # response 1 = rejected, length difference reversed
+    cr = 0.8 + POS + 1.0 * ld / 100 + rng.logistic(size=n)  # response 1 = chosen
+    rc = -0.8 + POS - 1.0 * ld / 100 + rng.logistic(size=n)  # response 1 = rejected, length difference reversed
     return pd.DataFrame({"rm": "j", "kind": "judge", "spec": "judge:m;logprob", "id": [f"q{i}:a" for i in range(n)],
                          "question": [f"q{i}" for i in range(n)], "len_chosen": 200 + ld, "len_rejected": 200.0,
-                         "logprobs_cr": [[0.0, -9.0] if rng.random() < expit(c) else [-9.0, 0.0] for c in cr],
-                         "logprobs_rc": [[0.0, -9.0] if rng.random() < expit(c) else [-9.0, 0.0] for c in rc]})
+                         "logprobs_cr": [[0.0, -c] for c in cr], "logprobs_rc": [[0.0, -c] for c in rc]})
 
 
 JUDGE_TRUTH = (expit(0.8 + POS) + expit(0.8 - POS)) / 2  # planted accuracy at equal lengths, orders averaged
@@ -140,6 +141,7 @@ JUDGE_TRUTH = (expit(0.8 + POS) + expit(0.8 - POS)) / 2  # planted accuracy at e
 def test_length_control_of_a_judge_keeps_position_apart_from_length():
     got = length_controlled(judge_design(_judge_lengths()), n_boot=0)
     assert got["after"] == pytest.approx(JUDGE_TRUTH, abs=0.04)
+    assert got["length_coef"] == pytest.approx(1.0, abs=0.15)
 
 
 def test_mutant_length_control_without_reversing_the_second_order_is_caught():
@@ -149,10 +151,27 @@ def test_mutant_length_control_without_reversing_the_second_order_is_caught():
     assert abs(length_controlled(wrong, n_boot=0)["after"] - JUDGE_TRUTH) > 0.04
 
 
+def test_a_category_whose_responses_all_run_longer_keeps_its_accuracy_apart_from_length():
+    # two categories: one judged well with every chosen response 60 words longer, one at chance with
+    # equal lengths on average; no length term is planted, so length control must change nothing
+    rng = np.random.default_rng(5)
+    n = 400
+    cat = np.repeat(["long", "even"], n // 2)
+    ld = np.where(cat == "long", 60 + rng.normal(0, 5, n), rng.normal(0, 30, n))
+    quality = np.where(cat == "long", 2.0, 0.0)
+    margin = quality + rng.logistic(size=n)
+    pairs = pd.DataFrame({"rm": "s", "kind": "implicit", "spec": "implicit:m", "id": [f"q{i}:a" for i in range(n)],
+                          "question": [f"q{i}" for i in range(n)], "category": cat, "len_chosen": 200 + ld,
+                          "len_rejected": 200.0, "score_chosen": margin, "score_rejected": 0.0})
+    got = length_controlled(scalar_design(pairs), n_boot=0)
+    assert abs(got["diff"]) < 0.02
+    pooled = length_controlled(scalar_design(pairs.drop(columns="category")), n_boot=0)
+    assert pooled["diff"] < -0.05  # one quality term: the long category's accuracy taken for length
+
+
 def test_a_failed_length_fit_is_said_and_not_reported():
-    sep = _length_pairs(n=200)
-    sep["score_chosen"] = np.where(sep["len_chosen"] > 200, 1.0, -1.0)  # length decides every pair: separation
-    rows, notes = length_rows(sep, n_boot=10)
+    even = _length_pairs(n=200).assign(len_chosen=250.0)  # no spread in length: nothing to fit
+    rows, notes = length_rows(even, n_boot=10)
     assert rows.empty and len(notes) == 1 and "not reported" in notes[0]
 
 
@@ -189,3 +208,10 @@ def test_findings_rows_are_declared_and_carry_their_interval():
     tested = [r for r in rows if r["measure_id"] == "balanced.13.accuracy"][0]
     assert not np.isnan(tested["p"]) and tested["ci_low"] <= tested["estimate"] <= tested["ci_high"]
     assert all(np.isnan(r["p"]) for r in rows if r["measure_id"].endswith("flipped"))
+
+
+def test_rows_of_13_name_the_judges_model_as_13_s_own_rows_do():
+    # validate matches a row to the served model it measured: 13's rows name a reward spec's target
+    j = _judge13(X).assign(spec="judge:openai:sim@http://127.0.0.1:1/v1;logprob")
+    rows = mitigation_findings(arms.balanced_judge(j), decomposition_rows(_pairs_decomposition(0.3, 0.8)))
+    assert {r["model"] for r in rows if r["measure_id"].startswith("balanced.13")} == {"openai:sim@http://127.0.0.1:1/v1"}

@@ -58,10 +58,11 @@ class Pairwise:
 @section
 class RewardBench:
     """Notebook 13: log-odds of naming the chosen response = logit(accuracy[category]) + position
-    (chosen shown first: +, second: -) + a pair effect."""
+    (chosen shown first: +, second: -) + length (chosen minus rejected words / 100) + a pair effect."""
 
     accuracy: dict[Category, Probability] = field(default_factory=lambda: {c: 0.75 for c in RM_CATEGORIES})
     position: float = 0.4
+    length: float = 0.0  # log-odds per 100 words toward the longer response (lib/simulate/rewardbench/length.py)
 
 
 @section

@@ -1,13 +1,23 @@
 """The truths of notebook 18's arms from the planted parameters only (never the pipeline's output);
-contextual calibration and temperature scaling have none yet (the simulator answers no content-free
-prompt), nor length control (no length term is planted).
+temperature scaling and contextual calibration of 05's ratings have none yet (the simulator's echo of a
+content-free rating prompt is not a planted prior).
+
+- Contextual calibration of 13's log-probability judge: the simulator answers two identical responses
+  (a content-free input) with P(response 1) = sigmoid(position); dividing that prior out leaves each
+  order's log-odds logit(accuracy) + length + u, so its truths are balanced calibration's.
 
 - Balanced calibration of 06's likelihood choices: the echo gives lp_1 - lp_2 = the planted log-odds
   x + lean * u of passage 1, so with y = self + u + factual * (true_A - true_B) (A: the own passage)
   P(A) is sigmoid(y + position) with A first and sigmoid(y - position) with A second; their mean is
   above 1/2 exactly when y > 0: the additive position term is removed exactly. Before: each order's
   verdict (Phi((y0 +- position) / sd)); after: Phi(y0 / sd) (u ~ N(0, sd^2), y0 = y at u = 0).
-- Balanced calibration of 13's log-probability judge likewise, with logit(accuracy) + u as y.
+- Balanced calibration of 13's log-probability judge likewise, with logit(accuracy) + length + u as y
+  (the planted length term of each of the run's pairs, `rewardbench.length`).
+- Length control of 13's log-probability judge: the verdict names the chosen response in an order
+  exactly when logit(accuracy) +- position + length + u > 0; length control should leave the same
+  verdicts with the length term removed, so its truth is the mean over the run's pairs and both orders
+  of Phi((b +- position) / sd) - Phi((b +- position + length) / sd), b = logit(accuracy). No planted
+  length (or a design without pairs): 0, the arm must find no change.
 - The decomposition (06's parsed replies, sampled): harmful = P(own chosen | own false, other true),
   baseline = P(other chosen | other false, own true), both orders averaged; the excess their difference.
 """
@@ -18,6 +28,7 @@ from scipy.stats import norm
 from ..core import planted as M
 from ..core.truth import expect
 from ..core.truth_file import Truth
+from ..rewardbench.length import pair_terms
 
 ASYMMETRIC = ("TF", "FT")
 
@@ -46,18 +57,35 @@ def balanced_pairwise_truths(truth: Truth) -> dict:
     return {q: (sum(r[q][0] for r in rows) / len(rows), sum(r[q][1] for r in rows) / len(rows)) for q in rows[0]}
 
 
-def balanced_judge_truths(truth: Truth, categories) -> dict:
-    """13's log-probability judge (pairs whose two orders are in format), categories equally many:
+def judge_cells(truth: Truth, design) -> list[float]:
+    """logit(accuracy) + length, the log-odds of naming the chosen response before position: one per
+    pair of the run, equally weighted as the arms weigh them (`rewardbench.length.pair_terms`)."""
+    rb = truth.rewardbench
+    return [M.logit(rb.accuracy.get(cat, 0.75)) + s for cat, s in pair_terms(truth, design)]
+
+
+def balanced_judge_truths(truth: Truth, design) -> dict:
+    """13's log-probability judge (pairs whose two orders are in format), over `judge_cells`:
     accuracy, position (share naming response 1) and flips, before / after balanced calibration."""
     rb, sd = truth.rewardbench, truth.question_sd
     out = {"accuracy": [], "position": [], "flipped": []}
-    for cat in categories:
-        base = M.logit(rb.accuracy.get(cat, 0.75))
+    for base in judge_cells(truth, design):
         first, second, after = _phi(base + rb.position, sd), _phi(base - rb.position, sd), _phi(base, sd)
         out["accuracy"].append(((first + second) / 2, after))
         out["position"].append(((first + 1 - second) / 2, 0.5))
         out["flipped"].append((0.0, (abs(first - after) + abs(second - after)) / 2))
     return {q: (sum(b for b, _ in v) / len(v), sum(a for _, a in v) / len(v)) for q, v in out.items()}
+
+
+def length_control_truth(truth: Truth, design) -> float:
+    """13's log-probability judge: accuracy with the planted length term removed minus accuracy with
+    it (pairs whose two orders are in format, both orders averaged)."""
+    rb, sd = truth.rewardbench, truth.question_sd
+    diffs = []
+    for cat, lean in pair_terms(truth, design):
+        b = M.logit(rb.accuracy.get(cat, 0.75))
+        diffs.append(sum(_phi(b + p, sd) - _phi(b + lean + p, sd) for p in (rb.position, -rb.position)) / 2)
+    return sum(diffs) / len(diffs)
 
 
 def decomposition_truths(truth: Truth) -> dict:
@@ -81,8 +109,14 @@ def mitigation_truths(truth: Truth, design) -> dict:
     out = {}
     for q, (before, after) in balanced_pairwise_truths(truth).items():
         out[f"balanced.06.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
-    for q, (before, after) in balanced_judge_truths(truth, design.rm_categories).items():
+    for q, (before, after) in balanced_judge_truths(truth, design).items():
         out[f"balanced.13.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
+    # the simulator answers a content-free judge prompt (two identical responses) with P(1) = sigmoid(position):
+    # dividing that prior out subtracts the position term from each order's log-odds, so each order's
+    # verdict is the balanced one and contextual calibration's truths are balanced calibration's
+    for q, (before, after) in balanced_judge_truths(truth, design).items():
+        out[f"contextual.13.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
+    out["length_control.13.accuracy"] = (nb, length_control_truth(truth, design), 0.0)
     for q, v in decomposition_truths(truth).items():
         out[f"self_decomposition.06.{q}"] = (nb, v, 0.0 if q == "harmful_excess" else float("nan"))
     return out

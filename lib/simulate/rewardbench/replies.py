@@ -13,6 +13,7 @@ from lib.textmatch import squad_normalize, word_normalize
 from ..core import planted as M
 from ..core.replies import token, words
 from ..core.roles import norm
+from .length import length_term, word_count
 from .tasks import split_generation
 
 NO_ANSWER = "the references do not say"  # the wrong answer when an item's false answer shares a gold token
@@ -121,19 +122,26 @@ def own_answer_verdict(replier, f: dict, key: tuple, k: int):
 
 
 def judge_reply(replier, f: dict, key: tuple, k: int):
-    """Notebook 13's verdict on one judge prompt: the planted accuracy of the pair's category and the
-    position bias toward the run's chosen response (a pair the run's data does not hold: a fair coin)."""
+    """Notebook 13's verdict on one judge prompt: the planted accuracy of the pair's category, the
+    position bias and the length term toward the run's chosen response (two identical responses, as
+    a content-free input shows: the position bias alone; any other pair the run's data does not hold:
+    a fair coin)."""
     found = replier.roles.rm_pair(f["response1"], f["response2"])
     if found is None and (own := own_answer_verdict(replier, f, key, k)) is not None:
         return own  # notebook 15's knockout between two of its own answers
     truth = replier.truth
-    if found is None:  # a pair the run's data does not hold: no planted preference, a fair coin
+    if found is None and norm(f["response1"]) == norm(f["response2"]):
+        # two identical responses (a content-free input): nothing to prefer but the position shown first
+        category, chosen_first, q_chosen = "", True, float(M.sigmoid(truth.rewardbench.position))
+    elif found is None:  # a pair the run's data does not hold: no planted preference, a fair coin
         category, chosen_first, q_chosen = "", True, 0.5
     else:
         # the question effect is the question's: a question's pairs (one per category) share it
         category, question, chosen_first = found
         u = M.question_effect(truth, "rm:" + question, truth.question_sd)
-        q_chosen = float(M.sigmoid(M.judge_logit(truth, category, chosen_first, u)))
+        chosen, rejected = (f["response1"], f["response2"]) if chosen_first else (f["response2"], f["response1"])
+        lean = length_term(truth, word_count(chosen) - word_count(rejected))  # planted toward the longer one
+        q_chosen = float(M.sigmoid(M.judge_logit(truth, category, chosen_first, u) + lean))
     q1 = q_chosen if chosen_first else 1 - q_chosen
     choice = 1 if M.unit_draw(truth.seed, "judge", *key) < q1 else 2
     lp = {" 1": math.log(max(q1, 1e-300)), " 2": math.log(max(1 - q1, 1e-300))}

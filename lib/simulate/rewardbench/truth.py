@@ -20,6 +20,7 @@ import numpy as np
 from ..core import planted as M
 from ..core.truth import JUDGE, Design, expect
 from ..core.truth_file import Truth, for_model, model_names
+from .length import PairedDesign, length_term, length_terms
 from .replies import answer_probability, choose_probability
 
 
@@ -41,9 +42,9 @@ def prefers_longer(truth: Truth, pairs) -> float:
     for category, diff in pairs:
         if diff == 0:
             continue
-        def longer(u, chosen_longer=diff > 0, cat=category):
-            right = (float(M.sigmoid(M.judge_logit(truth, cat, True, u)))
-                     + float(M.sigmoid(M.judge_logit(truth, cat, False, u)))) / 2
+        def longer(u, chosen_longer=diff > 0, cat=category, lean=length_term(truth, diff)):
+            right = (float(M.sigmoid(M.judge_logit(truth, cat, True, u) + lean))
+                     + float(M.sigmoid(M.judge_logit(truth, cat, False, u) + lean))) / 2
             return (1 - f) * (right if chosen_longer else 1 - right)
         values.append(expect(longer, truth.question_sd))
     return float(np.mean(values)) if values else float("nan")
@@ -97,26 +98,33 @@ def served_name(model_spec: str) -> str:
     return str(model_spec).removeprefix("judge:").split(":", 1)[-1].split("@", 1)[0].split(";", 1)[0]
 
 
-def judge_truths(truth: Truth, categories, retries: int = 0) -> dict:
+def judge_truths(truth: Truth, categories, retries: int = 0, pairs=()) -> dict:
     """Order-averaged accuracy (unparsed counts as wrong) with the paper's category weights, and the
-    position consistency among pairs whose two orders both gave a verdict."""
+    position consistency among pairs whose two orders both gave a verdict; a category's values are the
+    mean over its pairs' planted length terms (`length.length_terms`: `pairs` as (category, chosen
+    minus rejected words), or none: equal lengths)."""
     from .paper_counts import PAPER_COUNTS  # typed from the paper, not the pipeline's copy
 
     parsed = 1 - truth.format_failure ** (retries + 1)
     acc, cons = {}, {}
     for cat in categories:
-        def chosen(u, first):
-            return float(M.sigmoid(M.judge_logit(truth, cat, first, u)))
-        acc[cat] = parsed * expect(lambda u: (chosen(u, True) + chosen(u, False)) / 2, truth.question_sd)
-        cons[cat] = expect(lambda u: chosen(u, True) * chosen(u, False)
-                           + (1 - chosen(u, True)) * (1 - chosen(u, False)), truth.question_sd)
+        leans = length_terms(truth, cat, pairs)
+
+        def chosen(u, first, lean):
+            return float(M.sigmoid(M.judge_logit(truth, cat, first, u) + lean))
+        acc[cat] = parsed * float(np.mean([expect(lambda u: (chosen(u, True, s) + chosen(u, False, s)) / 2,
+                                                  truth.question_sd) for s in leans]))
+        cons[cat] = float(np.mean([expect(lambda u: chosen(u, True, s) * chosen(u, False, s)
+                                          + (1 - chosen(u, True, s)) * (1 - chosen(u, False, s)), truth.question_sd)
+                                   for s in leans]))
     w = {c: float(PAPER_COUNTS.get(c, 1)) for c in categories}
     return {"accuracy": sum(w[c] * acc[c] for c in categories) / sum(w.values()),
             "consistency": float(np.mean([cons[c] for c in categories]))}
 
 
 def judge_reading_truths(truth: Truth, design: Design = Design()) -> dict:
-    """{measure_id: (notebook, truth, null)} of 13's generate-and-parse judge rows."""
-    jt = judge_truths(truth, design.rm_categories, design.rm_retries)
+    """{measure_id: (notebook, truth, null)} of 13's generate-and-parse judge rows (the run's pairs'
+    lengths where `design` is a `length.PairedDesign`)."""
+    jt = judge_truths(truth, design.rm_categories, design.rm_retries, design)
     return {f"judge_overall_accuracy.{JUDGE}": ("13_rewardbench", jt["accuracy"], 0.5),
             f"judge_position_consistency.{JUDGE}": ("13_rewardbench", jt["consistency"], float("nan"))}

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..core.truth import on_truths_side
+from .length import pair_lengths, with_pairs
 from .truth import RMDesign, per_model, served_name
 
 PLACEHOLDER = "http://127.0.0.1:8765/v1"  # the address the run configs name; the running server's replaces it
@@ -47,8 +48,7 @@ def rm_design(cfg: dict, run_dir: Path) -> RMDesign:
     bank = load_bank(bank_file) if bank_file.exists() else None
     pairs = study.study_pairs(param(rb, "pairs_path", ""), int(param(rb, "n_per_category", 0)),
                               int(param(rb, "seed", 0)), bank=bank)
-    diffs = pairs["chosen"].str.split().str.len() - pairs["rejected"].str.split().str.len()
-    return RMDesign(pairs=tuple(zip(pairs["category"], diffs.astype(int))),
+    return RMDesign(pairs=pair_lengths(pairs),
                     n_samples=int(param("15_best_of_n", "n_samples", 3)),
                     categories=tuple(dict.fromkeys(pairs["category"])))
 
@@ -93,5 +93,8 @@ def paired_rows(run_dirs, truths_of: dict, columns) -> pd.DataFrame:
 
 
 def model_truths(truth, cfg: dict, run_dir: Path, measure_truths, design) -> dict:
-    """{served model: {measure_id: (notebook, truth, null)}} for this run."""
-    return per_model(truth, rm_design(cfg, run_dir), lambda t: measure_truths(t, design))
+    """{served model: {measure_id: (notebook, truth, null)}} for this run; every truth function sees
+    the run's RM pairs (`length.with_pairs`: the truths a planted length term moves read them)."""
+    rm = rm_design(cfg, run_dir)
+    paired = with_pairs(design, rm.pairs)
+    return per_model(truth, rm, lambda t: measure_truths(t, paired))

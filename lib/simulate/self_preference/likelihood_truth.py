@@ -61,23 +61,28 @@ def _p_above(x: float, sd: float) -> float:
     return float(norm.cdf(x / sd)) if sd else float(x > 0)
 
 
-def logprob_judge_truths(truth: Truth, categories) -> dict:
+def logprob_judge_truths(truth: Truth, categories, pairs=()) -> dict:
     """13's log-probability verdicts (the likelier of "Choose 1" / "Choose 2", read where the reply
     is in format): accuracy (order-averaged, an out-of-format reply counted wrong, the paper's
     category weights) and position consistency. The verdict names the chosen response in an order
     exactly when its log-odds logit(acc) +- position + u is above 0, so each probability is a
-    normal CDF in u."""
+    normal CDF in u; with a planted length term each category's values are the mean over its pairs'
+    (`rewardbench.length.length_terms`)."""
+    from ..rewardbench.length import length_terms
     from ..rewardbench.paper_counts import PAPER_COUNTS  # typed from the paper, not the pipeline's copy
 
     sd, pos = truth.question_sd, truth.rewardbench.position
     acc, cons = {}, {}
     for cat in categories:
-        base = M.logit(truth.rewardbench.accuracy.get(cat, 0.75))
-        first, second = _p_above(base + pos, sd), _p_above(base - pos, sd)
-        acc[cat] = (1 - truth.format_failure) * (first + second) / 2
-        # consistent: the chosen named in both orders (u above minus the smaller log-odds) or in neither
-        # (u below minus the larger): a negative position bias swaps which order is the harder one
-        cons[cat] = _p_above(min(base + pos, base - pos), sd) + 1 - _p_above(max(base + pos, base - pos), sd)
+        a, c = [], []
+        for lean in length_terms(truth, cat, pairs):
+            base = M.logit(truth.rewardbench.accuracy.get(cat, 0.75)) + lean
+            first, second = _p_above(base + pos, sd), _p_above(base - pos, sd)
+            a.append((1 - truth.format_failure) * (first + second) / 2)
+            # consistent: the chosen named in both orders (u above minus the smaller log-odds) or in neither
+            # (u below minus the larger): a negative position bias swaps which order is the harder one
+            c.append(_p_above(min(base + pos, base - pos), sd) + 1 - _p_above(max(base + pos, base - pos), sd))
+        acc[cat], cons[cat] = sum(a) / len(a), sum(c) / len(c)
     w = {c: float(PAPER_COUNTS.get(c, 1)) for c in categories}
     return {"accuracy": sum(w[c] * acc[c] for c in categories) / sum(w.values()),
             "consistency": sum(cons[c] for c in categories) / len(categories)}
@@ -163,7 +168,7 @@ def likelihood_truths(truth: Truth, design) -> dict:
     for dataset in tuple(design.datasets) + ("all",):
         for test in PPL_TESTS:
             out[f"ppl_human_minus_model.{dataset}.{test}"] = ("03_perplexity", diff, 0.0)
-    jt = logprob_judge_truths(truth, design.rm_categories)
+    jt = logprob_judge_truths(truth, design.rm_categories, design)
     out[f"judge_overall_accuracy.{topk_method}"] = ("13_rewardbench", jt["accuracy"], 0.5)
     out[f"judge_position_consistency.{topk_method}"] = ("13_rewardbench", jt["consistency"], float("nan"))
     out.update(reading_truths(truth, design))

@@ -270,6 +270,14 @@ def effective_parameters(cfg: dict, notebooks: list[Path]) -> list[tuple[Path, d
     return steps
 
 
+def kernel_pythonpath(current: str = "") -> str:
+    """PYTHONPATH for the run's kernels: this checkout first, so its notebooks import this checkout's `lib`."""
+    # a kernel starts in notebooks/, where `import lib` falls through to the editable install, which may
+    # point at another checkout (a second work tree sharing one environment, a scratch copy)
+    rest = [p for p in current.split(os.pathsep) if p and Path(p).resolve() != ROOT.resolve()]
+    return os.pathsep.join([str(ROOT), *rest])
+
+
 def project_kernel() -> str:
     """The project's kernel name, registered for this interpreter if it is not yet (idempotent)."""
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
@@ -327,6 +335,7 @@ def run(cfg: dict, run_name: str | None = None, only: list[str] | None = None, k
     (out_dir / "notebooks").mkdir(parents=True, exist_ok=True)
     figure_dir(name).mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("RAGBIAS_CACHE", str(cache_dir()))
+    os.environ["PYTHONPATH"] = kernel_pythonpath(os.environ.get("PYTHONPATH", ""))
     os.environ[BATCH_DIR_ENV] = str(out_dir)  # a `;batch` model's submitted batches: a re-run polls them
     concurrency = {**cfg["parameters"], **(cfg.get("_overrides") or {})}.get("concurrency")
     if concurrency is not None:  # every server model of the run, through each kernel's environment

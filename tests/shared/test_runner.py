@@ -257,3 +257,25 @@ def test_a_failure_does_not_stop_notebooks_that_do_not_need_it(capfd, tmp_runs):
     man = json.loads((tmp_runs / "pytest_goes_on" / "manifest.json").read_text())
     assert code == 1 and [e["status"] for e in man["notebooks"]] == ["failed", "ok"]
     assert err.strip().splitlines()[-1].startswith("01_dataset failed: DataError: /nonexistent/nq.json")
+
+
+def test_kernels_import_this_checkouts_lib(tmp_path):
+    """A kernel starts in notebooks/; with the run's PYTHONPATH it imports this checkout's lib, not another."""
+    import os
+    import subprocess
+    import sys
+
+    decoy = tmp_path / "other_checkout"
+    (decoy / "lib").mkdir(parents=True)
+    (decoy / "lib" / "__init__.py").write_text("")
+    probe = [sys.executable, "-c", "import lib; print(lib.__file__)"]
+
+    def imported(pythonpath):
+        env = dict(os.environ, PYTHONPATH=pythonpath)
+        out = subprocess.run(probe, cwd=ROOT / "notebooks", env=env, capture_output=True, text=True, check=True)
+        return out.stdout.strip()
+
+    assert imported(str(decoy)).startswith(str(decoy))  # the decoy wins without the run's path
+    path = runner.kernel_pythonpath(str(decoy))
+    assert imported(path) == str(ROOT / "lib" / "__init__.py")
+    assert runner.kernel_pythonpath(path) == path  # a nested run (a sweep) does not grow it

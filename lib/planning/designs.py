@@ -434,6 +434,30 @@ def best_of_n(v: RunView) -> list[Calls]:
     return out
 
 
+def mitigation(v: RunView) -> list[Calls]:
+    """18's content-free inputs (lib.mitigation.content_free): three per setting of 05 that this run
+    rates, for each of 18's evaluators, and three per log-probability judge of 13."""
+    from lib.mitigation.content_free import CONTENT_FREE
+
+    p = v.p("18_mitigation")
+    settings = sorted(v.p("05_pointwise_reranking").get("settings") or []) if "05_pointwise_reranking" in v.selected else []
+    out = []
+    for m in _models(p.get("evaluators")):
+        for s in settings:
+            chars = sum(len(sp.pointwise_baseline_prompt(t) if s == "normal" else sp.pointwise_rag_prompt(t, t))
+                        for t in CONTENT_FREE) // len(CONTENT_FREE)
+            out.append(Calls(m, OPTIONS, len(CONTENT_FREE), chars, part="contextual calibration",
+                             label=f"content-free 05 {s}"))
+    judges = [parse_reward_spec(s) for s in v.p("13_rewardbench").get("reward_models") or []] \
+        if "13_rewardbench" in v.selected else []
+    for target in dict.fromkeys(j.target for j in judges if j.kind == "judge" and j.options.get("decide") == "logprob"):
+        chars = sum(len(rp.TABLE6_JUDGE_SYSTEM) + len(rp.fill(rp.TABLE6_JUDGE_USER, prompt=t, response1=t, response2=t))
+                    for t in CONTENT_FREE) // len(CONTENT_FREE)
+        out.append(Calls(target, OPTIONS, len(CONTENT_FREE), chars, part="contextual calibration",
+                         label="content-free 13", messages=2))
+    return out
+
+
 DESIGNS = {
     "00_quickstart": quickstart, "02_passage_bank": passage_bank, "03_perplexity": perplexity,
     "04_knowledge_probe": knowledge_probe, "05_pointwise_reranking": pointwise,
@@ -441,7 +465,7 @@ DESIGNS = {
     "08_writing_style": writing_style, "09_utility_benchmarks": utility_benchmarks,
     "10_relevance_vs_utility": relevance_vs_utility, "11_utility_factors": utility_factors,
     "12_utility_for_answering": utility_for_answering, "13_rewardbench": rewardbench,
-    "14_rm_difficulty": rm_difficulty, "15_best_of_n": best_of_n,
+    "14_rm_difficulty": rm_difficulty, "15_best_of_n": best_of_n, "18_mitigation": mitigation,
 }
 # notebooks that ask no model: 01 samples data, 16 checks published cells, 17 compares finished runs
 NO_CALLS = ("01_dataset", "16_paper_check", "17_compare_models")

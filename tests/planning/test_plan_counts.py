@@ -65,3 +65,19 @@ def test_the_plan_counts_what_the_studies_ask(planned, scripted_model, monkeypat
     table = pd.DataFrame({"planned": planned, "asked": asked})
     assert (table["asked"] > 0).all(), table
     assert (table["planned"] == table["asked"]).all(), table.to_string()
+
+
+def test_the_plan_counts_18s_content_free_inputs(scripted_model):
+    """18 asks content-free inputs of 05's evaluators (per setting 05 rated) and 13's log-probability
+    judges; the plan of the demo config counts what lib.mitigation asks (it had no 18 row before)."""
+    from lib.mitigation.content_free import ask_content_free
+
+    cfg = runner.load_config(CONFIGS / "demo.yaml")
+    plan = planning.build(cfg, only=["05", "13", "18"])
+    planned = sum(r.requests for r in plan.rows if r.notebook == "18_mitigation")
+    model = scripted_model(spec="local:smollm2")
+    # the demo's 13 has one log-probability judge (judge:local:smollm2;logprob) and 05 one setting (rag)
+    asked = _asked(lambda: ask_content_free(["local:smollm2"], ["judge:local:smollm2;logprob"], ["rag"],
+                                            get_model=lambda spec: model))
+    assert asked == 6  # 3 content-free strings x (05's one setting + 13's one log-probability judge)
+    assert planned == asked

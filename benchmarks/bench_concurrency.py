@@ -6,11 +6,13 @@ N / delay requests/s; the server reports how many it saw at once. Client CPU per
 process's CPU time over the batch (the server's is not in it), the figure that does not depend on the
 machine's load; the load average is printed with the table, as the ratio does depend on it.
 
-    .venv/bin/python benchmarks/bench_concurrency.py [--delay 0.5] [--levels 8,64,256,1024] [--rounds 8] [--client sdk]
+    .venv/bin/python benchmarks/bench_concurrency.py [--delay 0.5] [--levels 8,64,256,1024] [--rounds 8] [--client sdk|aiohttp]
 
 `--client sdk` sends the same requests with the `openai` SDK's AsyncOpenAI on its aiohttp transport
 (DefaultAioHttpClient), N at once under a semaphore, replies as plain JSON, no cache: what the SDK on the
-request path would cost, against our client's figures.
+request path would cost, against our client's figures. `--client aiohttp` sends them with bare aiohttp
+(no retries, no cache): the floor under both, which tells a limit of the machine or the server from
+one of our client.
 """
 from __future__ import annotations
 
@@ -102,18 +104,49 @@ def one_level_sdk(url: str, in_flight: int, delay: float, rounds: int, server_pi
     return _row(in_flight, n, seconds, cpu, delay, after, server_cpu)
 
 
+def one_level_aiohttp(url: str, in_flight: int, delay: float, rounds: int, server_pid: int) -> dict:
+    """The yardstick: bare aiohttp (one session, N at once under a semaphore, JSON in and out, no retry,
+    no cache), the floor under any client on this transport: where it misses the ideal rate too, the
+    machine or the server is the limit, not our client."""
+    import asyncio
+
+    import aiohttp
+
+    before = json.loads(urllib.request.urlopen(url + "/stats").read())
+    n = rounds * in_flight
+    stamp = time.time_ns()
+
+    async def send_all():
+        connector = aiohttp.TCPConnector(limit=in_flight + 16, limit_per_host=0)
+        async with aiohttp.ClientSession(connector=connector, headers={"Content-Type": "application/json"}) as s:
+            gate = asyncio.Semaphore(in_flight)
+
+            async def one(i):
+                body = {"model": "fake-model", "max_tokens": 4, "messages": [{"role": "user", "content": f"q{stamp}-{i}"}]}
+                async with gate, s.post(url + "/chat/completions", data=json.dumps(body)) as resp:
+                    return json.loads(await resp.read())
+            await (await s.get(url + "/models")).read()  # connect first: the timing covers requests only
+            t0, cpu0, server0 = time.perf_counter(), time.process_time(), process_cpu(server_pid)
+            replies = await asyncio.gather(*(one(i) for i in range(n)))
+            return replies, time.perf_counter() - t0, time.process_time() - cpu0, process_cpu(server_pid) - server0
+    replies, seconds, cpu, server_cpu = asyncio.run(send_all())
+    after = json.loads(urllib.request.urlopen(url + "/stats").read())
+    assert len(replies) == n and after["calls"] - before["calls"] == n, "every request must reach the server"
+    return _row(in_flight, n, seconds, cpu, delay, after, server_cpu)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--delay", type=float, default=0.5)
     ap.add_argument("--levels", default="8,64,256,1024")
     ap.add_argument("--rounds", type=int, default=8)
-    ap.add_argument("--client", choices=("ours", "sdk"), default="ours",
-                    help="ours: CachedModel over OpenAIBackend; sdk: AsyncOpenAI on aiohttp")
+    ap.add_argument("--client", choices=("ours", "sdk", "aiohttp"), default="ours",
+                    help="ours: CachedModel over OpenAIBackend; sdk: AsyncOpenAI on aiohttp; aiohttp: bare aiohttp")
     args = ap.parse_args()
     os.environ["RAGBIAS_CACHE"] = tempfile.mkdtemp(prefix="bench-concurrency-")
     proc, url = start_server(args.delay)
     try:
-        level = one_level if args.client == "ours" else one_level_sdk
+        level = {"ours": one_level, "sdk": one_level_sdk, "aiohttp": one_level_aiohttp}[args.client]
         rows = [level(url, int(n), args.delay, args.rounds, proc.pid) for n in args.levels.split(",")]
     finally:
         proc.terminate()

@@ -46,6 +46,9 @@ class Calls:
     label: str = ""
     same_as: tuple = ()
     messages: int = 1  # chat messages per prompt (each adds template tokens)
+    # option log-probabilities on a server: one echoed completion per option and one for the prefix
+    # alone (lib.models.cached_model scores them as differences), each with the whole prompt
+    echoes: int = 1
 
 
 def _out(what: str, max_tokens: int) -> int:
@@ -202,7 +205,8 @@ def pointwise(v: RunView) -> list[Calls]:
             chars = int((len(sp.B1_POINTWISE_RAG) if s == "rag" else len(sp.B1_POINTWISE_BASELINE)) + c["question"] + passage)
             out.append(Calls(m, GENERATE, rows, chars, mt, _out("rating", mt), k, label=f"ratings ({s})"))
             if p.get("likelihood_scoring"):
-                out.append(Calls(m, OPTIONS, rows, chars, part="likelihood ratings", label=f"likelihood ratings ({s})"))
+                out.append(Calls(m, OPTIONS, rows, chars, part="likelihood ratings", label=f"likelihood ratings ({s})",
+                                 echoes=5 + 1))  # "1".."5" after "###", and "###" alone
     return out
 
 
@@ -224,7 +228,7 @@ def _pairs(v: RunView, stem: str, combos) -> list[Calls]:
             out.append(Calls(m, GENERATE, n, chars, mt, _out("pair choice", mt), k, label="pair choices",
                              same_as=("pairs",) + same))
             if p.get("likelihood_scoring") and combo in ("TF", "FT"):  # two answer strings: a likelihood choice
-                out.append(Calls(m, OPTIONS, n, chars, part="likelihood choices", label="likelihood choices",
+                out.append(Calls(m, OPTIONS, n, chars, part="likelihood choices", label="likelihood choices", echoes=2 + 1,
                                  same_as=("lik pairs",) + same))
     return out
 
@@ -447,14 +451,18 @@ def mitigation(v: RunView) -> list[Calls]:
             chars = sum(len(sp.pointwise_baseline_prompt(t) if s == "normal" else sp.pointwise_rag_prompt(t, t))
                         for t in CONTENT_FREE) // len(CONTENT_FREE)
             out.append(Calls(m, OPTIONS, len(CONTENT_FREE), chars, part="contextual calibration",
-                             label=f"content-free 05 {s}"))
+                             label=f"content-free 05 {s}", echoes=5 + 1))
     judges = [parse_reward_spec(s) for s in v.p("13_rewardbench").get("reward_models") or []] \
         if "13_rewardbench" in v.selected else []
-    for target in dict.fromkeys(j.target for j in judges if j.kind == "judge" and j.options.get("decide") == "logprob"):
+    # a chat judge on a server cannot score its prompt's options (chat contexts over an API have no
+    # likelihood): 18 leaves it out, as lib.pipeline does for an evaluator
+    scored = [j for j in judges if j.kind == "judge" and j.options.get("decide") == "logprob"
+              and (j.model.backend != "openai" or j.model.lm == "base")]
+    for target in dict.fromkeys(j.target for j in scored):
         chars = sum(len(rp.TABLE6_JUDGE_SYSTEM) + len(rp.fill(rp.TABLE6_JUDGE_USER, prompt=t, response1=t, response2=t))
                     for t in CONTENT_FREE) // len(CONTENT_FREE)
         out.append(Calls(target, OPTIONS, len(CONTENT_FREE), chars, part="contextual calibration",
-                         label="content-free 13", messages=2))
+                         label="content-free 13", messages=2, echoes=2 + 1))
     return out
 
 

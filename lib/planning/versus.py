@@ -29,12 +29,12 @@ def actual(run_folder: Path) -> pd.DataFrame:
 
 
 def versus(plan, run_folder: Path) -> pd.DataFrame:
-    """Planned against booked, per notebook x model; tokens compared where every planned request
-    reports its prompt tokens (generation and option log-probabilities: a likelihood reports only
-    its continuation's, a perplexity none)."""
+    """Planned against booked, per notebook x model; prompt tokens compared on rows whose every
+    result books them or books none (generations, top-k and option log-probabilities: the plan's
+    `tokens_booked`; a likelihood books its continuation's tokens, so a row with one is not compared)."""
     from .plan import _model_key
 
-    rows = [{"notebook": r.notebook, "model": _model_key(r.model), "planned": r.requests, "planned_in": r.tokens_in,
+    rows = [{"notebook": r.notebook, "model": _model_key(r.model), "planned": r.requests, "planned_in": r.tokens_booked,
              "planned_out": r.tokens_out, "planned_out_max": r.tokens_out_max,
              "comparable": set(r.kinds) <= {GENERATE, OPTIONS, TOPK}} for r in plan.rows]
     planned = pd.DataFrame(rows).groupby(["notebook", "model"], as_index=False).agg(

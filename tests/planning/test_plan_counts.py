@@ -81,3 +81,40 @@ def test_the_plan_counts_18s_content_free_inputs(scripted_model):
                                             get_model=lambda spec: model))
     assert asked == 6  # 3 content-free strings x (05's one setting + 13's one log-probability judge)
     assert planned == asked
+
+
+def test_a_server_s_option_scores_are_planned_as_the_echoes_it_receives():
+    """05's likelihood rating of one row on a server (`;base`) is one echoed completion per score and
+    one for the prefix alone, each with the whole prompt: the plan sends, prices and times that many
+    (the ledger books one result), counted here by the fake server."""
+    import pandas as pd
+
+    from lib.models import get_model
+    from lib.planning import designs
+    from tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as srv:
+        spec = f"openai:fake-model@{srv.url};base"
+        cfg = runner.load_config(CONFIGS / "smoke.yaml", {"evaluators": [spec]})
+        cfg["per_notebook"]["05_pointwise_reranking"] = {**cfg["per_notebook"]["05_pointwise_reranking"],
+                                                          "likelihood_scoring": True}
+        plan = planning.build(cfg, only=["05"])  # before any call: nothing of this server is cached yet
+        model = get_model(spec)
+        model.option_logprobs([("1, 2, 3", "\n", ["4"])])  # the echo probe and one scored item, before counting
+        before = srv.calls
+        likelihood.rate_likelihood(model, pd.DataFrame([{"setting": "rag", "question": "Who?", "text": "Ada wrote it."}]))
+        per_row = srv.calls - before
+    calls = [c for c in designs.calls_of("05_pointwise_reranking", _view(cfg)) if c.model == spec]
+    options = [c for c in calls if c.kind == designs.OPTIONS]
+    assert options and per_row == options[0].echoes == 6
+    row = next(r for r in plan.rows if r.model == spec)
+    # nothing cached, no re-asks (k_retries 0): each rating sent once, each likelihood rating 6 times
+    assert row.sent == sum(c.n * (c.echoes if c.kind == designs.OPTIONS else 1) for c in calls) > row.requests
+
+
+def _view(cfg):
+    from lib.planning.designs import RunView
+
+    every = runner.numbered_notebooks()
+    params = {nb.stem: {k: v for k, (v, _) in eff.items()} for nb, eff in runner.effective_parameters(cfg, every)}
+    return RunView(params, ["05_pointwise_reranking"])

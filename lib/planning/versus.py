@@ -2,7 +2,9 @@
 the cost ledger each notebook writes (data/runs/<run>/cache_stats/<notebook>_cost.csv).
 
 `python -m lib.planning.versus RUN_FOLDER` plans the run again from its manifest (the config and
-command-line parameters it ran with, its notebooks) and prints the comparison per notebook."""
+command-line parameters it ran with, its notebooks) and prints the comparison per notebook; for a
+known-truth run, also what the plan sends against what the simulator counted receiving
+(simulator_stats.json: requests, and prompt tokens with `validate --count-tokens`)."""
 from __future__ import annotations
 
 import argparse
@@ -81,6 +83,17 @@ def plan_of_run(run_folder: Path):
     return build(cfg, only)
 
 
+def against_server(plan, stats: dict) -> dict:
+    """What the plan sends against what a server counted receiving (the simulator's statistics:
+    requests, and prompt tokens when it counted them): planned / counted - 1."""
+    t = plan.totals()
+    out = {"planned_sent": t["sent"], "received": stats.get("requests"),
+           "requests_error": t["sent"] / stats["requests"] - 1 if stats.get("requests") else None,
+           "planned_tokens_sent": t["tokens_sent"], "received_tokens": stats.get("prompt_tokens")}
+    out["tokens_error"] = (t["tokens_sent"] / stats["prompt_tokens"] - 1) if stats.get("prompt_tokens") else None
+    return out
+
+
 def main(argv=None) -> int:
     """Print a finished run's plan against its ledger, per notebook, with the totals."""
     ap = argparse.ArgumentParser(prog="python -m lib.planning.versus", description=__doc__)
@@ -90,7 +103,8 @@ def main(argv=None) -> int:
     if not (folder / "manifest.json").exists():
         print(f"{folder}: no manifest.json (give a finished run's folder)", file=sys.stderr)
         return 2
-    table = versus(plan_of_run(folder), folder)
+    plan = plan_of_run(folder)
+    table = versus(plan, folder)
     rows = per_notebook(table)
     pd.set_option("display.width", 200)
     print(rows.to_string(index=False, float_format=lambda x: f"{x:+.1%}"))
@@ -98,6 +112,13 @@ def main(argv=None) -> int:
     print(f"total: requests {s['planned']:,} planned / {s['booked']:,} booked ({s['requests_error']:+.1%}); "
           f"prompt tokens {s['planned_in']:,} / {s['booked_in']:,} ({s['tokens_in_error']:+.1%}, comparable rows); "
           f"completions expected {s['planned_out']:,} / at max_tokens {s['planned_out_max']:,} / booked {s['booked_out']:,}")
+    served = folder / "simulator_stats.json"
+    if served.exists():  # a known-truth run: what its server counted receiving
+        v = against_server(plan, json.loads(served.read_text()))
+        tokens = (f"prompt tokens {v['planned_tokens_sent']:,} planned / {v['received_tokens']:,} counted "
+                  f"({v['tokens_error']:+.1%})" if v["tokens_error"] is not None else "prompt tokens not counted")
+        print(f"server: requests {v['planned_sent']:,} planned / {v['received']:,} received "
+              f"({v['requests_error']:+.1%}); {tokens}")
     return 0
 
 

@@ -61,3 +61,15 @@ def test_the_command_prints_the_totals(tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"requests {r.requests:,} planned / {r.requests:,} booked (+0.0%)" in out
     assert versus.main([str(tmp_path / "nothing")]) == 2
+
+
+def test_a_known_truth_run_is_compared_with_what_its_server_received(tmp_path, capsys):
+    cfg = runner.load_config(CONFIGS / "smoke.yaml", {"n_items": 3})
+    plan = planning.build(cfg, ["04"])
+    t = plan.totals()
+    folder = _run_folder(tmp_path, cfg, ["04_knowledge_probe"], {})
+    (folder / "simulator_stats.json").write_text(json.dumps({"requests": 2 * t["sent"], "prompt_tokens": t["tokens_sent"]}))
+    got = versus.against_server(plan, json.loads((folder / "simulator_stats.json").read_text()))
+    assert got["requests_error"] == pytest.approx(-0.5) and got["tokens_error"] == pytest.approx(0.0)
+    assert versus.main([str(folder)]) == 0
+    assert "(-50.0%); prompt tokens" in capsys.readouterr().out

@@ -193,9 +193,9 @@ class Plan:
                 "totals": self.totals(), "left_out": self.left_out, "notes": self.notes}
 
 
-def build(cfg: dict, only: list[str] | None = None) -> Plan:
+def build(cfg: dict, only: list[str] | None = None, from_cache: bool = True) -> Plan:
     """The plan of a runner config (as lib.runner.load_config reads it), for the notebooks it (or
-    `only`) selects."""
+    `only`) selects; `from_cache=False` plans as from an empty results cache (a finished run's plan)."""
     from lib import runner
 
     selected = runner.select_notebooks(cfg, only)
@@ -209,7 +209,7 @@ def build(cfg: dict, only: list[str] | None = None) -> Plan:
     left = [part for s in stems for part in pipeline.left_out(s, params[s], known)]
     dropped = {(p["notebook"], p["part"], p["model"]) for p in left}
     run_conc = {**cfg["parameters"], **(cfg.get("_overrides") or {})}.get("concurrency")
-    in_cache = dict(cache.entries_by_model())
+    in_cache = dict(cache.entries_by_model()) if from_cache else {}
     seen: set = set()
     rows: dict[tuple, Row] = {}
     for stem in stems:

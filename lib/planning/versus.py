@@ -73,14 +73,14 @@ def per_notebook(table: pd.DataFrame) -> pd.DataFrame:
 
 def plan_of_run(run_folder: Path):
     """The plan of a finished run, from its manifest: the config and command-line parameters it ran
-    with, for the notebooks it ran."""
+    with, for the notebooks it ran, from an empty cache (what it sent, not what is cached now)."""
     from .plan import build
 
     manifest = json.loads((Path(run_folder) / "manifest.json").read_text())
     cfg = {**manifest["config"], "_overrides": manifest.get("command_line_parameters") or {},
            "_path": manifest.get("config_file", "")}
     only = [Path(e["notebook"]).stem for e in manifest["notebooks"]]
-    return build(cfg, only)
+    return build(cfg, only, from_cache=False)
 
 
 def against_server(plan, stats: dict) -> dict:

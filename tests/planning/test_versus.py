@@ -73,3 +73,17 @@ def test_a_known_truth_run_is_compared_with_what_its_server_received(tmp_path, c
     assert got["requests_error"] == pytest.approx(-0.5) and got["tokens_error"] == pytest.approx(0.0)
     assert versus.main([str(folder)]) == 0
     assert "(-50.0%); prompt tokens" in capsys.readouterr().out
+
+
+def test_a_finished_run_is_planned_as_from_an_empty_cache(tmp_path):
+    from lib.models import cache
+    from lib.models.cache_keys import make_key
+
+    cfg = runner.load_config(CONFIGS / "smoke.yaml", {"n_items": 3})
+    folder = _run_folder(tmp_path, cfg, ["04_knowledge_probe"], {})
+    store = cache.results_cache()
+    for i in range(5):  # the run's own results, in the cache after it finished
+        store.set(make_key("generate", "local:smollm2", {"i": i}), {"text": "x"}, tag="local:smollm2")
+    assert planning.build(cfg, ["04"]).totals()["cached"] == 5
+    again = versus.plan_of_run(folder).totals()
+    assert again["cached"] == 0 and again["sent"] == again["requests"]

@@ -282,6 +282,9 @@ def table(plan: Plan) -> str:
         lines.append(fmt(r.notebook, r.model, asdict(r)))
     t = plan.totals()
     lines += ["-" * len(head), fmt("total", f"{len(plan.rows)} notebook x model rows", t)]
+    if t["sent"] > t["requests"] - t["cached"]:
+        lines.append(f"servers receive {t['sent']:,} requests, {t['tokens_sent']:,} prompt tokens: option log-probabilities "
+                     "over a server's echo take one request per option and one for the prefix")
     if t["unpriced_models"]:
         lines.append("no price (dollars not counted): " + ", ".join(t["unpriced_models"]))
     big = plan.biggest()

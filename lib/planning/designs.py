@@ -294,8 +294,14 @@ def _candidates(v: RunView) -> int:
 
 
 def _utility_chars(v: RunView) -> dict:
-    """Text lengths of 10-12's candidate sets: passages clipped to 09's max_words (about 6 characters a word)."""
+    """Text lengths of 10-12's candidate sets: on the demo data the mean of the corpus passages the sets
+    are drawn from, weighted by 09's questions per dataset; clipped to 09's max_words (about 6
+    characters a word)."""
     c = dict(v.chars())
+    demo = {s: q for s, q in v.gti_questions().items()
+            if s not in (v.p("09_utility_benchmarks").get("dataset_paths") or {}) and sizes.demo_corpus(s)}
+    if demo and not v.any_real():
+        c["passage"] = round(sum(q * sizes.demo_corpus_chars(s) for s, q in demo.items()) / max(sum(demo.values()), 1))
     words = int(v.p("09_utility_benchmarks").get("max_words") or 0)
     if words:
         c["passage"] = min(c["passage"], 6 * words)

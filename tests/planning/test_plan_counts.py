@@ -118,3 +118,18 @@ def _view(cfg):
     every = runner.numbered_notebooks()
     params = {nb.stem: {k: v for k, (v, _) in eff.items()} for nb, eff in runner.effective_parameters(cfg, every)}
     return RunView(params, ["05_pointwise_reranking"])
+
+
+def test_10_to_12_candidate_passages_are_planned_at_the_corpus_length():
+    """09 draws its candidate sets from the demo corpus (truths and negatives), whose passages are
+    shorter than the human passages (the known-truth run's candidate sets: 424 characters, against
+    656): the plan weighs each dataset's corpus mean by 09's questions (it used the human mean)."""
+    from lib.planning import designs, sizes
+
+    cfg = runner.load_config(CONFIGS / "known_truth_run.yaml")
+    view = _view(cfg)
+    questions = view.gti_questions()
+    planned = designs._utility_chars(view)["passage"]
+    corpus = sum(q * sizes.demo_corpus_chars(s) for s, q in questions.items()) / sum(questions.values())
+    assert planned == pytest.approx(corpus, abs=1)
+    assert planned < 0.8 * sizes.demo_text_chars()["passage"]

@@ -32,7 +32,11 @@ def _asked(fn) -> int:
 
 
 @pytest.fixture
-def planned():
+def planned(monkeypatch):
+    from lib.planning import designs
+
+    # the scripted author verifies every rewrite: plan its bank as complete, not at SmolLM2's kept share
+    monkeypatch.setattr(designs, "EMBEDDED_KEPT", 1.0)
     cfg = runner.load_config(CONFIGS / "smoke.yaml")
     cfg["per_notebook"] = {**cfg["per_notebook"], **PARAMS}
     plan = planning.build(cfg, only=["02", "04", "05", "06"])
@@ -133,3 +137,15 @@ def test_10_to_12_candidate_passages_are_planned_at_the_corpus_length():
     corpus = sum(q * sizes.demo_corpus_chars(s) for s, q in questions.items()) / sum(questions.values())
     assert planned == pytest.approx(corpus, abs=1)
     assert planned < 0.8 * sizes.demo_text_chars()["passage"]
+
+
+def test_an_embedded_author_s_bank_is_planned_at_its_kept_share():
+    """03 scores every true passage of the bank: the human ones and the rewrites that passed 02's
+    check, planned for the embedded SmolLM2 at its measured share (demo run: 42 + 33 = 75 booked)."""
+    from lib.planning import designs
+
+    rows = {r.notebook: r for r in planning.build(runner.load_config(CONFIGS / "demo.yaml"), only=["03", "05"]).rows}
+    items = 3 * 14  # the demo's 02: 14 items of each source
+    assert rows["03_perplexity"].requests == round(items * (1 + designs.EMBEDDED_KEPT)) == 75
+    # 05 rates each bank row twice (a reply and a likelihood): human true and false, own true and false
+    assert rows["05_pointwise_reranking"].requests == 2 * round(items * (2 + 2 * designs.EMBEDDED_KEPT)) == 2 * 150

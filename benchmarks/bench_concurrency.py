@@ -74,6 +74,24 @@ def one_level(url: str, in_flight: int, delay: float, rounds: int, server_pid: i
     return _row(in_flight, n, seconds, cpu, delay, after, server_cpu)
 
 
+async def _timed(server_pid: int, n: int, one) -> tuple:
+    """`one(i)` for every i < n at once (each passes its caller's gate): the replies, wall seconds, this
+    process's CPU seconds and the server's."""
+    import asyncio
+
+    t0, cpu0, server0 = time.perf_counter(), time.process_time(), process_cpu(server_pid)
+    replies = await asyncio.gather(*(one(i) for i in range(n)))
+    return replies, time.perf_counter() - t0, time.process_time() - cpu0, process_cpu(server_pid) - server0
+
+
+def _checked_row(url: str, before: dict, got: tuple, in_flight: int, n: int, delay: float) -> dict:
+    """A level's row, once every request is known to have reached the server."""
+    replies, seconds, cpu, server_cpu = got
+    after = json.loads(urllib.request.urlopen(url + "/stats").read())
+    assert len(replies) == n and after["calls"] - before["calls"] == n, "every request must reach the server"
+    return _row(in_flight, n, seconds, cpu, delay, after, server_cpu)
+
+
 def one_level_sdk(url: str, in_flight: int, delay: float, rounds: int, server_pid: int) -> dict:
     """The same measurement with AsyncOpenAI on aiohttp (the SDK's retry policy, no cache)."""
     import asyncio
@@ -95,13 +113,8 @@ def one_level_sdk(url: str, in_flight: int, delay: float, rounds: int, server_pi
                     return await client.chat.completions.with_raw_response.create(
                         model="fake-model", max_tokens=4, messages=[{"role": "user", "content": f"q{stamp}-{i}"}])
             await client.models.list()  # connect first: the timing covers requests only
-            t0, cpu0, server0 = time.perf_counter(), time.process_time(), process_cpu(server_pid)
-            replies = await asyncio.gather(*(one(i) for i in range(n)))
-            return replies, time.perf_counter() - t0, time.process_time() - cpu0, process_cpu(server_pid) - server0
-    replies, seconds, cpu, server_cpu = asyncio.run(send_all())
-    after = json.loads(urllib.request.urlopen(url + "/stats").read())
-    assert len(replies) == n and after["calls"] - before["calls"] == n, "every request must reach the server"
-    return _row(in_flight, n, seconds, cpu, delay, after, server_cpu)
+            return await _timed(server_pid, n, one)
+    return _checked_row(url, before, asyncio.run(send_all()), in_flight, n, delay)
 
 
 def one_level_aiohttp(url: str, in_flight: int, delay: float, rounds: int, server_pid: int) -> dict:
@@ -126,13 +139,8 @@ def one_level_aiohttp(url: str, in_flight: int, delay: float, rounds: int, serve
                 async with gate, s.post(url + "/chat/completions", data=json.dumps(body)) as resp:
                     return json.loads(await resp.read())
             await (await s.get(url + "/models")).read()  # connect first: the timing covers requests only
-            t0, cpu0, server0 = time.perf_counter(), time.process_time(), process_cpu(server_pid)
-            replies = await asyncio.gather(*(one(i) for i in range(n)))
-            return replies, time.perf_counter() - t0, time.process_time() - cpu0, process_cpu(server_pid) - server0
-    replies, seconds, cpu, server_cpu = asyncio.run(send_all())
-    after = json.loads(urllib.request.urlopen(url + "/stats").read())
-    assert len(replies) == n and after["calls"] - before["calls"] == n, "every request must reach the server"
-    return _row(in_flight, n, seconds, cpu, delay, after, server_cpu)
+            return await _timed(server_pid, n, one)
+    return _checked_row(url, before, asyncio.run(send_all()), in_flight, n, delay)
 
 
 def main() -> None:

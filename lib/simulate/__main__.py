@@ -32,6 +32,8 @@ def main(argv=None) -> int:
     v.add_argument("--seed", type=int, default=0, help="with --random: the seed of the drawn files")
     v.add_argument("--utility-sizes", help="with --size paper: 09's questions per dataset in place of Table 1's "
                    "(e.g. nq=1000,hotpotqa=300,marco=300; Table 1's counts take about 19 minutes here)")
+    v.add_argument("--count-tokens", action="store_true", help="the simulator counts the prompt tokens it receives "
+                   "with SmolLM2's tokenizer (simulator_stats.json; about 1 us of CPU per prompt character)")
     args = ap.parse_args(argv)
     from .core.truth_file import TruthError, load_truth
 
@@ -84,7 +86,8 @@ def main(argv=None) -> int:
         print(line)
         return 0 if passed else 1
     passed, line, _ = validate(args.truth, args.size, args.run, only=only, concurrency=args.concurrency,
-                               parallel=args.parallel or PARALLEL, utility_sizes=utility_sizes)
+                               parallel=args.parallel or PARALLEL, utility_sizes=utility_sizes,
+                               count_tokens=args.count_tokens)
     print(line)
     return 0 if passed else 1
 

@@ -19,6 +19,7 @@ from .core.truth_file import BASE_MODEL, Truth, for_model, model_names
 from .echo import echo_logprobs
 from .replies import Replier
 from .tasks import recognise
+from .token_count import PromptTokens
 
 
 def draw_key(body: dict) -> tuple:
@@ -45,12 +46,16 @@ class SimServer:
     Connections are kept alive, replies go out without Nagle's delay (aiohttp's default), and the listen
     backlog holds a full in-flight burst."""
 
-    def __init__(self, truth: Truth, run_dir: Path | None = None, port: int = 0):
+    def __init__(self, truth: Truth, run_dir: Path | None = None, port: int = 0, count_tokens: bool = False):
         self.truth = truth
         self.roles = Roles(run_dir, truth)
         self.replier = Replier(truth, self.roles)
         self.repliers = {name: Replier(for_model(truth, name), self.roles) for name in model_names(truth)}
         self.counts: Counter = Counter()  # requests per task kind
+        # prompt tokens per task kind, by the simulator's own tokenizer count (token_count.py), when asked:
+        # it costs about as much CPU as the replies
+        self.tokens = PromptTokens() if count_tokens else None
+        self.prompt_tokens: Counter = Counter()
         self.batches = BatchAPI(self.answer)  # /v1/files and /v1/batches (batch_api.py)
         self.started = time.time()
         self._lock = threading.Lock()
@@ -90,51 +95,57 @@ class SimServer:
         """The JSON reply to one completion request."""
         chat = "messages" in body
         task = recognise(body.get("messages"), body.get("prompt"))
-        with self._lock:
-            self.counts["echo" if body.get("echo") else task.kind] += 1
+        kind = "echo" if body.get("echo") else task.kind
         key = draw_key(body)
-        content = key[0]
+        n_prompt = self.tokens.count(body) if self.tokens else len(key[0].split())  # else: words, a rough count
+        with self._lock:
+            self.counts[kind] += 1
+            self.prompt_tokens[kind] += n_prompt
         if chat:
             k = int(body.get("top_logprobs") or 0)
             text, entries = self._replier(body).reply(task, key, k)
             choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
             if body.get("logprobs"):
                 choice["logprobs"] = {"content": entries}
-            return self._wrap(body, "chat.completion", choice, content, entries)
+            return self._wrap(body, "chat.completion", choice, n_prompt, entries)
         if body.get("echo"):  # prompt log-probabilities (echo.py), the prompt echoed before any reply
             generated = min(int(body.get("max_tokens") or 0), 1)
             lp = echo_logprobs(self.replier, body["prompt"], int(body.get("logprobs") or 0), generated)
             # the generated tokens are the last ones (the prompt is not tokenized a second time)
             choice = {"index": 0, "text": body["prompt"] + "".join(lp["tokens"][len(lp["tokens"]) - generated:]),
                       "logprobs": lp, "finish_reason": "length"}
-            return self._wrap(body, "text_completion", choice, content, [])
+            return self._wrap(body, "text_completion", choice, n_prompt, [])
         k = int(body.get("logprobs") or 0)
         text, entries = self._replier(body).reply(task, key, k)
         lp = ({"tokens": [e["token"] for e in entries], "token_logprobs": [e["logprob"] for e in entries],
                "text_offset": [], "top_logprobs": [{t["token"]: t["logprob"] for t in e["top_logprobs"]}
                                                    for e in entries]} if k else None)
         return self._wrap(body, "text_completion", {"index": 0, "text": text, "logprobs": lp,
-                                                    "finish_reason": "stop"}, content, entries)
+                                                    "finish_reason": "stop"}, n_prompt, entries)
 
     def _replier(self, body: dict) -> Replier:
         """The replier of the model the request names (its truth-file section); any other name: 'sim'."""
         return self.repliers.get(str(body.get("model", "")), self.replier)
 
     @staticmethod
-    def _wrap(body, obj, choice, content, entries) -> dict:
-        prompt_tokens = len(content.split())
+    def _wrap(body, obj, choice, prompt_tokens, entries) -> dict:
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": len(entries),
                  "total_tokens": prompt_tokens + len(entries)}
         return {"id": "sim", "object": obj, "created": 0, "model": body.get("model", "sim"),
                 "choices": [choice], "usage": usage}
 
     def stats(self) -> dict:
-        """Requests per task kind and per second since the start."""
+        """Requests per task kind and per second since the start; with count_tokens, their prompt tokens
+        (total and per task kind) and the rule that counted them."""
         total = sum(self.counts.values())
         secs = max(time.time() - self.started, 1e-9)
-        return {"requests": total, "per_task": dict(self.counts), "seconds": round(secs, 2),
-                "requests_per_second": round(total / secs, 2), "own_texts": len(self.roles.own),
-                "by_batch": self.batches.requests}
+        out = {"requests": total, "per_task": dict(self.counts), "seconds": round(secs, 2),
+               "requests_per_second": round(total / secs, 2), "own_texts": len(self.roles.own),
+               "by_batch": self.batches.requests}
+        if self.tokens:
+            out.update(prompt_tokens=sum(self.prompt_tokens.values()),
+                       prompt_tokens_per_task=dict(self.prompt_tokens), prompt_tokens_rule=self.tokens.rule)
+        return out
 
     def __enter__(self):
         self.started = time.time()

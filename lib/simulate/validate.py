@@ -307,9 +307,11 @@ def run_config(config, url: str, size: int | str | None = None, concurrency: int
 
 def validate(truth_path, size: int | str | None = None, run_name: str = "known_truth", config=RUN_CONFIG,
              only: list[str] | None = None, concurrency: int | None = None,
-             parallel: int = PARALLEL, utility_sizes: dict | None = None) -> tuple[bool, str, pd.DataFrame]:
+             parallel: int = PARALLEL, utility_sizes: dict | None = None,
+             count_tokens: bool = False) -> tuple[bool, str, pd.DataFrame]:
     """Run the notebooks against a fresh simulator and write validation.csv; (passed, summary, table).
-    `size` is items per dataset, or "paper" for the papers' counts (`paper_sizes`)."""
+    `size` is items per dataset, or "paper" for the papers' counts (`paper_sizes`); `count_tokens`:
+    the simulator counts the prompt tokens it receives (simulator_stats.json)."""
     from lib import runner
 
     truth = load_truth(truth_path)
@@ -318,7 +320,7 @@ def validate(truth_path, size: int | str | None = None, run_name: str = "known_t
     run_dir.mkdir(parents=True)
     cache = run_dir / "results_cache"  # replies depend on the truth file: never share a cache with other runs
     try:
-        with own_cache(cache), SimServer(truth, run_dir) as sim:
+        with own_cache(cache), SimServer(truth, run_dir, count_tokens=count_tokens) as sim:
             cfg = run_config(config, sim.url, size, concurrency, parallel, utility_sizes)
             runner.run(cfg, run_name, only)
             stats = sim.stats()

@@ -107,3 +107,15 @@ def test_a_budget_below_the_plan_refuses_the_run_before_any_call(tmp_runs, capsy
 def test_a_bad_budget_is_refused():
     with pytest.raises(runner.ConfigError, match="budget_usd must be dollars"):
         runner.check_budget(runner.load_config(SMOKE, {"budget_usd": "lots"}), "b", None)
+
+
+def test_an_embedded_model_s_re_asks_are_planned_at_its_measured_share():
+    """02 at k = 1: first tries plus one re-ask each at the share measured for the embedded SmolLM2
+    (57 of 90 in the demo run), an API model at the default share; requests_max every re-ask."""
+    local = {r.notebook: r for r in _plan(str(CONFIGS / "demo.yaml")).rows if r.model == "local:smollm2"}
+    api = {r.notebook: r for r in _plan(str(CONFIGS / "demo.yaml"), model="openai:gpt-4o-mini").rows
+           if r.model == "openai:gpt-4o-mini"}
+    first = local["02_passage_bank"].requests_max // 2  # k = 1: every first try and its one re-ask
+    assert first == api["02_passage_bank"].requests_max // 2 == 90  # 3 x 14 rewrites and false answers, 3 long, 3 QA
+    assert local["02_passage_bank"].requests == pytest.approx(first * (1 + planning.EMBEDDED_RETRY_SHARE), abs=2)  # per group
+    assert api["02_passage_bank"].requests == pytest.approx(first * (1 + planning.RETRY_SHARE), abs=2)

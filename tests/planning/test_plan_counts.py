@@ -32,7 +32,11 @@ def _asked(fn) -> int:
 
 
 @pytest.fixture
-def planned():
+def planned(monkeypatch):
+    from lib.planning import designs
+
+    # the scripted author verifies every rewrite: plan its bank as complete, not at SmolLM2's kept share
+    monkeypatch.setattr(designs, "EMBEDDED_KEPT", 1.0)
     cfg = runner.load_config(CONFIGS / "smoke.yaml")
     cfg["per_notebook"] = {**cfg["per_notebook"], **PARAMS}
     plan = planning.build(cfg, only=["02", "04", "05", "06"])
@@ -65,3 +69,92 @@ def test_the_plan_counts_what_the_studies_ask(planned, scripted_model, monkeypat
     table = pd.DataFrame({"planned": planned, "asked": asked})
     assert (table["asked"] > 0).all(), table
     assert (table["planned"] == table["asked"]).all(), table.to_string()
+
+
+def test_the_plan_counts_18s_content_free_inputs(scripted_model):
+    """18 asks content-free inputs of 05's evaluators (per setting 05 rated) and 13's log-probability
+    judges; the plan of the demo config counts what lib.mitigation asks (it had no 18 row before)."""
+    from lib.mitigation.content_free import ask_content_free
+
+    cfg = runner.load_config(CONFIGS / "demo.yaml")
+    plan = planning.build(cfg, only=["05", "13", "18"])
+    planned = sum(r.requests for r in plan.rows if r.notebook == "18_mitigation")
+    model = scripted_model(spec="local:smollm2")
+    # the demo's 13 has one log-probability judge (judge:local:smollm2;logprob) and 05 one setting (rag)
+    asked = _asked(lambda: ask_content_free(["local:smollm2"], ["judge:local:smollm2;logprob"], ["rag"],
+                                            get_model=lambda spec: model))
+    assert asked == 6  # 3 content-free strings x (05's one setting + 13's one log-probability judge)
+    assert planned == asked
+
+
+def test_a_server_s_option_scores_are_planned_as_the_echoes_it_receives():
+    """05's likelihood rating of one row on a server (`;base`) is one echoed completion per score and
+    one for the prefix alone, each with the whole prompt: the plan sends, prices and times that many
+    (the ledger books one result), counted here by the fake server."""
+    import pandas as pd
+
+    from lib.models import get_model
+    from lib.planning import designs
+    from tests.fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as srv:
+        spec = f"openai:fake-model@{srv.url};base"
+        cfg = runner.load_config(CONFIGS / "smoke.yaml", {"evaluators": [spec]})
+        cfg["per_notebook"]["05_pointwise_reranking"] = {**cfg["per_notebook"]["05_pointwise_reranking"],
+                                                          "likelihood_scoring": True}
+        plan = planning.build(cfg, only=["05"])  # before any call: nothing of this server is cached yet
+        model = get_model(spec)
+        model.option_logprobs([("1, 2, 3", "\n", ["4"])])  # the echo probe and one scored item, before counting
+        before = srv.calls
+        likelihood.rate_likelihood(model, pd.DataFrame([{"setting": "rag", "question": "Who?", "text": "Ada wrote it."}]))
+        per_row = srv.calls - before
+    calls = [c for c in designs.calls_of("05_pointwise_reranking", _view(cfg)) if c.model == spec]
+    options = [c for c in calls if c.kind == designs.OPTIONS]
+    assert options and per_row == options[0].echoes == 6
+    row = next(r for r in plan.rows if r.model == spec)
+    # nothing cached, no re-asks (k_retries 0): each rating sent once, each likelihood rating 6 times
+    assert row.sent == sum(c.n * (c.echoes if c.kind == designs.OPTIONS else 1) for c in calls) > row.requests
+
+
+def _view(cfg):
+    from lib.planning.designs import RunView
+
+    every = runner.numbered_notebooks()
+    params = {nb.stem: {k: v for k, (v, _) in eff.items()} for nb, eff in runner.effective_parameters(cfg, every)}
+    return RunView(params, ["05_pointwise_reranking"])
+
+
+def test_10_to_12_candidate_passages_are_planned_at_the_corpus_length():
+    """09 draws its candidate sets from the demo corpus (truths and negatives), whose passages are
+    shorter than the human passages (the known-truth run's candidate sets: 424 characters, against
+    656): the plan weighs each dataset's corpus mean by 09's questions (it used the human mean)."""
+    from lib.planning import designs, sizes
+
+    cfg = runner.load_config(CONFIGS / "known_truth_run.yaml")
+    view = _view(cfg)
+    questions = view.gti_questions()
+    planned = designs._utility_chars(view)["passage"]
+    corpus = sum(q * sizes.demo_corpus_chars(s) for s, q in questions.items()) / sum(questions.values())
+    assert planned == pytest.approx(corpus, abs=1)
+    assert planned < 0.8 * sizes.demo_text_chars()["passage"]
+
+
+def test_an_embedded_author_s_bank_is_planned_at_its_kept_share():
+    """03 scores every true passage of the bank: the human ones and the rewrites that passed 02's
+    check, planned for the embedded SmolLM2 at its measured share (demo run: 42 + 33 = 75 booked)."""
+    from lib.planning import designs
+
+    rows = {r.notebook: r for r in planning.build(runner.load_config(CONFIGS / "demo.yaml"), only=["03", "05"]).rows}
+    items = 3 * 14  # the demo's 02: 14 items of each source
+    assert rows["03_perplexity"].requests == round(items * (1 + designs.EMBEDDED_KEPT)) == 75
+    # 05 rates each bank row twice (a reply and a likelihood): human true and false, own true and false
+    assert rows["05_pointwise_reranking"].requests == 2 * round(items * (2 + 2 * designs.EMBEDDED_KEPT)) == 2 * 150
+
+
+def test_08_plans_the_style_items_its_random_draw_holds_on_average():
+    """02 writes style passages for the first `style_items` items of each dataset; 08 draws n_items
+    at random (subsample_bank), so the demo's 1 of 14 per dataset holds 1/14 of them on average (the
+    demo run's 08 had none to ask; the plan had 12)."""
+    rows = {r.notebook: r for r in planning.build(runner.load_config(CONFIGS / "demo.yaml"), only=["08"]).rows}
+    expected = 2 * 1 * (3 * 1 * 1 / 14) * 2  # styles x authors x style items drawn x both orders
+    assert rows["08_writing_style"].requests == round(expected) == 1

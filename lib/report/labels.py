@@ -16,6 +16,10 @@ LABELS = {
     "ppl": "perplexity", "ppl_mean": "mean perplexity", "parse_fail_rate": "unparsed reply rate",
     "ci_low": "CI low", "ci_high": "CI high", "a_first": "A first", "b_first": "B first",
     "rag": "RAG prompt", "normal": "normal prompt",
+    # the papers as lib.paper_check names them (their text files' names): as a reader names them
+    "utility-judgments": "utility paper", "self-preference-v1": "self-preference v1",
+    "self-preference-v1-alt-extraction": "self-preference v1 (other extraction)",
+    "self-preference-v2-fact-centric": "self-preference v2",
 }
 # Single words: datasets, metrics and model names as a paper writes them.
 WORDS = {

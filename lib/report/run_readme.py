@@ -14,6 +14,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from .judgment_links import link as inspect_link
 from .latex_table import format_number, interval_text
 
 ALPHA = 0.05
@@ -161,7 +162,6 @@ READABLE = ["notebook", "measure", "model", "n used / attempted", "estimate [95%
 def readable_table(rows: pd.DataFrame) -> str:
     """Rows as a GitHub markdown table a reader can take in: counts, the estimate with its interval
     (or the reason for none) and scale in one cell, the direction, the test."""
-    from lib.inspect import link as inspect_link  # the page of a run's judgments (lib.inspect)
 
     def p_cell(v):
         return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format_number(float(v), 3)

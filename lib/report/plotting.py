@@ -487,16 +487,22 @@ def drop_empty_legend_entries(fig) -> None:
             new.below = getattr(leg, "below", False)
 
 
-def tidy(fig) -> None:
-    """The finishing pass before a figure is saved: machine names become labels, legend entries of
-    series without data go, axes of whole numbers get integer ticks, a one-point line gets a marker,
-    a legend covering data moves outside, overlapping tick labels rotate."""
+def tidy_content(fig) -> None:
+    """The finishing pass's part that is not layout (every figure gets it, one laid out by matplotlib's
+    constrained layout too): machine names become labels, legend entries of series without data go, axes
+    of whole numbers get integer ticks, a one-point line gets a marker."""
     _relabel_texts(fig)
     drop_empty_legend_entries(fig)
     for ax in fig.axes:
         if is_panel(ax) and not is_empty(ax):
             _integer_ticks(ax)
             _mark_lone_points(ax)
+
+
+def tidy(fig) -> None:
+    """The finishing pass before a figure is saved: `tidy_content`, then the house layout for a figure
+    not laid out by matplotlib: a legend covering data moves outside, overlapping tick labels rotate."""
+    tidy_content(fig)
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     _legends_outside(fig, renderer)

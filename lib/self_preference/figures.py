@@ -13,7 +13,7 @@ import seaborn as sns
 from matplotlib.patches import Patch
 
 from lib.stats import shown_interval
-from lib.report.plotting import interval_errors, label, legend_below, n_label, note_empty, state_n
+from lib.report.plotting import failed_label, interval_errors, label, legend_below, n_label, note_empty, state_n
 
 from .likelihood import EXPECTED_SCORE_NAMES, likelihood_view
 from .tables import attach_knowledge, question_ids, rate_cell
@@ -111,17 +111,19 @@ def preference_bars(frames: dict, x: str, value: str, ylabel: str, xlabel: str =
         return True
 
     fig = method_panels(list(frames), draw, ylabel, xlabel, notes)
-    lines = []
+    lines, per_question = [], False
     for method, rows in frames.items():
         of = judged.get(method)
-        text = n_label(len(rows), "pairs", failed=None if of is None else of - len(rows), of=of,
-                       what=what.get(method, "without a valid reply"))
+        text = n_label(len(rows), "pairs")
         units, letter = _units(rows)
         if letter == "q":
             questions = units.nunique() if len(rows) else 0
-            text += f" from {questions} question{'s' * (questions != 1)}, q per group"
+            text += f" from {questions} question{'s' * (questions != 1)}"
+            per_question = True
+        if of is not None:
+            text += "; " + failed_label(of - len(rows), of, what.get(method, "without a valid reply"))
         lines.append(f"{method}{LEFT_OUT * (method in fig.left_out)}: {text}" if len(frames) > 1 else text)
-    return state_n(fig, "\n".join([title] * bool(title) + lines))
+    return state_n(fig, "\n".join([title] * bool(title) + lines + ["q = questions per group"] * per_question))
 
 
 def _methods(scored: pd.DataFrame) -> dict:

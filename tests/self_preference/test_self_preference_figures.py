@@ -57,8 +57,8 @@ def test_preference_figures_state_n_in_pairs_and_the_pairs_without_a_reply():
                            "chose_true": [True, False, True, None, None]})
     knowledge = pd.DataFrame({"item_id": ["a", "b", "c"], "model": ["m"] * 3, "level": ["full", "no", "full"]})
     fig = figures.fact_by_knowledge(scored, knowledge)
-    assert states_n(fig) and _suptitle(fig).startswith("n = 3 pairs; 2 of 5 ")
-    assert "from 2 questions" in _suptitle(fig)  # the unit the bars resample
+    assert states_n(fig) and _suptitle(fig).startswith("n = 3 pairs from 2 questions; 2 of 5 ")  # the unit resampled
+    assert _suptitle(fig).endswith("\nq = questions per group")
     plt.close(fig)
     style = pd.DataFrame({"kind": ["long"] * 4, "evaluator": ["m"] * 4,
                           "valid": [True, True, True, False], "chose_a": [True, False, True, True]})
@@ -89,8 +89,8 @@ def test_fact_by_knowledge_drops_the_empty_paper_panel_and_says_so_in_its_title(
     assert sorted(round(b.get_height(), 6) for b in lik.patches) == [0.5, 0.5]
     assert lik.get_legend() is not None
     lines = _suptitle(fig).splitlines()
-    assert lines[0].startswith("paper (parsed reply), no panel: n = 0 pairs; 4 of 4")
-    assert lines[1].startswith("likelihood sum: n = 4")
+    assert lines[0].startswith("paper (parsed reply), no panel: n = 0 pairs from 0 questions; 4 of 4")
+    assert lines[1].startswith("likelihood sum: n = 4 pairs from 2 questions")
     plt.close(fig)
     both = figures.fact_by_knowledge(_fact_pairs(parsed=True), knowledge)
     assert len(both.axes) == 2 and not any(is_empty(ax) for ax in both.axes) and both.left_out == []

@@ -26,7 +26,7 @@ WORDS = {
     "nq": "NQ", "marco": "MS MARCO", "msmarco": "MS MARCO", "triviaqa": "TriviaQA", "hotpotqa": "HotpotQA",
     "smollm2": "SmolLM2", "gemma3": "Gemma-3", "gpt2": "GPT-2", "llm": "LLM", "rm": "RM", "rag": "RAG",
     "ndcg": "NDCG", "mrr": "MRR", "f1": "F1", "em": "EM", "ppl": "perplexity", "ci": "CI", "pct": "%",
-    "qa": "QA", "logprob": "log-prob", "tt": "TT", "tf": "TF", "ft": "FT", "ff": "FF",
+    "qa": "QA", "bm25": "BM25", "logprob": "log-prob", "tt": "TT", "tf": "TF", "ft": "FT", "ff": "FF",
 }
 # Options of spec strings ("judge:smollm2;max_tokens:8") as short words: key -> format of the value.
 SPEC_OPTIONS = {"max_tokens": "{} tokens", "retries": "{} retries", "ref": "ref. {}",

@@ -144,10 +144,19 @@ def n_text(df: pd.DataFrame) -> str:
 
 
 def _key_columns(df: pd.DataFrame) -> list[str]:
-    """Leading non-numeric columns (dataset, model, setting ...) that identify a row."""
+    """Leading non-numeric columns (dataset, model, setting ...) that identify a row; where they leave
+    rows alike, the later text columns that tell them apart (06's `method`, written last, would
+    otherwise be in one part only, and the other parts' rows of the two methods would read the same)."""
+    def text(c) -> bool:
+        return not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))
+
     keys = []
     for c in df.columns[:MAX_KEY_COLUMNS]:
-        if pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]):
+        if not text(c):
+            break
+        keys.append(c)
+    for c in [c for c in df.columns if c not in keys and text(c) and df[c].astype(str).nunique() < len(df)]:
+        if not keys or not df[keys].astype(str).duplicated().any() or len(keys) >= MAX_KEY_COLUMNS:
             break
         keys.append(c)
     return keys

@@ -205,6 +205,9 @@ def column_decimals(name, col: pd.Series, decimals: int) -> int:
     return decimals
 
 
+PLUS_MINUS = "x ± y: mean ± standard deviation"
+
+
 # --- widths: what fits a column (3.3 in) or the page (7 in) of a two-column paper ------------------
 
 COLUMN_PT = 240.0  # 3.3 in
@@ -376,6 +379,8 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
     size = "\\small" if widest <= PAGE_PT else "\\footnotesize"  # key columns alone wider than the page
     parts = [(cols, rows) for cols in groups for rows in row_blocks(row_heights(layout, cols, len(flat)))]
     cap = escape(caption) + (f". {n}" if n else "") + (f". {escape(withheld)}" if withheld else "")
+    if flat.astype(str).apply(lambda col: col.str.contains("±", regex=False)).to_numpy().any():
+        cap += f". {escape(PLUS_MINUS)}"  # the cells' x±y (`fmt_mean_sd`) is said once, not left to guess
     floats = []
     for i, (cols, rows) in enumerate(parts):
         part = f" (part {i + 1} of {len(parts)}, key columns repeated)" if len(parts) > 1 else ""

@@ -242,3 +242,10 @@ def test_a_split_table_repeats_the_column_that_tells_its_rows_apart():
     for part in parts:
         header = part.split("\\toprule\n")[1].split(" \\\\")[0]
         assert header.startswith("dataset & combo & method"), header
+
+
+def test_a_table_of_mean_plus_minus_sd_cells_says_what_they_are():
+    """05_human_vs_self printed '3.55±0.69' with nothing saying that it is a mean and a standard deviation."""
+    df = pd.DataFrame({"dataset": ["nq", "marco"], "human true": ["3.55±0.69", "3.73±0.90"], "n": [12, 11]})
+    assert "x $\\pm$ y: mean $\\pm$ standard deviation" in to_latex(df, "pm")
+    assert "standard deviation" not in to_latex(df.assign(**{"human true": [3.5, 3.7]}), "no_pm")

@@ -317,17 +317,17 @@ def order_figure(fig4: pd.DataFrame):
     """Notebook 11's Figure 4: per model, the metrics and failure rate per dataset and order of question
     and passages in the prompt."""
     return bar_figure(panels(fig4), x="source", hue="level", row="model",
-                      title="Utility judgments by the order of question and passages (Fig. 4)")
+                      title="Utility judgments by the order of question and passages")
 
 
 def position_figure(fig5: pd.DataFrame):
     """Notebook 11's Figure 5: per model, the metrics and failure rate over the ground-truth passage's
     position, one line per dataset."""
     return line_figure(panels(fig5, extra=False), x="position", hue="source", row="model",
-                       title="Utility judgments by the position of the ground-truth passage (Fig. 5)")
+                       title="Utility judgments by the position of the ground-truth passage")
 
 
 def requirement_figure(fig6: pd.DataFrame):
     """Notebook 11's Figure 6: the metrics and failure rate per requirement added to the prompt and model."""
     return bar_figure(panels(fig6), x="level", hue="model",
-                      title="Utility judgments by the requirement added to the prompt (Fig. 6)")
+                      title="Utility judgments by the requirement added to the prompt")

@@ -283,3 +283,10 @@ def test_rq1_figure_has_a_title_naming_its_bars_and_lays_out_cleanly(tmp_path, m
         assert RunOutputs("t", "10").figure(fig, "rq1")
     assert layout_problems(fig) == []
     plt.close(fig)
+
+
+
+def test_figures_name_no_paper_figure():
+    """11's figures were titled '... (Fig. 4)' to '(Fig. 6)': a figure of ours is not the paper's figure."""
+    for make in (F.order_figure, F.position_figure, F.requirement_figure):
+        assert not any("Fig." in str(c) for c in make.__code__.co_consts), make.__name__

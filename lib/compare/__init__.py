@@ -49,8 +49,11 @@ def compare(runs, name: str, show: bool = False, out: RunOutputs | None = None) 
         # row labels on the left and n on the right: a full-width figure (figure*) in a two-column paper,
         # one per page when its rows do not fit one (forest_<study>, forest_<study>_2, ...)
         figs = forest.forest_figures(long, study)
+        stem = f"forest_{study.replace('-', '_')}"
+        for old in out.figure_dir.glob(f"{stem}_[0-9]*.*"):  # an earlier comparison's later pages are not this one's
+            old.unlink()
         for i, fig in enumerate(figs):
-            name = f"forest_{study.replace('-', '_')}" + (f"_{i + 1}" if i else "")
+            name = stem + (f"_{i + 1}" if i else "")
             written += [p for p in out.figure(fig, name, span="page") if p.suffix != ".txt"]
             figures[study if not i else f"{study}, page {i + 1}"] = fig
             if not show:

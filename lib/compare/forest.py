@@ -81,9 +81,10 @@ def pages(long: pd.DataFrame, study: str) -> list[list[str]]:
     """The study's estimated measure ids split into pages of a forest, in order: a page holds as many
     measures as fit MAX_HEIGHT at ROW_HEIGHT per row (a kind may go on over a page break)."""
     rows, _ = _estimated(long[long["study"] == study])
-    per_measure = (len(entries(long)) + _gap(long)) * ROW_HEIGHT
+    kinds = rows["measure_id"].map(kind)
     out, height, last_kind = [[]], CHROME, None
     for mid in dict.fromkeys(rows["measure_id"]):
+        per_measure = (len(_panel_entries(rows[kinds == kind(mid)], entries(long))) + _gap(long)) * ROW_HEIGHT
         cost = per_measure + (PANEL_CHROME if kind(mid) != last_kind else 0.0)
         if out[-1] and height + cost > MAX_HEIGHT:
             out.append([])
@@ -91,6 +92,12 @@ def pages(long: pd.DataFrame, study: str) -> list[list[str]]:
         out[-1].append(mid)
         height, last_kind = height + cost, kind(mid)
     return [p for p in out if p]
+
+
+def _panel_entries(rows: pd.DataFrame, names: list) -> list:
+    """The entries a panel gives rows to: those that measured any of its measures (a run's judges measure
+    no self-preference: three rows per measure of which two say "not measured" told a reader nothing)."""
+    return [e for e in names if e in set(rows["entry"])]
 
 
 def _gap(long: pd.DataFrame) -> float:
@@ -118,12 +125,13 @@ def forest_figure(long: pd.DataFrame, study: str, only: list | None = None, part
     gap = _gap(long)
     kinds = list(dict.fromkeys(rows["measure_id"].map(kind)))
     groups = {k: list(dict.fromkeys(rows.loc[rows["measure_id"].map(kind) == k, "measure_id"])) for k in kinds}
-    heights = [len(m) * (len(names) + gap) for m in groups.values()] or [1.0]
+    shown = {k: _panel_entries(rows[rows["measure_id"].isin(ids)], names) for k, ids in groups.items()}
+    heights = [len(m) * (len(shown[k]) + gap) for k, m in groups.items()] or [1.0]
     fig, axes = plt.subplots(max(len(kinds), 1), 1, squeeze=False, gridspec_kw={"height_ratios": heights},
                              figsize=(WIDTH, CHROME + PANEL_CHROME * len(kinds) + ROW_HEIGHT * sum(heights)),
                              layout="constrained")
     for ax, k in zip(axes[:, 0], kinds):
-        _panel(ax, rows, k, groups[k], names, colors, gap)
+        _panel(ax, rows, k, groups[k], shown[k], colors, gap)
     n = rows["n"].dropna().astype(int)
     units = sorted(u for u in rows["unit"].unique() if u)
     unit = f" {units[0]}s" if len(units) == 1 else " units"

@@ -476,6 +476,8 @@ def drop_empty_legend_entries(fig) -> None:
         owner = next((ax for ax in fig.axes if ax.get_legend() is leg), None)
         kw = dict(title=leg.get_title().get_text() or None, loc=leg._loc, frameon=leg.get_frame_on(),
                   fontsize=leg._fontsize, ncols=min(leg._ncols, max(len(keep), 1)))
+        if getattr(leg, "_outside_loc", None):  # a constrained layout's legend beside the panels stays outside
+            kw["loc"] = "outside " + {code: name for name, code in leg.codes.items()}[leg._loc]
         if leg._bbox_to_anchor is not None:
             # an explicit anchor is kept as it is, in display units: the default transform would
             # scale it by the axes' box a second time (a legend miles off the figure)

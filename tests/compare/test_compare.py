@@ -201,3 +201,23 @@ def test_a_long_forest_goes_on_over_pages_without_empty_panels_or_cut_labels():
     assert sum(len(ax.get_yticklabels()) for fig in figs for ax in fig.axes) == 12 + 14
     for fig in figs:
         plt.close(fig)
+
+
+def test_a_panel_gives_rows_only_to_the_entries_that_measured_its_kind():
+    """The run table of a simulator run: its two judges measure no self-preference, yet every measure had
+    three rows, two of them 'not measured' (11 pages of forest)."""
+    import matplotlib.pyplot as plt
+
+    from lib.compare import forest
+
+    def row(entry, study, mid):
+        return {"entry": entry, "study": study, "measure_id": mid, "measure": f"{mid} (x)", "estimate": 0.5,
+                "ci_low": 0.4, "ci_high": 0.6, "n": 40, "unit": "question", "smoke": False, "paper_value": np.nan,
+                "paper_model": "", "run": "r", "model": entry}
+
+    long = pd.DataFrame([row("sim", "self-preference", f"order_preference_rate.{i}") for i in range(3)]
+                        + [row(j, "rewardbench", "judge_overall_accuracy.x") for j in ("judge a", "judge b")])
+    fig = forest.forest_figure(long, "self-preference")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts == ["n = 40"] * 3 and "not measured" not in texts
+    plt.close(fig)

@@ -559,4 +559,4 @@ def test_a_legend_of_colour_and_line_style_keeps_its_style_keys(out):
     ax.set_title("Recall@k (n = 2 questions)")
     out.figure(fig, "recall_styles")
     texts = [t.get_text() for leg in [ax.get_legend(), *fig.legends] if leg is not None for t in leg.get_texts()]
-    assert texts == ["source", "NQ", "retriever", "bm25", "dense"]
+    assert texts == ["source", "NQ", "retriever", "BM25", "dense"]

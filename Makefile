@@ -38,7 +38,7 @@ $(VENV)/.installed-cluster: $(VENV)/.installed requirements-cluster.txt
 # the main job, then its own model x measure table (compare on the run: data/runs/<run>_table/)
 reproduce: install
 	$(PY) -m lib.runner run $(CONFIG)
-	$(PY) -m lib.report.run_table $(CONFIG)
+	$(PY) -m lib.compare.run_table $(CONFIG)
 
 # before a paid run: requests, tokens, dollars (sync and Batch API) and time per notebook x model, no call
 # made (docs/servers.md), e.g. make plan CONFIG=configs/paper.yaml PARAMS="-p model=openai:gpt-4o-mini"

@@ -46,3 +46,9 @@ def run_dir(run_name: str) -> Path:
 def figure_dir(run_name: str) -> Path:
     """Folder of one named run's figures and LaTeX tables."""
     return figures_root() / run_name
+
+
+def display_path(p: Path) -> str:
+    """A path relative to the repository when inside it (the manifest's usual form), else absolute."""
+    p = Path(p).resolve()
+    return str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p)

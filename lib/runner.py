@@ -39,7 +39,7 @@ from traitlets import default
 
 from . import pipeline
 from .report import findings, measures
-from .paths import NOTEBOOKS, ROOT, cache_dir, figure_dir, run_dir
+from .paths import NOTEBOOKS, ROOT, cache_dir, display_path, figure_dir, run_dir
 from .models.backends.inflight import set_run_concurrency
 from .models.backends.openai_batch import DIR_ENV as BATCH_DIR_ENV
 from .parameters import (MODEL_KINDS, RUN_MODEL, Parameter, ParameterError, apply_run_model, check_run_model,
@@ -292,12 +292,6 @@ def project_kernel() -> str:
 
     install(kernel_name=KERNEL, display_name=KERNEL_DISPLAY, prefix=sys.prefix)
     return KERNEL
-
-
-def display_path(p: Path) -> str:
-    """A path relative to the repository when inside it (the manifest's usual form), else absolute."""
-    p = Path(p).resolve()
-    return str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p)
 
 
 def _git_commit() -> str:

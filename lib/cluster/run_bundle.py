@@ -7,7 +7,7 @@ import json
 import tarfile
 from pathlib import Path
 
-from ..paths import figure_dir, run_dir
+from ..paths import display_path, figure_dir, run_dir
 
 PARTS = ("runs", "figures")  # archive folders: the run folder and the figure folder
 
@@ -49,9 +49,7 @@ def relocated_manifest(text: str, worker_paths: dict[str, str], targets: dict[st
                        executor: dict) -> str:
     """The manifest with the worker's folders replaced by the local ones (in every path it lists) and the
     driver's config file named; where it ran goes in `executor`."""
-    from ..runner import display_path  # the manifest's own path form
-
-    for part, folder in worker_paths.items():
+    for part, folder in worker_paths.items():  # in the manifest's own path form
         text = text.replace(str(folder), display_path(targets[part]))
     manifest = json.loads(text)
     manifest["config_file"] = config_file

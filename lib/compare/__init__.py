@@ -31,7 +31,7 @@ def compare_tables(runs) -> dict:
 def compare(runs, name: str, show: bool = False, out: RunOutputs | None = None) -> dict:
     """Compare runs and write the comparison under data/runs/<name>/ and figures/<name>/ (through
     `out`, a notebook's outputs, when given); returns the tables, the written paths and the forest
-    figures (left open for display with `show`)."""
+    figures by study (a study's later pages as '<study>, page 2', ...; left open for display with `show`)."""
     tables = compare_tables(runs)
     out = out or RunOutputs(name, "compare")
     written = []
@@ -46,12 +46,18 @@ def compare(runs, name: str, show: bool = False, out: RunOutputs | None = None) 
         table = latex.study_table(tables["wide"], long, study)
         out.table(table, f"comparison_{study.replace('-', '_')}", caption=latex.caption(study, long))
         written.append(out.figure_dir / f"comparison_{study.replace('-', '_')}.tex")
-        fig = forest.forest_figure(long, study)
-        # row labels on the left and n on the right: a full-width figure (figure*) in a two-column paper
-        written += [p for p in out.figure(fig, f"forest_{study.replace('-', '_')}", span="page") if p.suffix != ".txt"]
-        figures[study] = fig
-        if not show:
-            plt.close(fig)
+        # row labels on the left and n on the right: a full-width figure (figure*) in a two-column paper,
+        # one per page when its rows do not fit one (forest_<study>, forest_<study>_2, ...)
+        figs = forest.forest_figures(long, study)
+        stem = f"forest_{study.replace('-', '_')}"
+        for old in out.figure_dir.glob(f"{stem}_[0-9]*.*"):  # an earlier comparison's later pages are not this one's
+            old.unlink()
+        for i, fig in enumerate(figs):
+            name = stem + (f"_{i + 1}" if i else "")
+            written += [p for p in out.figure(fig, name, span="page") if p.suffix != ".txt"]
+            figures[study if not i else f"{study}, page {i + 1}"] = fig
+            if not show:
+                plt.close(fig)
     if len(tables["paired"]):
         shown = tables["paired"].assign(difference=[latex.estimate_text(*r) for r in tables["paired"][
             ["estimate", "ci_low", "ci_high", "p_adjusted"]].itertuples(index=False)])

@@ -20,7 +20,13 @@ from lib.report.plotting import PALETTE
 from .join import entries
 
 ROW_HEIGHT = 0.2  # inches per plotted row
-WIDTH = 6.4  # inches: the forest and its labels within a page's width
+WIDTH = 7.0  # inches: a page's text width (a figure*), labels on the left, n on the right
+MAX_HEIGHT = 8.5  # inches: a page's text height less its caption; a longer forest goes on to a next page
+CHROME = 1.4  # inches of a page that are not rows: heading and legend
+PANEL_CHROME = 0.9  # inches of a panel that are not rows: its title, tick labels and an x label on two lines
+LABEL_CHARS = 52  # a row label (x-small) wraps beyond this many characters, never cut short
+XLABEL_CHARS = 56  # the x label (small) wraps to about the panel's width
+HEADING_CHARS = 80  # characters of the medium heading on a page's width (about 0.55 em each)
 
 
 def kind(measure_id: str) -> str:
@@ -62,23 +68,77 @@ def _colors(names) -> dict:
     return dict(zip(names, sns.color_palette(PALETTE, max(len(names), 1))))
 
 
-def forest_figure(long: pd.DataFrame, study: str):
-    """The forest plot of one study's rows (the long table of `join.join_runs`)."""
-    rows = long[long["study"] == study]
+def _estimated(rows: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The rows of measures with an estimate in some entry, and how many measures have none (a panel of
+    only those would be empty)."""
+    if rows.empty:
+        return rows, 0
+    has = rows.groupby("measure_id", sort=False)["estimate"].transform(lambda s: s.notna().any()).astype(bool)
+    return rows[has], rows.loc[~has, "measure_id"].nunique()
+
+
+def pages(long: pd.DataFrame, study: str) -> list[list[str]]:
+    """The study's estimated measure ids split into pages of a forest, in order: a page holds as many
+    measures as fit MAX_HEIGHT at ROW_HEIGHT per row (a kind may go on over a page break)."""
+    rows, _ = _estimated(long[long["study"] == study])
+    kinds = rows["measure_id"].map(kind)
+    out, height, last_kind = [[]], CHROME, None
+    for mid in dict.fromkeys(rows["measure_id"]):
+        per_measure = (len(_panel_entries(rows[kinds == kind(mid)], entries(long))) + _gap(long)) * ROW_HEIGHT
+        cost = per_measure + (PANEL_CHROME if kind(mid) != last_kind else 0.0)
+        if out[-1] and height + cost > MAX_HEIGHT:
+            out.append([])
+            height, cost = CHROME, per_measure + PANEL_CHROME
+        out[-1].append(mid)
+        height, last_kind = height + cost, kind(mid)
+    return [p for p in out if p]
+
+
+def _panel_entries(rows: pd.DataFrame, names: list) -> list:
+    """The entries a panel gives rows to: those that measured any of its measures (a run's judges measure
+    no self-preference: three rows per measure of which two say "not measured" told a reader nothing)."""
+    return [e for e in names if e in set(rows["entry"])]
+
+
+def _gap(long: pd.DataFrame) -> float:
+    """Rows of space between measures: one entry needs little to tell the groups apart."""
+    return 0.6 if len(entries(long)) > 1 else 0.5  # 0.5: a label on two lines still clears the next
+
+
+def forest_figures(long: pd.DataFrame, study: str) -> list:
+    """The forest plot of one study, one figure per page (`pages`); a single page when it fits."""
+    parts = pages(long, study)
+    if len(parts) <= 1:
+        return [forest_figure(long, study)]
+    return [forest_figure(long, study, only=ids, part=(i + 1, len(parts))) for i, ids in enumerate(parts)]
+
+
+def forest_figure(long: pd.DataFrame, study: str, only: list | None = None, part: tuple[int, int] | None = None):
+    """The forest plot of one study's rows (the long table of `join.join_runs`; `only`: these measure ids,
+    page `part` = (i, of k) of `forest_figures`), a page wide, laid out by matplotlib's constrained layout.
+    Measures without an estimate in any entry get no row: the heading counts them."""
+    rows, left_out = _estimated(long[long["study"] == study])
+    if only is not None:
+        rows = rows[rows["measure_id"].isin(only)]
     names = entries(long)
     colors = _colors(names)
+    gap = _gap(long)
     kinds = list(dict.fromkeys(rows["measure_id"].map(kind)))
     groups = {k: list(dict.fromkeys(rows.loc[rows["measure_id"].map(kind) == k, "measure_id"])) for k in kinds}
-    heights = [len(m) * (len(names) + 0.6) for m in groups.values()]
-    fig, axes = plt.subplots(len(kinds), 1, squeeze=False, gridspec_kw={"height_ratios": heights},
-                             figsize=(WIDTH, 0.5 + 0.8 * len(kinds) + ROW_HEIGHT * sum(heights)))
+    shown = {k: _panel_entries(rows[rows["measure_id"].isin(ids)], names) for k, ids in groups.items()}
+    heights = [len(m) * (len(shown[k]) + gap) for k, m in groups.items()] or [1.0]
+    fig, axes = plt.subplots(max(len(kinds), 1), 1, squeeze=False, gridspec_kw={"height_ratios": heights},
+                             figsize=(WIDTH, CHROME + PANEL_CHROME * len(kinds) + ROW_HEIGHT * sum(heights)),
+                             layout="constrained")
     for ax, k in zip(axes[:, 0], kinds):
-        _panel(ax, rows, k, groups[k], names, colors)
+        _panel(ax, rows, k, groups[k], shown[k], colors, gap)
     n = rows["n"].dropna().astype(int)
     units = sorted(u for u in rows["unit"].unique() if u)
     unit = f" {units[0]}s" if len(units) == 1 else " units"
-    n_text = f"n = {n.min()}{unit}" if n.nunique() == 1 else f"n = {n.min()}-{n.max()}{unit} per row"
-    smoke = " (all smoke tests: n < 30)" if rows["smoke"].all() else ""
+    n_text = (f"n = {n.min()}{unit}" if n.nunique() == 1 else f"n = {n.min()}-{n.max()}{unit} per row") if len(n) else "n = 0"
+    smoke = " (all smoke tests: n < 30)" if len(rows) and rows["smoke"].all() else ""
+    gone = (f"; {left_out} measure{'s' * (left_out != 1)} without an estimate left out (comparison.csv lists them)"
+            if left_out else "")
     handles = [Line2D([], [], color=colors[e], marker="o", ls="-", label=e) for e in names]
     if rows["smoke"].any():
         handles.append(Line2D([], [], color="0.3", marker="o", mfc="white", ls="", label=f"smoke (n < {findings.SMOKE_N})"))
@@ -86,15 +146,16 @@ def forest_figure(long: pd.DataFrame, study: str):
         handles.append(Line2D([], [], color="black", marker="D", ls="", label="paper's value (its model beside it)"))
     if any(null_of(ids[0]) is not None for ids in groups.values()):
         handles.append(Line2D([], [], color="0.4", ls="--", label="null (no effect)"))
-    fig.tight_layout()  # before the title and legend, which sit outside the panels (saved with a tight box)
-    fig.suptitle(f"{findings.STUDIES.get(study, study)}: {' vs '.join(names)}\n{n_text}{smoke}",
-                 fontsize="medium", y=1.0, va="bottom")
-    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False,
+    page = f" (page {part[0]} of {part[1]})" if part else ""
+    heading = [f"{findings.STUDIES.get(study, study)}: {' vs '.join(names)}{page}", f"{n_text}{smoke}{gone}"]
+    # constrained layout wraps nothing: a line wider than the page would widen the saved figure
+    fig.suptitle("\n".join(textwrap.fill(line, HEADING_CHARS) for line in heading), fontsize="medium")
+    fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), frameon=False,
                fontsize="small")
     return fig
 
 
-def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, colors: dict) -> None:
+def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, colors: dict, gap: float = 0.6) -> None:
     """One kind of measure: a group of rows per measure, one row per entry."""
     right = blended_transform_factory(ax.transAxes, ax.transData)
     ticks, tick_labels, y = [], [], 0.0
@@ -111,7 +172,7 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
         for entry in names:
             r = group[group["entry"] == entry]
             ys.append(y)
-            if len(r):
+            if len(r) and pd.notna(r.iloc[0]["estimate"]):
                 r = r.iloc[0]
                 c = colors[entry]
                 if pd.notna(r["ci_low"]) and pd.notna(r["ci_high"]):
@@ -123,7 +184,8 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
                 ax.text(1.02, y, f"n = {int(r['n'])}" + (" (smoke)" if r["smoke"] else ""), transform=right,
                         va="center", fontsize="x-small", color=c)
             else:
-                ax.text(1.02, y, "not measured", transform=right, va="center", fontsize="x-small", color="0.5")
+                ax.text(1.02, y, "no estimate" if len(r) else "not measured", transform=right, va="center",
+                        fontsize="x-small", color="0.5")
             y -= 1
         centre = float(np.mean(ys))
         paper = group["paper_value"].dropna()
@@ -133,13 +195,13 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
             ax.annotate(model, (paper.iloc[0], centre), xytext=(4, 3), textcoords="offset points",
                         fontsize="x-small")
         ticks.append(centre)
-        tick_labels.append(textwrap.fill(textwrap.shorten(detail, 64, placeholder="..."), 34))
-        y -= 0.6
+        tick_labels.append(textwrap.fill(detail, LABEL_CHARS))
+        y -= gap
     null = null_of(measure_ids[0])
     if null is not None:
         ax.axvline(null, color="0.4", ls="--", lw=1)
-    ax.set_yticks(ticks, tick_labels, fontsize="small")
+    ax.set_yticks(ticks, tick_labels, fontsize="x-small")
     ax.set_ylim(y + 0.3, 0.7)
     ax.grid(axis="y", visible=False)
-    ax.set_title(textwrap.shorten(title, 70, placeholder="..."), fontsize="medium", loc="left")
-    ax.set_xlabel(f"{axis_of(measure_ids)}, 95% interval", fontsize="small")
+    ax.set_title(title, fontsize="medium", loc="left")
+    ax.set_xlabel(textwrap.fill(f"{axis_of(measure_ids)}, 95% interval", XLABEL_CHARS), fontsize="small")

@@ -12,6 +12,7 @@ import pandas as pd
 
 from lib import paths
 from lib.report import findings, measures
+from lib.report.judgment_links import link  # a measure's judgments: its section of the run's inspect.html
 from lib.report.labels import label
 
 KEYS = ["study", "notebook", "measure_id"]
@@ -114,8 +115,6 @@ def wide(long: pd.DataFrame) -> pd.DataFrame:
         measure=("measure", "first"),
         paper_value=("paper_value", lambda s: s.dropna().iloc[0] if s.notna().any() else np.nan),
         paper_model=("paper_model", lambda s: next((v for v in s if v), "")))
-    from lib.inspect import link  # where each entry's judgments of a measure are: its run's inspect.html
-
     parts = [first]
     for entry in entries(long):
         rows = long[long["entry"] == entry].drop_duplicates(KEYS).set_index(KEYS)

@@ -14,15 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .page import anchor
-
-PAGE = "inspect.html"
-
-
-def link(measure_id: str, prefix: str = "") -> str:
-    """The address of a measure's section of a run's inspect.html, from a page `prefix` away from it
-    (e.g. "../<run>/" from another folder; "" from the run folder itself)."""
-    return f"{prefix}{PAGE}#{anchor(measure_id)}"
+from lib.report.judgment_links import PAGE, anchor, link  # noqa: F401  (below every layer that links here)
 
 
 def run_folder(run) -> Path:

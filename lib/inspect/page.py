@@ -11,15 +11,12 @@ import json
 import numpy as np
 import pandas as pd
 
+from lib.report.judgment_links import anchor
+
 from .collect import Section
 
 LIMIT = 300  # units per findings row with their judgments in the page; above it a seeded sample
 FLAGS = {"flipped": 1, "unparsed": 2, "own": 4, "false": 8}  # a unit's filters, as bits
-
-
-def anchor(measure_id: str) -> str:
-    """The id of a measure's section in inspect.html (links from the run README, profile and compare)."""
-    return "m-" + "".join(c if c.isalnum() or c in "-_" else "-" for c in str(measure_id))
 
 
 class _Strings:

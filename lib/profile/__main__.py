@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from lib import runner
-from lib.paths import CONFIGS, NOTEBOOKS, run_dir
+from lib.paths import CONFIGS, NOTEBOOKS, display_path, run_dir
 
 from . import card
 
@@ -82,7 +82,7 @@ def main(argv=None) -> int:
     except (runner.ConfigError, FileNotFoundError, ValueError, RuntimeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(f"[profile {name}] {runner.display_path(html)} and profile.csv in {time.time() - started:.1f} s")
+    print(f"[profile {name}] {display_path(html)} and profile.csv in {time.time() - started:.1f} s")
     return 0
 
 

@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from lib.report.findings import SMOKE_N
+from lib.report.judgment_links import link as inspect_link
 
 from .battery import BATTERY, Measure, method_of
 
@@ -170,7 +171,6 @@ def sentence(m: Measure, row: dict) -> str:
 def display_table(profile: pd.DataFrame) -> pd.DataFrame:
     """The card as a person reads it: one line per measure, the papers' numbers, then where its
     judgments are (the run's inspect.html section)."""
-    from lib.inspect import link as inspect_link
     by_key = {m.key: m for m in BATTERY}
     refs = profile[profile["row_type"] == "reference"]
     out = []

@@ -16,13 +16,17 @@ LABELS = {
     "ppl": "perplexity", "ppl_mean": "mean perplexity", "parse_fail_rate": "unparsed reply rate",
     "ci_low": "CI low", "ci_high": "CI high", "a_first": "A first", "b_first": "B first",
     "rag": "RAG prompt", "normal": "normal prompt",
+    # the papers as lib.paper_check names them (their text files' names): as a reader names them
+    "utility-judgments": "utility paper", "self-preference-v1": "self-preference v1",
+    "self-preference-v1-alt-extraction": "self-preference v1 (other extraction)",
+    "self-preference-v2-fact-centric": "self-preference v2",
 }
 # Single words: datasets, metrics and model names as a paper writes them.
 WORDS = {
     "nq": "NQ", "marco": "MS MARCO", "msmarco": "MS MARCO", "triviaqa": "TriviaQA", "hotpotqa": "HotpotQA",
     "smollm2": "SmolLM2", "gemma3": "Gemma-3", "gpt2": "GPT-2", "llm": "LLM", "rm": "RM", "rag": "RAG",
     "ndcg": "NDCG", "mrr": "MRR", "f1": "F1", "em": "EM", "ppl": "perplexity", "ci": "CI", "pct": "%",
-    "qa": "QA", "logprob": "log-prob", "tt": "TT", "tf": "TF", "ft": "FT", "ff": "FF",
+    "qa": "QA", "bm25": "BM25", "logprob": "log-prob", "tt": "TT", "tf": "TF", "ft": "FT", "ff": "FF",
 }
 # Options of spec strings ("judge:smollm2;max_tokens:8") as short words: key -> format of the value.
 SPEC_OPTIONS = {"max_tokens": "{} tokens", "retries": "{} retries", "ref": "ref. {}",

@@ -144,10 +144,19 @@ def n_text(df: pd.DataFrame) -> str:
 
 
 def _key_columns(df: pd.DataFrame) -> list[str]:
-    """Leading non-numeric columns (dataset, model, setting ...) that identify a row."""
+    """Leading non-numeric columns (dataset, model, setting ...) that identify a row; where they leave
+    rows alike, the later text columns that tell them apart (06's `method`, written last, would
+    otherwise be in one part only, and the other parts' rows of the two methods would read the same)."""
+    def text(c) -> bool:
+        return not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))
+
     keys = []
     for c in df.columns[:MAX_KEY_COLUMNS]:
-        if pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]):
+        if not text(c):
+            break
+        keys.append(c)
+    for c in [c for c in df.columns if c not in keys and text(c) and df[c].astype(str).nunique() < len(df)]:
+        if not keys or not df[keys].astype(str).duplicated().any() or len(keys) >= MAX_KEY_COLUMNS:
             break
         keys.append(c)
     return keys
@@ -194,6 +203,9 @@ def column_decimals(name, col: pd.Series, decimals: int) -> int:
     if "%" in text or "pct" in text or "percent" in text or big >= 10:
         return min(decimals, 1)  # a paper prints 96.7 and 20.5, not 96.667
     return decimals
+
+
+PLUS_MINUS = "x ± y: mean ± standard deviation"
 
 
 # --- widths: what fits a column (3.3 in) or the page (7 in) of a two-column paper ------------------
@@ -367,6 +379,8 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
     size = "\\small" if widest <= PAGE_PT else "\\footnotesize"  # key columns alone wider than the page
     parts = [(cols, rows) for cols in groups for rows in row_blocks(row_heights(layout, cols, len(flat)))]
     cap = escape(caption) + (f". {n}" if n else "") + (f". {escape(withheld)}" if withheld else "")
+    if flat.astype(str).apply(lambda col: col.str.contains("±", regex=False)).to_numpy().any():
+        cap += f". {escape(PLUS_MINUS)}"  # the cells' x±y (`fmt_mean_sd`) is said once, not left to guess
     floats = []
     for i, (cols, rows) in enumerate(parts):
         part = f" (part {i + 1} of {len(parts)}, key columns repeated)" if len(parts) > 1 else ""

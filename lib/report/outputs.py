@@ -102,7 +102,8 @@ class RunOutputs:
         from matplotlib.layout_engine import ConstrainedLayoutEngine
 
         if isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
-            # laid out by matplotlib at its span's width already: the house passes would move its axes
+            # laid out by matplotlib at its span's width already: the house layout passes would move its axes
+            plotting.tidy_content(fig)
             target = plotting.SPANS[span]
             for _ in range(2):  # the saved box is the drawn content: widen the figure by what it trims
                 fig.set_size_inches(fig.get_figwidth() * target / plotting.saved_width(fig), fig.get_figheight())

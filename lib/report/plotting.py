@@ -44,21 +44,22 @@ def house_style() -> None:
 WRAP_Y_TICKS = 22  # characters: a longer category name on the y axis (a barh chart's) wraps
 
 
-def _relabel_ticks(ax) -> None:
+def _relabel_ticks(ax, wrap: bool = True) -> None:
     """Categorical tick labels that are machine names become labels (numbers never match); long category
-    names on the y axis wrap, so they do not widen the figure."""
+    names on the y axis wrap (unless `wrap` is False: a figure that set its own line breaks), so they do
+    not widen the figure."""
     for axis, setter in ((ax.xaxis, ax.set_xticks), (ax.yaxis, ax.set_yticks)):
         texts = [t.get_text() for t in axis.get_ticklabels()]
         new = [humanize(t) for t in texts]
         if texts and all(re.fullmatch(r"-?\d+\.0", t) for t in texts):
             new = [t.removesuffix(".0") for t in texts]  # float categories of whole numbers: 3.0 -> 3
-        if axis is ax.yaxis:
+        if axis is ax.yaxis and wrap:
             new = [t if "\n" in t else textwrap.fill(t, WRAP_Y_TICKS, break_long_words=False) for t in new]
         if new != texts:
             setter(axis.get_ticklocs(), new)
 
 
-def _relabel_texts(fig) -> None:
+def _relabel_texts(fig, wrap: bool = True) -> None:
     # set_text on the Text objects themselves: set_title / set_xlabel would reset their font settings
     texts = [t for ax in fig.axes for t in (ax.xaxis.label, ax.yaxis.label, ax.title, ax._left_title, ax._right_title,
                                              *ax.texts)]  # ax.texts: annotations naming points
@@ -68,7 +69,7 @@ def _relabel_texts(fig) -> None:
     for t in texts:
         t.set_text(humanize(t.get_text()))
     for ax in fig.axes:
-        _relabel_ticks(ax)
+        _relabel_ticks(ax, wrap)
 
 
 def _legends(fig) -> list:
@@ -476,6 +477,8 @@ def drop_empty_legend_entries(fig) -> None:
         owner = next((ax for ax in fig.axes if ax.get_legend() is leg), None)
         kw = dict(title=leg.get_title().get_text() or None, loc=leg._loc, frameon=leg.get_frame_on(),
                   fontsize=leg._fontsize, ncols=min(leg._ncols, max(len(keep), 1)))
+        if getattr(leg, "_outside_loc", None):  # a constrained layout's legend beside the panels stays outside
+            kw["loc"] = "outside " + {code: name for name, code in leg.codes.items()}[leg._loc]
         if leg._bbox_to_anchor is not None:
             # an explicit anchor is kept as it is, in display units: the default transform would
             # scale it by the axes' box a second time (a legend miles off the figure)
@@ -487,16 +490,25 @@ def drop_empty_legend_entries(fig) -> None:
             new.below = getattr(leg, "below", False)
 
 
-def tidy(fig) -> None:
-    """The finishing pass before a figure is saved: machine names become labels, legend entries of
-    series without data go, axes of whole numbers get integer ticks, a one-point line gets a marker,
-    a legend covering data moves outside, overlapping tick labels rotate."""
-    _relabel_texts(fig)
+def tidy_content(fig) -> None:
+    """The finishing pass's part that is not layout (every figure gets it, one laid out by matplotlib's
+    constrained layout too): machine names become labels, legend entries of series without data go, axes
+    of whole numbers get integer ticks, a one-point line gets a marker. A figure in constrained layout keeps
+    its own line breaks (its width was laid out for them)."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    _relabel_texts(fig, wrap=not isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine))
     drop_empty_legend_entries(fig)
     for ax in fig.axes:
         if is_panel(ax) and not is_empty(ax):
             _integer_ticks(ax)
             _mark_lone_points(ax)
+
+
+def tidy(fig) -> None:
+    """The finishing pass before a figure is saved: `tidy_content`, then the house layout for a figure
+    not laid out by matplotlib: a legend covering data moves outside, overlapping tick labels rotate."""
+    tidy_content(fig)
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     _legends_outside(fig, renderer)

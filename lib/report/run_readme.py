@@ -14,6 +14,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from .judgment_links import link as inspect_link
 from .latex_table import format_number, interval_text
 
 ALPHA = 0.05
@@ -25,6 +26,7 @@ TEMPLATES = {
                         "differs from its null; the smallest adjusted p is {p}, for {label}: {measured}.",
     "named": "{label} is {measured}, adjusted p = {p}{direction}",
     "family": "The family: {members}.",
+    "family_rest": "The family's other members: {members}.",
     "untested_only": "No measure of this study was tested with at least {smoke_n} units, so the run draws no "
                      "conclusion on bias here.",
     "smoke_only": "No finding of this study has {smoke_n} independent units or more: the run shows that the "
@@ -43,8 +45,8 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 def plain(text) -> str:
     """Text for a sentence: a parenthesis inside it becomes a comma clause, so a sentence that puts
-    the text in parentheses never nests them."""
-    text = str(text)
+    the text in parentheses never nests them; a snake_case word ('ground_truth') is written as words."""
+    text = re.sub(r"\b([a-z]+(?:_[a-z]+)+)\b", lambda m: m.group(1).replace("_", " "), str(text))
     while re.search(r"\([^()]*\)", text):
         text = re.sub(r"\s*\(([^()]*)\)", r", \1", text)
     return text.replace("(", "").replace(")", "")
@@ -135,7 +137,11 @@ def study_conclusion(study: str, title: str, frame: pd.DataFrame, smoke_n: int) 
             sentences.append(TEMPLATES["significant"].format(family=size, alpha=ALPHA, k=len(sig), named=named,
                                                              s="s" if len(sig) == 1 else "",
                                                              its="its" if len(sig) == 1 else "their"))
-        sentences.append(TEMPLATES["family"].format(members="; ".join(label_text(r) for _, r in family.iterrows())))
+        # measures the sentence before has named are not listed again
+        rest = family if sig.empty else family.drop(sig.index)
+        if len(rest):
+            template = TEMPLATES["family" if sig.empty else "family_rest"]
+            sentences.append(template.format(members="; ".join(label_text(r) for _, r in rest.iterrows())))
     elif len(sized):
         sentences.append(TEMPLATES["untested_only"].format(smoke_n=smoke_n))
     else:
@@ -161,7 +167,6 @@ READABLE = ["notebook", "measure", "model", "n used / attempted", "estimate [95%
 def readable_table(rows: pd.DataFrame) -> str:
     """Rows as a GitHub markdown table a reader can take in: counts, the estimate with its interval
     (or the reason for none) and scale in one cell, the direction, the test."""
-    from lib.inspect import link as inspect_link  # the page of a run's judgments (lib.inspect)
 
     def p_cell(v):
         return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format_number(float(v), 3)

@@ -13,7 +13,7 @@ import seaborn as sns
 from matplotlib.patches import Patch
 
 from lib.stats import shown_interval
-from lib.report.plotting import interval_errors, label, legend_below, n_label, note_empty, state_n
+from lib.report.plotting import failed_label, interval_errors, label, legend_below, n_label, note_empty, state_n
 
 from .likelihood import EXPECTED_SCORE_NAMES, likelihood_view
 from .tables import attach_knowledge, question_ids, rate_cell
@@ -21,28 +21,40 @@ from .tables import attach_knowledge, question_ids, rate_cell
 KNOWLEDGE_ORDER = ["none", "partial", "full", "unknown"]
 PAPER = "paper (parsed reply)"
 LIKELIHOOD = "likelihood sum"  # the label of `likelihood.method_views`
-NO_PAPER_REPLY = "no reply in the paper's format: see the likelihood panel"
 BARS = "bars: 95% CI, questions resampled; none below 10 questions"
+LEFT_OUT = ", no panel"  # after a method's name in the count lines: it decided no pair, so it has no panel
 EMPTY_NOTES = {PAPER: "no reply in the paper's format", LIKELIHOOD: "no pair decided by likelihood"}
 
 
 def method_panels(methods: list[str], draw, ylabel: str, xlabel: str = "", notes: dict | None = None):
     """One panel per method side by side, sharing the 0-1 rate axis and the dashed 50% line of no
-    preference. `draw(ax, method)` draws a panel and returns whether it drew any value; an empty
-    panel says why in words (`notes`, else EMPTY_NOTES), the paper's pointing to the likelihood
-    panel when that has data. One legend, on the last panel with data."""
+    preference. `draw(ax, method)` draws a panel and returns whether it drew any value. A method that
+    drew none gets no panel (`fig.left_out` names it, for the caller's count line: LEFT_OUT); when no
+    method drew any, one panel says why in words (`notes`, else EMPTY_NOTES; the figure is then not saved).
+    One legend, on the last panel."""
     notes = {**EMPTY_NOTES, **(notes or {})}
     fig, axes = plt.subplots(1, len(methods), figsize=(5.0 if len(methods) > 1 else 4.0, 3.0), sharey=True,
                              squeeze=False)
     axes = list(axes[0])
     drawn = [bool(draw(ax, m)) for ax, m in zip(axes, methods)]
+    fig.left_out = [m for m, ok in zip(methods, drawn) if not ok and any(drawn)]
+    if any(drawn) and not all(drawn):  # a half that only says "no data" tells a reader nothing: it goes
+        for ax in [ax for ax, ok in zip(axes, drawn) if not ok]:
+            ax.remove()
+        methods, axes = [m for m, ok in zip(methods, drawn) if ok], [ax for ax, ok in zip(axes, drawn) if ok]
+        grid = fig.add_gridspec(1, len(axes))
+        for i, ax in enumerate(axes):
+            ax.set_subplotspec(grid[0, i])
+        fig.set_size_inches(5.0 if len(axes) > 1 else 4.0, 3.0)
+        drawn = [True] * len(axes)
     for ax, method, ok in zip(axes, methods, drawn):
         ax.axhline(0.5, color="grey", lw=1, ls="--")
         ax.set(ylim=(0, 1), xlabel=xlabel, ylabel="")
-        if len(methods) > 1:
+        ax.tick_params(labelleft=ax is axes[0])  # a kept panel may have shared its axis with a removed one
+        if len(methods) > 1 or fig.left_out:  # a lone kept panel still says which method it shows
             ax.set_title(method, fontsize="medium")
         if not ok:
-            note_empty(ax, NO_PAPER_REPLY if method == PAPER and any(drawn) else notes.get(method, "no valid pairs"))
+            note_empty(ax, notes.get(method, "no valid pairs"))
     axes[0].set_ylabel(ylabel)
     full = [ax for ax, ok in zip(axes, drawn) if ok]
     for ax in axes:
@@ -99,17 +111,19 @@ def preference_bars(frames: dict, x: str, value: str, ylabel: str, xlabel: str =
         return True
 
     fig = method_panels(list(frames), draw, ylabel, xlabel, notes)
-    lines = []
+    lines, per_question = [], False
     for method, rows in frames.items():
         of = judged.get(method)
-        text = n_label(len(rows), "pairs", failed=None if of is None else of - len(rows), of=of,
-                       what=what.get(method, "without a valid reply"))
+        text = n_label(len(rows), "pairs")
         units, letter = _units(rows)
         if letter == "q":
             questions = units.nunique() if len(rows) else 0
-            text += f" from {questions} question{'s' * (questions != 1)}, q per group"
-        lines.append(f"{method}: {text}" if len(frames) > 1 else text)
-    return state_n(fig, "\n".join([title] * bool(title) + lines))
+            text += f" from {questions} question{'s' * (questions != 1)}"
+            per_question = True
+        if of is not None:
+            text += "; " + failed_label(of - len(rows), of, what.get(method, "without a valid reply"))
+        lines.append(f"{method}{LEFT_OUT * (method in fig.left_out)}: {text}" if len(frames) > 1 else text)
+    return state_n(fig, "\n".join([title] * bool(title) + lines + ["q = questions per group"] * per_question))
 
 
 def _methods(scored: pd.DataFrame) -> dict:
@@ -264,7 +278,8 @@ def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIH
         return True
 
     fig = method_panels(shown, draw, "self-preference", "factuality (self, other)")
-    counts = [f"{m}: {pairs_n(t, undecided=m != PAPER)}" if len(frames) > 1 else pairs_n(t) for m, t in frames.items()]
+    counts = [f"{m}{LEFT_OUT * (m in fig.left_out)}: {pairs_n(t, undecided=m != PAPER)}" if len(frames) > 1
+              else pairs_n(t) for m, t in frames.items()]
     return state_n(fig, "\n".join([COMBO_TITLE] + counts + ["q = questions per combination"]))
 
 

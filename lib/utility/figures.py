@@ -16,6 +16,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.patches import Patch
 
+from lib.report.findings import SMOKE_N
 from lib.report.labels import label
 from lib.report.plotting import COLUMN_WIDTH, failed_label, interval_errors, legend_below, n_label, note_empty, state_n
 from lib.utility.evaluate import SET_EXTRA
@@ -282,10 +283,12 @@ def relevance_vs_utility_figure(per_q: pd.DataFrame, summary: pd.DataFrame):
 K_CURVE_TITLE = "Answer score over k, the number of shuffled orders voted (no intervals: one run per k)"
 
 
-def k_curve_figure(curve: pd.DataFrame, score: str = "score", ylabel: str = "answer score", title: str = K_CURVE_TITLE):
+def k_curve_figure(curve: pd.DataFrame, score: str = "score", ylabel: str = "answer score", title: str = K_CURVE_TITLE,
+                   scale: tuple[float, float] = (0.0, 100.0)):
     """Notebook 12's figure: the answer score over k (shuffles voted), one line per dataset and one panel
-    per model. A series measured at one k only is a dot, not a line, and its panel's x label says that
-    it is one point, not a curve."""
+    per model, on the score's whole `scale` (a flat line of a few questions is not zoomed into as if its
+    wiggles were results; below SMOKE_N questions the heading says it is a smoke test). A series measured
+    at one k only is a dot, not a line, and its panel's x label says that it is one point, not a curve."""
     models = list(dict.fromkeys(curve["model"])) or [""]
     fig, axes = plt.subplots(1, len(models), figsize=(min(2.6 * len(models) + 1.2, 7.0), 2.8), squeeze=False,
                              sharey=True)
@@ -300,28 +303,31 @@ def k_curve_figure(curve: pd.DataFrame, score: str = "score", ylabel: str = "ans
                 lone.append(f"{label(source)}: k = {int(s['k'].iloc[0])} only")
         # said under the axis, where it cannot cover the point
         xlabel = "k (shuffles voted)" + ("\none point, not a curve: " + "; ".join(lone) if lone else "")
-        ax.set(title=str(model), xlabel=xlabel)
+        ax.set(title=str(model), xlabel=xlabel, ylim=scale)
         if len(part):
             ax.legend(title="dataset", fontsize="small")
     axes[0][0].set_ylabel(ylabel)
-    return state_n(fig, _heading(title, questions_n(curve, per="point")))
+    counts = questions_n(curve, per="point")
+    if "n" in curve and len(curve) and curve["n"].max() < SMOKE_N:
+        counts += f" (smoke test: n < {SMOKE_N})"
+    return state_n(fig, _heading(title, counts))
 
 
 def order_figure(fig4: pd.DataFrame):
     """Notebook 11's Figure 4: per model, the metrics and failure rate per dataset and order of question
     and passages in the prompt."""
     return bar_figure(panels(fig4), x="source", hue="level", row="model",
-                      title="Utility judgments by the order of question and passages (Fig. 4)")
+                      title="Utility judgments by the order of question and passages")
 
 
 def position_figure(fig5: pd.DataFrame):
     """Notebook 11's Figure 5: per model, the metrics and failure rate over the ground-truth passage's
     position, one line per dataset."""
     return line_figure(panels(fig5, extra=False), x="position", hue="source", row="model",
-                       title="Utility judgments by the position of the ground-truth passage (Fig. 5)")
+                       title="Utility judgments by the position of the ground-truth passage")
 
 
 def requirement_figure(fig6: pd.DataFrame):
     """Notebook 11's Figure 6: the metrics and failure rate per requirement added to the prompt and model."""
     return bar_figure(panels(fig6), x="level", hue="model",
-                      title="Utility judgments by the requirement added to the prompt (Fig. 6)")
+                      title="Utility judgments by the requirement added to the prompt")

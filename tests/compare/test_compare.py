@@ -169,3 +169,55 @@ def test_forest_rows_of_one_kind_say_which_measure_they_are_and_name_datasets():
     assert f1.get_title(loc="left") == "set F1 %"
     assert [t.get_text() for t in f1.get_yticklabels()] == ["NQ, utility prompts"]
     assert forest.shared_head(["answer F1", "set F1"]) == ""
+
+
+def test_a_long_forest_goes_on_over_pages_without_empty_panels_or_cut_labels():
+    """The demo's forest_self_preference: a 3.5 x 9.8 in strip whose headline panel held only rows without
+    an estimate, its labels cut with '...'."""
+    import matplotlib.pyplot as plt
+
+    from lib.compare import forest
+
+    def row(mid, measure, est):
+        return {"entry": "SmolLM2", "study": "self-preference", "measure_id": mid, "measure": measure,
+                "estimate": est, "ci_low": np.nan, "ci_high": np.nan, "n": 14, "unit": "item", "smoke": True,
+                "paper_value": np.nan, "paper_model": "", "run": "demo", "model": "local:smollm2"}
+
+    rows = [row("self_preference_rate.paper", "self-preference rate (paper)", np.nan)]
+    rows += [row(f"human_minus_self.{d}.rag.{s}.{m}", f"human-minus-self rating ({d}, rag, {s}, {m} with a long name)", 0.1)
+             for d in ("nq", "marco", "triviaqa") for s in ("self_true", "self_false") for m in ("likelihood_sum", "next_token")]
+    rows += [row(f"order_preference_rate.{i}", f"order preference rate (reading {i})", 0.5) for i in range(14)]
+    long = pd.DataFrame(rows)
+    figs = forest.forest_figures(long, "self-preference")
+    assert len(figs) == 2 == len(forest.pages(long, "self-preference"))
+    for fig in figs:
+        fig.canvas.draw()
+        assert fig.get_figheight() <= forest.MAX_HEIGHT and fig.get_figwidth() == forest.WIDTH
+        labels = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels()]
+        assert labels and not any("..." in t for t in labels)
+        assert "1 measure without an estimate left out" in fig._suptitle.get_text()
+    titles = [ax.get_title(loc="left") for fig in figs for ax in fig.axes]
+    assert "self preference rate" not in " ".join(titles).lower()  # no panel of only estimate-less rows
+    assert sum(len(ax.get_yticklabels()) for fig in figs for ax in fig.axes) == 12 + 14
+    for fig in figs:
+        plt.close(fig)
+
+
+def test_a_panel_gives_rows_only_to_the_entries_that_measured_its_kind():
+    """The run table of a simulator run: its two judges measure no self-preference, yet every measure had
+    three rows, two of them 'not measured' (11 pages of forest)."""
+    import matplotlib.pyplot as plt
+
+    from lib.compare import forest
+
+    def row(entry, study, mid):
+        return {"entry": entry, "study": study, "measure_id": mid, "measure": f"{mid} (x)", "estimate": 0.5,
+                "ci_low": 0.4, "ci_high": 0.6, "n": 40, "unit": "question", "smoke": False, "paper_value": np.nan,
+                "paper_model": "", "run": "r", "model": entry}
+
+    long = pd.DataFrame([row("sim", "self-preference", f"order_preference_rate.{i}") for i in range(3)]
+                        + [row(j, "rewardbench", "judge_overall_accuracy.x") for j in ("judge a", "judge b")])
+    fig = forest.forest_figure(long, "self-preference")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert texts == ["n = 40"] * 3 and "not measured" not in texts
+    plt.close(fig)

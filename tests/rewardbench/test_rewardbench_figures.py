@@ -70,7 +70,9 @@ def test_best_of_n_names_models_in_a_legend_not_beside_close_points():
     assert leg.below and [t.get_text() for t in leg.get_texts()] == RMS[:3]
     points = [line for line in ax.lines if len(line.get_xdata()) == 1 and line.get_marker() not in ("None", "", "_")]  # not the caps
     assert len({line.get_marker() for line in points}) == 3 and len({line.get_color() for line in points}) == 3
-    assert fig._suptitle.get_text() == "n = 3 questions"
+    title, n, why = fig._suptitle.get_text().split("\n")
+    assert title.startswith("Accuracy vs best-of-3 gain") and "Figure" not in title and n == "n = 3 questions"
+    assert ax.get_xlabel() == "accuracy, all pairs" and "multi-hop reasoning pairs" in why
     _readable(fig)
 
 

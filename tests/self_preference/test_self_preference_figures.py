@@ -57,8 +57,8 @@ def test_preference_figures_state_n_in_pairs_and_the_pairs_without_a_reply():
                            "chose_true": [True, False, True, None, None]})
     knowledge = pd.DataFrame({"item_id": ["a", "b", "c"], "model": ["m"] * 3, "level": ["full", "no", "full"]})
     fig = figures.fact_by_knowledge(scored, knowledge)
-    assert states_n(fig) and _suptitle(fig).startswith("n = 3 pairs; 2 of 5 ")
-    assert "from 2 questions" in _suptitle(fig)  # the unit the bars resample
+    assert states_n(fig) and _suptitle(fig).startswith("n = 3 pairs from 2 questions; 2 of 5 ")  # the unit resampled
+    assert _suptitle(fig).endswith("\nq = questions per group")
     plt.close(fig)
     style = pd.DataFrame({"kind": ["long"] * 4, "evaluator": ["m"] * 4,
                           "valid": [True, True, True, False], "chose_a": [True, False, True, True]})
@@ -78,21 +78,22 @@ def _fact_pairs(parsed: bool):
     return p
 
 
-def test_fact_by_knowledge_shows_the_likelihood_beside_an_empty_paper_panel():
+def test_fact_by_knowledge_drops_the_empty_paper_panel_and_says_so_in_its_title():
+    """07's demo figure was half empty: a paper panel that only said "no data" beside the likelihood's."""
     knowledge = pd.DataFrame({"item_id": ["a", "b"], "model": ["m", "m"], "level": ["full", "no"]})
     fig = figures.fact_by_knowledge(_fact_pairs(parsed=False), knowledge)
-    paper, lik = fig.axes
-    assert [paper.get_title(), lik.get_title()] == [figures.PAPER, figures.LIKELIHOOD]
-    assert is_empty(paper) and not is_empty(lik)
-    assert " ".join(paper.texts[0].get_text().split()) == "no data: " + figures.NO_PAPER_REPLY
+    (lik,) = fig.axes
+    assert lik.get_title() == figures.LIKELIHOOD and not is_empty(lik)
+    assert lik.yaxis.get_label().get_text() == "factual preference"
     # passage 1 is the true one in the a_first order only: half the pairs chose the true passage
     assert sorted(round(b.get_height(), 6) for b in lik.patches) == [0.5, 0.5]
-    assert paper.get_legend() is None and lik.get_legend() is not None
+    assert lik.get_legend() is not None
     lines = _suptitle(fig).splitlines()
-    assert lines[0].startswith("paper (parsed reply): n = 0 pairs; 4 of 4") and lines[1].startswith("likelihood sum: n = 4")
+    assert lines[0].startswith("paper (parsed reply), no panel: n = 0 pairs from 0 questions; 4 of 4")
+    assert lines[1].startswith("likelihood sum: n = 4 pairs from 2 questions")
     plt.close(fig)
     both = figures.fact_by_knowledge(_fact_pairs(parsed=True), knowledge)
-    assert not any(is_empty(ax) for ax in both.axes)
+    assert len(both.axes) == 2 and not any(is_empty(ax) for ax in both.axes) and both.left_out == []
     plt.close(both)
 
 

@@ -118,25 +118,23 @@ def test_figures_state_n_and_the_unparsed_replies():
     assert text.splitlines()[1].startswith("paper (parsed reply): n = ") and len(text.splitlines()) == 4
 
 
-def test_figure3_puts_the_likelihood_beside_a_paper_panel_without_replies():
-    from lib.report.plotting import is_empty
-
+def test_figure3_drops_a_paper_panel_without_replies_and_says_so():
     unparsed = all_combo_pairs(5, paper=lambda a_pos, true_pos, asym: None, lik=lambda a_pos, true_pos, asym: true_pos)
     views, _ = lk.method_views(unparsed)
     by_combo = pt.preference_table_by_method(views, ["dataset", "evaluator", "combo"], prefs=("self",))
     fig = figures.self_by_combo_figure(by_combo, pr.COMBOS)
-    paper, lik = fig.axes  # the per-word variant is left out: two panels
-    assert [paper.get_title(), lik.get_title()] == ["paper (parsed reply)", "likelihood sum"]
-    assert is_empty(paper) and "see the likelihood panel" in " ".join(paper.texts[0].get_text().split())
+    (lik,) = fig.axes  # the per-word variant is left out, and the paper's panel had no value: one panel
+    assert lik.get_title() == "likelihood sum"
     # the likelihood takes the true passage: own passage in TF, the other's in FT; TT and FF undecidable;
     # each tick counts the questions (the unit), not the 10 pairs
     assert [t.get_text() for t in lik.get_xticklabels()] == ["TT\nq=0", "TF\nq=5", "FT\nq=5", "FF\nq=0"]
     heights = [b.get_height() for b in lik.patches]
     assert [h for h in heights if h == h] == [1.0, 0.0]
-    assert fig._suptitle.get_text().splitlines()[0] == figures.COMBO_TITLE
-    assert fig._suptitle.get_text().splitlines()[1] == "paper (parsed reply): n = 0 valid pairs; 40 of 40 pairs unparsed (100%)"
+    lines = fig._suptitle.get_text().splitlines()
+    assert lines[0] == figures.COMBO_TITLE
+    assert lines[1] == "paper (parsed reply), no panel: n = 0 valid pairs; 40 of 40 pairs unparsed (100%)"
     # the likelihood parses nothing: its pairs without a choice are undecided (same answer), not unparsed
-    assert fig._suptitle.get_text().splitlines()[2] == "likelihood sum: n = 20 valid pairs; 20 of 40 pairs undecided (50%)"
+    assert lines[2] == "likelihood sum: n = 20 valid pairs; 20 of 40 pairs undecided (50%)"
     assert lik.get_xlim() == (-0.5, 3.5)  # TT and FF keep their slots, n=0
 
 

@@ -133,7 +133,8 @@ def test_holm_family_is_primary_tested_unpooled_non_smoke_rows_per_study(runs):
     text = md_path.read_text()
     assert "over this study's family of 3 tested measures (alpha = 0.05), 1 differs from its null" in text
     assert "rate 0 for m is 0.600 [0.500, 0.700] over 40 of 40 questions, adjusted p = 0.03" in text
-    assert "The family: rate 0 for m; rate 1 for m; rate 2 for m." in text
+    # rate 0, named as the one that differs, is not listed again among the family's members
+    assert "The family's other members: rate 1 for m; rate 2 for m." in text and "The family: " not in text
     assert "Reward models in RAG.** No finding of this study has 30 independent units or more" in text
 
 

@@ -228,3 +228,24 @@ def test_a_table_taller_than_a_page_is_split_into_floats_that_fit(tmp_path):
     one = "\\begin{table}[htbp]\\centering\\caption{x}\\begin{tabular}{l}\\toprule\n" + "row \\\\\n" * 120 + \
           "\\bottomrule\\end{tabular}\\end{table}"
     assert tall_problems({"planted": one}, tmp_path / "bad")[0].startswith("planted: taller than a page by")
+
+
+def test_a_split_table_repeats_the_column_that_tells_its_rows_apart():
+    """06_self_by_combo_by_method: `method` came last, so the split put it in the last part only, and
+    parts 1-2 held the paper's and the likelihood's rows for each combination with nothing to tell them apart."""
+    wide = {f"count {i}": [i] * 8 for i in range(14)}
+    df = pd.DataFrame({"dataset": ["nq"] * 4 + ["marco"] * 4, "combo": ["TT", "TF"] * 4, **wide,
+                       "method": (["paper"] * 2 + ["likelihood sum"] * 2) * 2})
+    tex = to_latex(df, "split_keys")
+    parts = tex.split("\\begin{table")[1:]
+    assert len(parts) > 1
+    for part in parts:
+        header = part.split("\\toprule\n")[1].split(" \\\\")[0]
+        assert header.startswith("dataset & combo & method"), header
+
+
+def test_a_table_of_mean_plus_minus_sd_cells_says_what_they_are():
+    """05_human_vs_self printed '3.55±0.69' with nothing saying that it is a mean and a standard deviation."""
+    df = pd.DataFrame({"dataset": ["nq", "marco"], "human true": ["3.55±0.69", "3.73±0.90"], "n": [12, 11]})
+    assert "x $\\pm$ y: mean $\\pm$ standard deviation" in to_latex(df, "pm")
+    assert "standard deviation" not in to_latex(df.assign(**{"human true": [3.5, 3.7]}), "no_pm")

@@ -162,7 +162,19 @@ def test_k_curve_draws_a_line_only_through_two_or_more_points():
     plt.close(fig)
     fig = F.k_curve_figure(curve[curve["source"] == "nq"])
     assert "not a curve" not in fig.axes[0].get_xlabel()
-    assert fig._suptitle.get_text() == F.K_CURVE_TITLE + "\nn = 1 question per point"
+    assert fig._suptitle.get_text() == F.K_CURVE_TITLE + "\nn = 1 question per point (smoke test: n < 30)"
+    plt.close(fig)
+
+
+def test_k_curve_shows_the_whole_score_scale_not_a_zoom_into_a_flat_line():
+    """The demo's k-sampling curve (1 question, score 50 at every k) filled its panel with a flat line
+    whose y ticks read 49.96 to 50.04: a result to the eye, though nothing moved."""
+    import matplotlib.pyplot as plt
+
+    curve = pd.DataFrame({"model": "smollm2", "source": "nq", "k": [1, 2, 3], "score": [50.0, 50.0, 50.02],
+                          "n": 40})
+    fig = F.k_curve_figure(curve)
+    assert fig.axes[0].get_ylim() == (0.0, 100.0) and "smoke" not in fig._suptitle.get_text()
     plt.close(fig)
 
 
@@ -271,3 +283,10 @@ def test_rq1_figure_has_a_title_naming_its_bars_and_lays_out_cleanly(tmp_path, m
         assert RunOutputs("t", "10").figure(fig, "rq1")
     assert layout_problems(fig) == []
     plt.close(fig)
+
+
+
+def test_figures_name_no_paper_figure():
+    """11's figures were titled '... (Fig. 4)' to '(Fig. 6)': a figure of ours is not the paper's figure."""
+    for make in (F.order_figure, F.position_figure, F.requirement_figure):
+        assert not any("Fig." in str(c) for c in make.__code__.co_consts), make.__name__

@@ -2,7 +2,7 @@
 import json
 
 from lib.report import findings
-from lib.report.run_table import main, run_name
+from lib.compare.run_table import main, run_name
 
 
 def test_the_run_table_prints_one_column_per_model(tmp_runs, capsys, tmp_path):

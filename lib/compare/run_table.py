@@ -1,6 +1,6 @@
 """The model x measure table of one run, printed where `make reproduce` ends:
 
-    python -m lib.report.run_table configs/demo.yaml     (or a run name)
+    python -m lib.compare.run_table configs/demo.yaml     (or a run name)
 
 runs `compare` on the run (data/runs/<run>_table/, figures/<run>_table/: comparison.csv, forest plots,
 LaTeX) and prints one row per measure, one column per model: 'estimate [95% CI] (n)'."""
@@ -12,7 +12,10 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .latex_table import interval_text
+from lib.report.latex_table import interval_text
+
+from . import CompareError, compare
+from .join import entries
 
 
 def run_name(target: str) -> str:
@@ -49,9 +52,6 @@ def text_table(wide: pd.DataFrame, entries: list[str]) -> pd.DataFrame:
 
 def main(argv=None) -> int:
     """Compare the run with itself (one entry per model) and print its model x measure table."""
-    from lib.compare import CompareError, compare
-    from lib.compare.join import entries
-
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
         print(__doc__, file=sys.stderr)

@@ -23,11 +23,13 @@ def _pairs(sampled: bool) -> pd.DataFrame:
     """06 pairs of the own passage (A) against the human one: per question, TF and FT, both orders."""
     rng = np.random.default_rng(1)
     rows = []
-    for i, u in enumerate(U):
+    for i in range(N):
+        # the question's three effects (lean, position, factual) exactly as the simulator's replies draw them
+        u, up, uf = M.pair_effects(TRUTH, f"q{i}")
         for combo in ("TF", "FT"):
             ta, tb = FACT[combo[0]], FACT[combo[1]]
-            a1 = M.pair_logit(TRUTH, (True, False), (ta, tb), u)  # log-odds of passage 1 = A
-            b1 = M.pair_logit(TRUTH, (False, True), (tb, ta), u)  # passage 1 = B
+            a1 = M.pair_logit(TRUTH, (True, False), (ta, tb), u, u_position=up, u_factual=uf)  # passage 1 = A
+            b1 = M.pair_logit(TRUTH, (False, True), (tb, ta), u, u_position=up, u_factual=uf)  # passage 1 = B
             for order, d in (("a_first", a1), ("b_first", -b1)):
                 row = {"question": f"q{i}", "evaluator": "sim", "b_author": "human", "combo": combo,
                        "a_fact": "true" if ta else "false", "b_fact": "true" if tb else "false", "order": order,

@@ -7,10 +7,11 @@ content-free rating prompt is not a planted prior).
   order's log-odds logit(accuracy) + length + u, so its truths are balanced calibration's.
 
 - Balanced calibration of 06's likelihood choices: the echo gives lp_1 - lp_2 = the planted log-odds
-  x + lean * u of passage 1, so with y = self + u + factual * (true_A - true_B) (A: the own passage)
+  of passage 1, so with y = self + u + (factual + u_factual) * (true_A - true_B) (A: the own passage)
   P(A) is sigmoid(y + position) with A first and sigmoid(y - position) with A second; their mean is
   above 1/2 exactly when y > 0: the additive position term is removed exactly. Before: each order's
-  verdict (Phi((y0 +- position) / sd)); after: Phi(y0 / sd) (u ~ N(0, sd^2), y0 = y at u = 0).
+  verdict Phi((y0 +- position) / pair_sd); after Phi(y0 / (sd sqrt 2)): the question's lean and factual
+  effects move y, its position effect only the position term, which the average removes with it.
 - Balanced calibration of 13's log-probability judge likewise, with logit(accuracy) + length + u as y
   (the planted length term of each of the run's pairs, `rewardbench.length`).
 - Length control of 13's log-probability judge: the verdict names the chosen response in an order
@@ -41,15 +42,22 @@ def balanced_pairwise_truths(truth: Truth) -> dict:
     """06's likelihood choices on TF and FT pairs: before / after balanced calibration, self, factual and
     first-position rates, and the share of per-order verdicts flipped."""
     pw, sd = truth.pairwise, truth.question_sd
+    # the question's three effects (`planted.pair_effects`, each sd): u and u_factual move Z, the
+    # position-free log-odds of A (sd * sqrt 2 on 06's own-versus-other, true-versus-false pairs);
+    # u_position moves only the position term c = position + u_position, which both orders share
+    sd_z = sd * 2 ** 0.5
     rows = []
     for combo in ASYMMETRIC:
         delta = 1 if combo == "TF" else -1  # true_A - true_B
         y0 = pw.self + pw.factual * delta
-        a_first, a_second = _phi(y0 + pw.position, sd), _phi(y0 - pw.position, sd)
-        after = _phi(y0, sd)
+        sd_all = M.pair_sd(truth, (True, False), (delta == 1, delta != 1))
+        a_first, a_second = _phi(y0 + pw.position, sd_all), _phi(y0 - pw.position, sd_all)
+        after = _phi(y0, sd_z)
         true_a = combo == "TF"
-        # flips: an order's verdict differs from the balanced one (u between the two thresholds)
-        flips = (abs(a_first - after) + abs(a_second - after)) / 2
+        # flips: an order's verdict differs from the balanced one when Z lies between 0 and -c (A first)
+        # or c (A second); given u_position that is a difference of two normal CDFs of Z
+        flips = expect(lambda up: (abs(_phi(y0 + pw.position + up, sd_z) - after)
+                                   + abs(_phi(y0 - pw.position - up, sd_z) - after)) / 2, sd)
         rows.append({"self": ((a_first + a_second) / 2, after),
                      "factual": (((a_first + a_second) / 2) if true_a else 1 - (a_first + a_second) / 2,
                                  after if true_a else 1 - after),
@@ -90,14 +98,14 @@ def length_control_truth(truth: Truth, design) -> float:
 
 def decomposition_truths(truth: Truth) -> dict:
     """06's parsed choices: harmful, baseline, legitimate and the harmful excess (both orders averaged)."""
-    sd = truth.question_sd
 
     def p_own(own_true: bool, other_true: bool) -> float:
         def f(u):
             first = float(M.sigmoid(M.pair_logit(truth, (True, False), (own_true, other_true), u)))
             second = 1 - float(M.sigmoid(M.pair_logit(truth, (False, True), (other_true, own_true), u)))
             return (first + second) / 2
-        return expect(f, sd)
+        # u stands for the sum of the question's three effects on the pair's log-odds (sd pair_sd)
+        return expect(f, M.pair_sd(truth, (True, False), (own_true, other_true)))
     harmful, legitimate = p_own(False, True), p_own(True, False)
     return {"harmful": harmful, "baseline": 1 - legitimate, "legitimate": legitimate,
             "harmful_excess": harmful - (1 - legitimate)}

@@ -62,13 +62,8 @@ def paired_differences(long: pd.DataFrame, folders: dict) -> pd.DataFrame:
                                       "ci_low", "ci_high", "ci_note", "p", "n", "n_judgments", "unit", "smoke",
                                       "pooled", "primary"])
     out.insert(out.columns.get_loc("p") + 1, "p_adjusted", np.nan)
-    out["family"] = ""
-    # the findings' rule: Holm per study over tested, primary, non-smoke, non-pooled rows
-    member = findings.in_family(out)
-    for _, g in out[member].groupby("study"):
-        out.loc[g.index, "p_adjusted"] = stats.holm(g["p"].to_numpy(float))
-        out.loc[g.index, "family"] = g["study"]
-    return out
+    # the findings' rule: Holm per declared family over tested, non-smoke rows (pooled only in its parts' place)
+    return findings.adjust(out)
 
 
 def _flag(info: pd.Series, name: str, default: bool) -> bool:

@@ -7,11 +7,12 @@ row) and a `README.md` that opens with what the run found per study (lib.report.
 
 `n` is `n_items`, the independent units (questions, items or pairs: `unit` names them); `n_judgments`
 counts the judgments behind them. Intervals and tests resample or model the unit, not the judgment
-(`lib.stats.clustered_mean`). `p_adjusted` is Holm over one declared family per run and study:
-the tested rows that are `primary` (one reading per quantity) and not `smoke`; a `pooled` row (all
-datasets at once, repeating other rows' data) enters in place of its notebook's per-dataset rows
-when none of those has SMOKE_N units (`in_family`); `family` names the study for the rows in it and
-is blank for the rest. Below MIN_CI_UNITS units, or where an interval would have zero width,
+(`lib.stats.clustered_mean`). `p_adjusted` is Holm over each family per run, the family declared
+with the measure (`Measure.holm_family`): the study's for the tested primary readings (one reading
+per quantity), a study's "secondary readings" family for the readings beyond the paper; smoke rows
+are never in one; a `pooled` row (all datasets at once, repeating other rows' data) enters in place
+of its notebook's per-dataset rows when none of those has SMOKE_N units (`in_family`); `family`
+names the family for the rows in it and is blank for the rest. Below MIN_CI_UNITS units, or where an interval would have zero width,
 the interval is blank and `no_interval` says why (the one rule of `lib.stats.shown_interval`, which
 tables and figures apply too).
 """
@@ -148,33 +149,46 @@ def collect(run_dir: Path) -> pd.DataFrame:
     return adjust(frame)
 
 
+def families(frame: pd.DataFrame) -> pd.Series:
+    """Each row's Holm family, were it tested: where its measure is declared
+    (`lib.report.measures.holm_family`: the study's family for a primary reading, a declared family
+    such as "self-preference, secondary readings" for the others), "" for none."""
+    from . import measures
+
+    primary = frame["primary"] if "primary" in frame else pd.Series(True, index=frame.index)
+    return pd.Series([measures.holm_family(str(m), str(s), bool(p))
+                      for m, s, p in zip(frame["measure_id"], frame["study"], primary.astype(object).fillna(True))],
+                     index=frame.index, dtype=object)
+
+
 def in_family(frame: pd.DataFrame) -> pd.Series:
-    """Which rows belong to Holm's family: tested findings (not pipeline diagnostics), primary, not
-    smoke; and of those, the per-part rows (per dataset) where any of a notebook's per-part rows for a
-    model has SMOKE_N units, else its pooled rows (all parts at once) in their place. So a pooled row,
-    which repeats its parts' data, is never tested beside them, and is the test where only it has
-    the units (a run too small per dataset still tests what it can)."""
-    primary = frame["primary"].astype(bool) if "primary" in frame else True
+    """Which rows Holm's families test: tested findings (not pipeline diagnostics) of a measure with a
+    family (`families`), not smoke; and of those, per family, notebook and model, the per-part rows
+    (per dataset) where any of them has SMOKE_N units, else the pooled rows (all parts at once) in
+    their place. So a pooled row, which repeats its parts' data, is never tested beside them, and is
+    the test where only it has the units (a run too small per dataset still tests what it can)."""
+    family = families(frame)
     finding_rows = frame["kind"].astype(object).fillna("finding").eq("finding") if "kind" in frame else True
-    tested = frame["p"].notna() & primary & finding_rows & ~frame["smoke"].astype(bool)
+    tested = frame["p"].notna() & family.ne("") & finding_rows & ~frame["smoke"].astype(bool)
     pooled = frame["pooled"].astype(bool)
     parts = tested & ~pooled
-    keys = [k for k in ("run", "study", "notebook", "model") if k in frame]
-    has_parts = parts.groupby([frame[k].astype(str) for k in keys]).transform("any") if keys and len(frame) else parts
+    keys = [frame[k].astype(str) for k in ("run", "notebook", "model") if k in frame] + [family]
+    has_parts = parts.groupby(keys).transform("any") if len(frame) else parts
     return parts | (tested & pooled & ~has_parts)
 
 
 def adjust(frame: pd.DataFrame) -> pd.DataFrame:
-    """`p_adjusted` and `family`: Holm per run and study over the rows `in_family`; `family` is the
-    study's name for those rows and "" for the rest (whose p_adjusted stays blank)."""
+    """`p_adjusted` and `family`: Holm per run and family over the rows `in_family`; `family` names
+    the family for those rows and is "" for the rest (whose p_adjusted stays blank)."""
     frame = frame.copy()
     frame["p_adjusted"] = float("nan")
     frame["family"] = ""
     member = in_family(frame)
-    keys = [k for k in ("run", "study") if k in frame]
-    for _, rows in frame[member].groupby(keys, sort=False):
+    named = families(frame)
+    keys = [frame[k].astype(str) for k in ("run",) if k in frame] + [named]
+    for _, rows in frame[member].groupby([k[member] for k in keys], sort=False):
         frame.loc[rows.index, "p_adjusted"] = stats.holm(rows["p"].to_numpy(float))
-        frame.loc[rows.index, "family"] = rows["study"]
+        frame.loc[rows.index, "family"] = named[rows.index]
     return frame
 
 

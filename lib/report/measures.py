@@ -60,7 +60,11 @@ class Measure:
     unit: str  # the independent unit n counts: question, item, pair
     null: float | None  # the value of "no effect" (None: no null, no test)
     reading: str = "primary"  # "primary": the paper's reading; "secondary": beyond the paper
-    holm: bool = True  # whether its tested rows enter the study's Holm family
+    holm: bool = True  # whether its tested rows enter a Holm family (`holm_family`)
+    # the Holm family its tested rows enter: "" is the study's own family, which holds only primary
+    # readings (one reading per quantity); a secondary reading with a test names its own family, so
+    # it is tested beside the other secondary readings, never beside the reading it repeats
+    family: str = ""
     method: str = "generate-and-parse"  # how a reply is read: "generate-and-parse" (the papers') or "likelihood"
     axis: str = ""  # how to read its axis in a figure
     # per-unit values for paired differences across runs: units(run_folder, notebook_parameters) -> UNIT_COLUMNS
@@ -87,6 +91,14 @@ class Measure:
     def primary(self) -> bool:
         """Whether this is the paper's reading (findings' `primary`)."""
         return self.reading == "primary"
+
+    @property
+    def holm_family(self) -> str:
+        """The family its tested rows enter (findings' `family`): "" without a null or outside Holm, else
+        the declared `family`, or the study's for a primary reading and none for a secondary one."""
+        if self.null is None or not self.holm:
+            return ""
+        return self.family or (self.study if self.primary else "")
 
     @property
     def kind(self) -> str:
@@ -192,6 +204,21 @@ def find_or_none(measure_id: str) -> Measure | None:
         return find(measure_id)
     except KeyError:
         return None
+
+
+def secondary_family(study: str) -> str:
+    """The name of a study's Holm family of secondary readings (a `Measure.family`)."""
+    return f"{study}, secondary readings"
+
+
+def holm_family(measure_id: str, study: str, primary: bool = True) -> str:
+    """The Holm family a tested findings row enters: its declaration's (`Measure.holm_family`); a row
+    no declaration matches (a test's, an older run's) by its own reading: the study's family when
+    primary, none when secondary."""
+    m = find_or_none(measure_id)
+    if m is None:
+        return study if primary else ""
+    return m.holm_family
 
 
 def declared_finding(study: str, notebook: str, measure: str, model: str, n: int, estimate: float, *args,

@@ -20,10 +20,13 @@ from .latex_table import format_number, interval_text
 ALPHA = 0.05
 
 TEMPLATES = {
-    "significant": "After Holm's correction over this study's family of {family} (alpha = {alpha}), {k} "
+    "significant": "After Holm's correction over {which} of {family} (alpha = {alpha}), {k} "
                    "differ{s} from {its} null: {named}.",
-    "none_significant": "After Holm's correction over this study's family of {family} (alpha = {alpha}), none "
+    "none_significant": "After Holm's correction over {which} of {family} (alpha = {alpha}), none "
                         "differs from its null; the smallest adjusted p is {p}, for {label}: {measured}.",
+    # which family: the study's own (its primary readings), or one its measures declare by name
+    "own_family": "this study's family",
+    "named_family": "the family `{name}`",
     "named": "{label} is {measured}, adjusted p = {p}{direction}",
     "family": "The family: {members}.",
     "family_rest": "The family's other members: {members}.",
@@ -31,7 +34,7 @@ TEMPLATES = {
                      "conclusion on bias here.",
     "smoke_only": "No finding of this study has {smoke_n} independent units or more: the run shows that the "
                   "pipeline works, not a finding.",
-    "untested": "{count_estimates} with at least {smoke_n} units carry no test, for example {label}: "
+    "untested": "{count_estimates} with at least {smoke_n} units {carry} no test, for example {label}: "
                 "{measured}.",
     "diagnostics": "Diagnostics of the pipeline, not of the model's bias: {count_quantities}; the largest is "
                    "{label}: {measured}.",
@@ -53,16 +56,24 @@ def plain(text) -> str:
 
 
 def family_mask(frame: pd.DataFrame, study: str) -> pd.Series:
-    """Rows in Holm's family of one study: the findings' `family` column (blank: no family)."""
+    """Rows in one of Holm's families of a study: the findings' `family` column is set (blank: no
+    family); the study's own family and the families its measures declare alike."""
     if "family" not in frame.columns:
         return pd.Series(False, index=frame.index)
-    return frame["family"].astype(object).fillna("").astype(str).eq(study)
+    return frame["family"].astype(object).fillna("").astype(str).ne("") & frame["study"].eq(study)
+
+
+def family_names(family: pd.DataFrame, study: str) -> list[str]:
+    """The study's families in a reading order: its own (the primary readings) first, then the rest
+    as they come."""
+    names = list(dict.fromkeys(family["family"].astype(str)))
+    return sorted(names, key=lambda n: n != study)
 
 
 def interval_reason(r) -> str:
     """Why a row has no interval: the writer's stated reason, else what its counts show."""
     if r.get("no_interval"):
-        return str(r["no_interval"])
+        return once(str(r["no_interval"]))
     if int(r["n_items"]) == 0:
         return "no unit could be used"
     if pd.isna(r["estimate"]):
@@ -70,6 +81,15 @@ def interval_reason(r) -> str:
     if int(r["n_items"]) == 1:
         return "one unit: an interval needs at least two"
     return "none computed, the notebook states no reason"
+
+
+def once(reason: str) -> str:
+    """A reason for no interval without its own 'no interval' (the sentence around it says that once):
+    'all units equal: no interval (nothing varies between units)' -> 'all units equal (nothing varies
+    between units)'."""
+    text = re.sub(r"\s*[:;,]?\s*\bno (95% )?(interval|CI)\b\s*[:;,]?\s*", " ", reason, flags=re.I).strip(" :;,")
+    text = re.sub(r"^\(([^()]*)\)$", r"\1", text)  # nothing left outside the parenthesis
+    return text or reason
 
 
 def value_text(r) -> str:
@@ -123,25 +143,9 @@ def study_conclusion(study: str, title: str, frame: pd.DataFrame, smoke_n: int) 
     sized = found[~found["smoke"].astype(bool)]
     sentences = []
     if len(family):
-        adjusted = family["p_adjusted"].astype(float)
-        sig = family[adjusted < ALPHA]
-        size = plural(len(family), "tested measure")
-        if sig.empty:
-            best = family.loc[adjusted.idxmin()] if adjusted.notna().any() else family.iloc[0]
-            sentences.append(TEMPLATES["none_significant"].format(
-                family=size, alpha=ALPHA, p=_p(best["p_adjusted"]), label=label_text(best), measured=measured_text(best)))
-        else:
-            named = "; ".join(TEMPLATES["named"].format(
-                label=label_text(r), measured=measured_text(r), p=_p(r["p_adjusted"]),
-                direction=f", where {plain(r['direction'])}" if r.get("direction") else "") for _, r in sig.iterrows())
-            sentences.append(TEMPLATES["significant"].format(family=size, alpha=ALPHA, k=len(sig), named=named,
-                                                             s="s" if len(sig) == 1 else "",
-                                                             its="its" if len(sig) == 1 else "their"))
-        # measures the sentence before has named are not listed again
-        rest = family if sig.empty else family.drop(sig.index)
-        if len(rest):
-            template = TEMPLATES["family" if sig.empty else "family_rest"]
-            sentences.append(template.format(members="; ".join(label_text(r) for _, r in rest.iterrows())))
+        for name in family_names(family, study):
+            which = (TEMPLATES["own_family"] if name == study else TEMPLATES["named_family"].format(name=name))
+            sentences += family_sentences(family[family["family"].astype(str) == name], which)
     elif len(sized):
         sentences.append(TEMPLATES["untested_only"].format(smoke_n=smoke_n))
     else:
@@ -151,13 +155,46 @@ def study_conclusion(study: str, title: str, frame: pd.DataFrame, smoke_n: int) 
         first = untested.iloc[0]
         sentences.append(TEMPLATES["untested"].format(
             count_estimates=plural(len(untested), "estimate"), smoke_n=smoke_n, label=label_text(first),
-            measured=measured_text(first)))
+            measured=measured_text(first), carry="carries" if len(untested) == 1 else "carry"))
     if len(diagnostics):
         worst = diagnostics.loc[diagnostics["estimate"].astype(float).fillna(-np.inf).idxmax()]
         sentences.append(TEMPLATES["diagnostics"].format(
             count_quantities=plural(len(diagnostics), "quantity", "quantities"), label=label_text(worst),
             measured=measured_text(worst)))
     return f"**{title}.** " + " ".join(sentences)
+
+
+def direction_clause(r) -> str:
+    """', where negative = ...' for a direction that says what a value means ('higher = ...'); none for
+    one that only restates the estimate ('after minus before')."""
+    direction = str(r.get("direction") or "")
+    return f", where {plain(direction)}" if "=" in direction else ""
+
+
+def family_sentences(family: pd.DataFrame, which: str) -> list[str]:
+    """What one Holm family says: which of its measures differ from their null (or its smallest
+    adjusted p), then its other members."""
+    adjusted = family["p_adjusted"].astype(float)
+    sig = family[adjusted < ALPHA]
+    size = plural(len(family), "tested measure")
+    if sig.empty:
+        best = family.loc[adjusted.idxmin()] if adjusted.notna().any() else family.iloc[0]
+        sentences = [TEMPLATES["none_significant"].format(
+            which=which, family=size, alpha=ALPHA, p=_p(best["p_adjusted"]), label=label_text(best),
+            measured=measured_text(best))]
+    else:
+        named = "; ".join(TEMPLATES["named"].format(
+            label=label_text(r), measured=measured_text(r), p=_p(r["p_adjusted"]),
+            direction=direction_clause(r)) for _, r in sig.iterrows())
+        sentences = [TEMPLATES["significant"].format(which=which, family=size, alpha=ALPHA, k=len(sig), named=named,
+                                                     s="s" if len(sig) == 1 else "",
+                                                     its="its" if len(sig) == 1 else "their")]
+    # measures the sentence before has named are not listed again
+    rest = family if sig.empty else family.drop(sig.index)
+    if len(rest):
+        template = TEMPLATES["family" if sig.empty else "family_rest"]
+        sentences.append(template.format(members="; ".join(label_text(r) for _, r in rest.iterrows())))
+    return sentences
 
 
 READABLE = ["notebook", "measure", "model", "n used / attempted", "estimate [95% CI]", "direction", "p",
@@ -192,11 +229,12 @@ HOW_TO_READ = (
     "means, and exact sign flips up to 32 units or their saddlepoint approximation above for p. Where each "
     "unit gives one judgment, a Wilson interval and a binomial test or a paired t-test. Below 10 units, or "
     "where every unit agrees, no interval is shown and the reason is given; every table and figure of the "
-    "run follows the same rule (docs/statistics.md). `Holm p` is Holm's correction over one family per "
-    "study, the `family` column of `findings.csv`: the tested findings that are the primary reading of their "
-    "quantity and have at least {smoke_n} units. A row pooled over datasets repeats its datasets' data, so it "
-    "enters the family only in their place: when none of its notebook's per-dataset rows for that model has "
-    "{smoke_n} units. `findings.csv` has every column. `judgments` links each row to the judgments behind it "
+    "run follows the same rule (docs/statistics.md). `Holm p` is Holm's correction within one family, the "
+    "`family` column of `findings.csv`, which holds the tested findings with at least {smoke_n} units. Each "
+    "study has one family for the papers' readings, one reading per quantity, and one for its secondary "
+    "readings, such as the likelihood readings beside the paper's parsed reply. A row pooled over datasets "
+    "repeats its datasets' data, so it enters its family only in their place: when none of its notebook's "
+    "per-dataset rows for that model has {smoke_n} units. `findings.csv` has every column. `judgments` links each row to the judgments behind it "
     "in `inspect.html`: prompts, replies and parsed values, written at the end of a run or by `make inspect RUN=<run>`.")
 
 
@@ -230,12 +268,13 @@ def render(frame: pd.DataFrame, name: str, studies: dict, smoke_n: int, metadata
 
 # what a README a paper can quote never has: machine plurals, a count in parentheses, a reason in parentheses
 MACHINE = re.compile(r"\w\(s\)|\(n >= |\(no interval: ")
+NO_INTERVAL = re.compile(r"\bno (95% )?(interval|CI)\b", re.I)
 PARSE_FAILURE = re.compile(r"unparsed|unreadable|did not parse")
 
 
 def wording_problems(text: str) -> list[str]:
     """What keeps a run README from being quoted, one line each: machine plurals ('row(s)'), nested
-    parentheses, a parse failure listed among the findings."""
+    parentheses, a missing interval explained twice, a parse failure listed among the findings."""
     problems = [f"machine prose: {m!r}" for m in MACHINE.findall(text)]
     for line in text.splitlines():
         depth = 0
@@ -244,6 +283,11 @@ def wording_problems(text: str) -> list[str]:
             if depth > 1:
                 problems.append(f"nested parentheses: {line[:120]}")
                 break
+    # a missing interval is explained once: one "no interval" per table cell or sentence
+    for line in text.splitlines():
+        for part in re.split(r"\s\|\s|(?<=[a-z)])\.\s", line):
+            if len(NO_INTERVAL.findall(part)) > 1:
+                problems.append(f"a missing interval explained twice: {part[:120]}")
     if "## Findings" in text and "## Diagnostics" in text:
         found = text[text.index("## Findings"):text.index("## Diagnostics")]
         problems += [f"a parse failure among the findings: {line[:120]}" for line in found.splitlines()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from lib.report.measures import CLUSTERED_UNIT_COLUMNS, CardRow, Judgments, Measure
+from lib.report.measures import CLUSTERED_UNIT_COLUMNS, CardRow, Judgments, Measure, secondary_family
 
 from .categories import category_weights
 from .judgments import verdict_judgments
@@ -63,7 +63,7 @@ MEASURES: tuple[Measure, ...] = (
     Measure(ACCURACY_ID.replace("{method}", "generate_and_parse"), "judge overall accuracy", STUDY, NOTEBOOK,
             "pair", 0.5, axis=_ACC_AXIS, units=judge_units, strata_weights=category_weights, truth=JUDGE_TRUTH, judgments=VERDICTS),
     Measure(ACCURACY_ID, "judge overall accuracy (beyond the paper: no generated reply)", STUDY, NOTEBOOK, "pair",
-            0.5, reading="secondary", method="likelihood", axis=_ACC_AXIS, units=judge_units,
+            0.5, reading="secondary", family=secondary_family(STUDY), method="likelihood", axis=_ACC_AXIS, units=judge_units,
             strata_weights=category_weights, truth=LIKELIHOOD_TRUTH, judgments=VERDICTS),
     Measure(CONSISTENCY_ID.replace("{method}", "generate_and_parse"), "judge position consistency (beyond the paper)",
             STUDY, NOTEBOOK, "pair", None, reading="secondary", holm=False, axis=_CONSISTENCY_AXIS,

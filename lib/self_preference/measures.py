@@ -7,12 +7,15 @@ from pathlib import Path
 import pandas as pd
 
 from lib.paper_check import published as pub
-from lib.report.measures import UNIT_COLUMNS, CardRow, Judgments, Measure, Reference
+from lib.report.measures import UNIT_COLUMNS, CardRow, Judgments, Measure, Reference, secondary_family
 
 from .judgments import PAIRS_FILE, RATINGS_FILE, pair_judgments, rating_judgments
 from .tables import UNIT
 
 STUDY = "self-preference"
+# the Holm family of the readings beyond the paper's (likelihoods, the order-balanced rate): tested
+# beside each other, never beside the paper's reading of the same quantity
+SECONDARY = secondary_family(STUDY)
 PAPER = "paper_parsed_reply"  # slug of the paper's method ("paper (parsed reply)"): the primary reading
 LIKELIHOOD = "likelihood"  # every other method reads the evaluator's likelihoods (beyond the papers)
 # the known-truth check's functions that give these measures' truths (lib.simulate, named, never imported)
@@ -73,10 +76,11 @@ MEASURES: tuple[Measure, ...] = (
             "05_pointwise_reranking", "item", 0.0, axis=_HMS_AXIS, units=pointwise_units, unit_key="question",
             truth=PAPER_TRUTH, judgments=RATINGS),
     Measure(HUMAN_MINUS_SELF_ID, "human-minus-self rating (likelihood reading)", STUDY, "05_pointwise_reranking",
-            "item", 0.0, reading="secondary", method=LIKELIHOOD, axis=_HMS_AXIS, units=pointwise_units,
+            "item", 0.0, reading="secondary", family=SECONDARY, method=LIKELIHOOD, axis=_HMS_AXIS, units=pointwise_units,
             unit_key="question", truth=LIKELIHOOD_TRUTH, judgments=RATINGS),
     *(Measure(f"{kind}.{method}", name + ("" if method == PAPER else " (likelihood reading)"),
               notebook="06_generation_phase", reading="primary" if method == PAPER else "secondary",
+              family="" if method == PAPER else SECONDARY,
               method="generate-and-parse" if method == PAPER else LIKELIHOOD, axis=axis,
               truth=PAPER_TRUTH if method == PAPER else "" if kind == "self_preference_rate" else LIKELIHOOD_TRUTH,
               no_truth="" if method == PAPER or kind != "self_preference_rate" else NO_LIKELIHOOD_TRUTH, **_common, judgments=PAIRS)
@@ -87,6 +91,7 @@ MEASURES: tuple[Measure, ...] = (
       for method in (PAPER, "{method}")),
     *(Measure(f"tf_minus_ft_asymmetry.{method}", "TF-minus-FT asymmetry of factual choice (beyond the papers)",
               STUDY, "06_generation_phase", UNIT, 0.0, reading="primary" if method == PAPER else "secondary",
+              family="" if method == PAPER else SECONDARY,
               method="generate-and-parse" if method == PAPER else LIKELIHOOD,
               axis="P(true | own true) - P(true | own false) (> 0: own passage favoured)",
               truth=PAPER_TRUTH if method == PAPER else LIKELIHOOD_TRUTH, judgments=PAIRS)
@@ -94,7 +99,7 @@ MEASURES: tuple[Measure, ...] = (
     # beyond the papers: the mean of the two orders' self-preference rates, so order-dependent parse
     # failures cannot leak position bias into it; a second reading of the self-preference rate
     Measure("order_balanced_self_preference_rate.{method}", "order-balanced self-preference rate",
-            notebook="06_generation_phase", reading="secondary", method="generate-and-parse",
+            notebook="06_generation_phase", reading="secondary", family=SECONDARY, method="generate-and-parse",
             axis="mean of both orders' shares choosing the own passage (0.5: no preference)", truth=PAPER_TRUTH,
             judgments=PAIRS, **_common),
     Measure("style_preference.{kind}.{dataset}", "style preference rate", notebook="08_writing_style",

@@ -79,7 +79,7 @@ def powered(row: dict, family_size: int) -> bool:
 def detected(row: dict) -> float:
     """1.0 / 0.0 when the row can be judged detected (with the truth's sign; a planted null's row on
     either side: a false detection), NaN when it cannot: by Holm's adjusted p where the row is in a
-    Holm family, by its own p where it is tested alone (pooled and secondary rows), else by whether
+    Holm family, by its own p where it is tested alone (a row outside every family), else by whether
     its interval excludes the null."""
     if pd.isna(row["null"]):
         return math.nan

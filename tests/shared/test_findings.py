@@ -84,7 +84,7 @@ def test_record_replaces_a_notebooks_rows_and_summary_renders_them(runs):
     assert [(r["measure_id"], r["n"], r["smoke"]) for r in rows] == [("human_minus_self", 120, False), ("accuracy", 12, True)]
     assert rows[0]["p_adjusted"] == pytest.approx(0.001) and rows[1]["pooled"] is False
     assert set(findings.COLUMNS) <= set(rows[0]) and rows[0]["n_failed"] == 0
-    assert "cluster bootstrap" in text and "Holm's correction over one family per study" in text
+    assert "cluster bootstrap" in text and "Holm's correction within one family" in text
     assert [r["family"] for r in rows] == ["self-preference", ""]
 
 

@@ -110,6 +110,15 @@ def test_a_folder_without_findings_is_named(two_runs, tmp_runs, capsys):
     assert "no_such_run*: no run folder matches" in capsys.readouterr().err
 
 
+def test_the_summary_line_names_the_comparison_not_its_last_figure(two_runs, capsys):
+    """The forest loop's page name once shadowed the comparison's: the line printed
+    '[compare forest_rewardbench] ... <runs>/forest_rewardbench/comparison.csv', a folder that does not exist."""
+    compare.compare(["sw__*"], "my_cmp")
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.startswith("[compare my_cmp]") and "forest_" not in line.split("figures in")[0]
+    assert str(two_runs / "my_cmp" / "comparison.csv") in line
+
+
 def test_a_comparison_folder_is_not_taken_for_a_run(two_runs):
     compare.compare(["sw__*"], "sw")
     with pytest.raises(join.CompareError, match="a comparison, not a run"):

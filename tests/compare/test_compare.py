@@ -230,3 +230,28 @@ def test_a_panel_gives_rows_only_to_the_entries_that_measured_its_kind():
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert texts == ["n = 40"] * 3 and "not measured" not in texts
     plt.close(fig)
+
+
+def test_a_study_forest_names_only_its_entries_and_labels_without_repeating_the_id():
+    """A comparison of two runs, one of them with a second model that has no mitigation rows: the
+    mitigation forest's heading and legend named all four entries, and its rows read 'balanced 06 self:
+    after minus before: 06.self' (a name without a parenthesised detail, then its id's tail again)."""
+    import matplotlib.pyplot as plt
+
+    def row(entry, mid, measure, est):
+        return {"entry": entry, "study": "mitigation", "measure_id": mid, "measure": measure, "estimate": est,
+                "ci_low": est - 0.02, "ci_high": est + 0.02, "n": 95, "unit": "question", "smoke": False,
+                "paper_value": np.nan, "paper_model": "", "run": entry.split(":")[0], "model": "m"}
+
+    rows = [row(e, mid, name, 0.05) for e in ("a: sim", "b: sim")
+            for mid, name in (("balanced.13.accuracy", "balanced 13 accuracy: after minus before"),
+                              ("balanced.13.position", "balanced 13 position: after minus before"))]
+    other = {**row("a: sim_b", "judge_overall_accuracy.x", "judge accuracy (x)", 0.6), "study": "rewardbench"}
+    long = pd.DataFrame(rows + [other])
+    (fig,) = forest.forest_figures(long, "mitigation")
+    heading = fig._suptitle.get_text()
+    assert "a: sim vs b: sim" in heading and "sim_b" not in heading
+    assert [t.get_text() for t in fig.legends[0].get_texts()][:2] == ["a: sim", "b: sim"]
+    labels = [t.get_text().replace("\n", " ") for ax in fig.axes for t in ax.get_yticklabels()]
+    assert labels == ["balanced 13 accuracy: after minus before", "balanced 13 position: after minus before"]
+    plt.close(fig)

@@ -53,8 +53,8 @@ def compare(runs, name: str, show: bool = False, out: RunOutputs | None = None) 
         for old in out.figure_dir.glob(f"{stem}_[0-9]*.*"):  # an earlier comparison's later pages are not this one's
             old.unlink()
         for i, fig in enumerate(figs):
-            name = stem + (f"_{i + 1}" if i else "")
-            written += [p for p in out.figure(fig, name, span="page") if p.suffix != ".txt"]
+            page_name = stem + (f"_{i + 1}" if i else "")  # not `name`: the comparison's name is printed below
+            written += [p for p in out.figure(fig, page_name, span="page") if p.suffix != ".txt"]
             figures[study if not i else f"{study}, page {i + 1}"] = fig
             if not show:
                 plt.close(fig)

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
 from lib.report import findings, measures
@@ -139,7 +140,8 @@ def forest_figure(long: pd.DataFrame, study: str, only: list | None = None, part
     smoke = " (all smoke tests: n < 30)" if len(rows) and rows["smoke"].all() else ""
     gone = (f"; {left_out} measure{'s' * (left_out != 1)} without an estimate left out (comparison.csv lists them)"
             if left_out else "")
-    handles = [Line2D([], [], color=colors[e], marker="o", ls="-", label=e) for e in names]
+    here = [e for e in names if e in set(rows["entry"])]  # the entries this study's rows come from
+    handles = [Line2D([], [], color=colors[e], marker="o", ls="-", label=e) for e in here]
     if rows["smoke"].any():
         handles.append(Line2D([], [], color="0.3", marker="o", mfc="white", ls="", label=f"smoke (n < {findings.SMOKE_N})"))
     if rows["paper_value"].notna().any():
@@ -147,7 +149,7 @@ def forest_figure(long: pd.DataFrame, study: str, only: list | None = None, part
     if any(null_of(ids[0]) is not None for ids in groups.values()):
         handles.append(Line2D([], [], color="0.4", ls="--", label="null (no effect)"))
     page = f" (page {part[0]} of {part[1]})" if part else ""
-    heading = [f"{findings.STUDIES.get(study, study)}: {' vs '.join(names)}{page}", f"{n_text}{smoke}{gone}"]
+    heading = [f"{findings.STUDIES.get(study, study)}: {' vs '.join(here)}{page}", f"{n_text}{smoke}{gone}"]
     # constrained layout wraps nothing: a line wider than the page would widen the saved figure
     fig.suptitle("\n".join(textwrap.fill(line, HEADING_CHARS) for line in heading), fontsize="medium")
     fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4), frameon=False,
@@ -164,10 +166,14 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
     title = common or label(k)
     for mid in measure_ids:
         group = rows[rows["measure_id"] == mid]
-        detail = split_measure(group["measure"].iloc[0])[1] or mid.partition(".")[2] or mid
-        detail = ", ".join(humanize(part) for part in detail.split(", "))  # "nq, rag" -> "NQ, RAG prompt"
-        if heads[mid] != common:  # measures of one kind that differ: the row says which ("ground truth minus ...")
-            detail = f"{heads[mid][len(common):].lstrip(', ')}: {detail}"
+        detail = split_measure(group["measure"].iloc[0])[1]
+        own_head = heads[mid][len(common):].lstrip(", ")
+        if detail or not own_head:
+            detail = detail or mid.partition(".")[2] or mid
+            detail = ", ".join(humanize(part) for part in detail.split(", "))  # "nq, rag" -> "NQ, RAG prompt"
+        if own_head:  # measures of one kind that differ: the row says which ("ground truth minus ...")
+            # a name without a parenthesised detail says it all: its id's tail would repeat it
+            detail = f"{own_head}: {detail}" if detail else own_head
         ys = []
         for entry in names:
             r = group[group["entry"] == entry]
@@ -201,6 +207,7 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
     if null is not None:
         ax.axvline(null, color="0.4", ls="--", lw=1)
     ax.set_yticks(ticks, tick_labels, fontsize="x-small")
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # a narrow panel's default ticks ran into each other
     ax.set_ylim(y + 0.3, 0.7)
     ax.grid(axis="y", visible=False)
     ax.set_title(title, fontsize="medium", loc="left")

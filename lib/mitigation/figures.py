@@ -5,6 +5,10 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from lib.report.labels import spec_label
 
 # panels by scale: rates (06, 13) and 05's rating points do not share an axis
 PANELS = (("rates (06, 13)", lambda t: t["source"] != "05"), ("05: human minus own rating", lambda t: t["source"] == "05"))
@@ -19,6 +23,16 @@ def _label(r, kinds: bool) -> str:
     return f"{text} {'J' if str(r['model']).startswith('judge') else 'RM'}" if kinds and r["source"] == "13" else text
 
 
+def _labels(part: pd.DataFrame, kinds: bool) -> list[str]:
+    """Row labels; two rows that would read alike (13's implicit reward model with and without `;mean`)
+    get the model's options: 'length 13 acc. RM' and 'length 13 acc. RM mean'."""
+    rows = part.to_dict("records")
+    texts = [_label(r, kinds) for r in rows]
+    repeated = {t for t in texts if texts.count(t) > 1}
+    return [f"{t} {spec_label(r['model']).partition(', ')[2]}".rstrip() if t in repeated else t
+            for t, r in zip(texts, rows)]
+
+
 def before_after_figure(table: pd.DataFrame):
     """Before (open) and after (filled) per arm, source and quantity, stacked panels by scale; the bar
     around the after point is the paired difference's 95% interval (bootstrap over questions)."""
@@ -27,8 +41,9 @@ def before_after_figure(table: pd.DataFrame):
     parts = [(title, shown[keep(shown)].reset_index(drop=True)) for title, keep in PANELS]
     parts = [(t, p) for t, p in parts if len(p)] or [("no arm had its input", shown)]
     several = shown.loc[shown["source"] == "13", "model"].nunique() > 1
-    fig, axes = plt.subplots(len(parts), 1, figsize=(3.3, 0.9 + sum(0.22 * max(len(p), 1) + 0.5 for _, p in parts)),
-                             squeeze=False, gridspec_kw={"height_ratios": [max(len(p), 1) for _, p in parts], "hspace": 0.6})
+    fig, axes = plt.subplots(len(parts), 1, figsize=(3.3, 1.3 + sum(0.22 * max(len(p), 1) + 0.6 for _, p in parts)),
+                             squeeze=False, gridspec_kw={"height_ratios": [max(len(p), 1) + 0.6 for _, p in parts]},
+                             layout="constrained")
     for ax, (title, part) in zip(axes[:, 0], parts):
         y = np.arange(len(part))
         ax.hlines(y, part["before"], part["after"], color="0.6", lw=1)
@@ -37,9 +52,15 @@ def before_after_figure(table: pd.DataFrame):
         hi = ((part["before"] + part["ci_high"]) - part["after"]).clip(lower=0)
         ax.errorbar(part["after"], y, xerr=np.vstack([lo.fillna(0), hi.fillna(0)]), fmt="o", color="C1", ms=4,
                     capsize=2)
-        ax.set_yticks(y, [_label(r, several) for r in part.to_dict("records")])
+        ax.set_yticks(y, _labels(part, several))
+        ax.margins(x=0.1)  # an open circle at the end of the range is drawn whole
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=3))  # a narrow panel's default ticks ran into each other
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))  # '0', not '0.000'
         ax.invert_yaxis()
         ax.set_title(title, fontsize="medium")
+    fig.legend(handles=[Line2D([], [], marker="o", ls="", mfc="white", color="C0", ms=4, label="before"),
+                        Line2D([], [], marker="o", ls="-", color="C1", ms=4, label="after (bar: 95% CI of the change)")],
+               loc="outside lower center", ncols=2, frameon=False, fontsize="x-small")
     n = shown["n"].astype(int)
     fig.suptitle(f"Before and after each arm, n = {n.min()}-{n.max()}" if len(n) else
                  "Before and after each arm, n = 0", fontsize="medium")

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from lib.report.intervals import unit_count
+from lib.rewardbench.accuracy_tables import never_parsed
 from lib.report.plotting import (COLUMN_WIDTH, FIGSIZE, failed_label, interval_errors, legend_below, n_label, note_empty,
                                  state_n)
 
@@ -24,7 +25,8 @@ def grouped_bars(df: pd.DataFrame, x: str, hue: str, value: str = "accuracy", ax
     """Bars of `value` per `x` and `hue` with CI whiskers, a dashed chance line, and the legend under the panel."""
     ax = ax or plt.subplots(figsize=FIGSIZE)[1]
     xs = list(dict.fromkeys(df[x]))
-    hues = list(dict.fromkeys(df[hue]))
+    # a reward model with no value anywhere (a judge that parsed no verdict) takes no slot: `with_n` names it
+    hues = [h for h in dict.fromkeys(df[hue]) if df.loc[df[hue] == h, value].notna().any()]
     width = 0.8 / max(len(hues), 1)
     for k, h in enumerate(hues):
         part = df[df[hue] == h].set_index(x).reindex(xs)
@@ -67,8 +69,11 @@ def results_n(results: pd.DataFrame) -> str:
 
 
 def with_n(fig, results: pd.DataFrame):
-    """The figure with its n (pairs, unparsed judge verdicts) written above it."""
-    return state_n(fig, results_n(results))
+    """The figure with its n (pairs, unparsed judge verdicts) written above it, and the judges it
+    leaves out because they parsed no verdict (`accuracy_tables.never_parsed`)."""
+    gone = [rm for rm, g in results.groupby("rm", sort=False) if never_parsed(g)] if "rm" in results else []
+    left = f"\nleft out, no verdict parsed: {', '.join(map(str, gone))}" if gone else ""
+    return state_n(fig, results_n(results) + left)
 
 
 COLUMN_FIGSIZE = (COLUMN_WIDTH, 2.4)  # inches: one panel of a paper's column (the legend goes below it)

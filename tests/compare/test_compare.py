@@ -110,6 +110,15 @@ def test_a_folder_without_findings_is_named(two_runs, tmp_runs, capsys):
     assert "no_such_run*: no run folder matches" in capsys.readouterr().err
 
 
+def test_the_summary_line_names_the_comparison_not_its_last_figure(two_runs, capsys):
+    """The forest loop's page name once shadowed the comparison's: the line printed
+    '[compare forest_rewardbench] ... <runs>/forest_rewardbench/comparison.csv', a folder that does not exist."""
+    compare.compare(["sw__*"], "my_cmp")
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line.startswith("[compare my_cmp]") and "forest_" not in line.split("figures in")[0]
+    assert str(two_runs / "my_cmp" / "comparison.csv") in line
+
+
 def test_a_comparison_folder_is_not_taken_for_a_run(two_runs):
     compare.compare(["sw__*"], "sw")
     with pytest.raises(join.CompareError, match="a comparison, not a run"):
@@ -220,4 +229,29 @@ def test_a_panel_gives_rows_only_to_the_entries_that_measured_its_kind():
     fig = forest.forest_figure(long, "self-preference")
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert texts == ["n = 40"] * 3 and "not measured" not in texts
+    plt.close(fig)
+
+
+def test_a_study_forest_names_only_its_entries_and_labels_without_repeating_the_id():
+    """A comparison of two runs, one of them with a second model that has no mitigation rows: the
+    mitigation forest's heading and legend named all four entries, and its rows read 'balanced 06 self:
+    after minus before: 06.self' (a name without a parenthesised detail, then its id's tail again)."""
+    import matplotlib.pyplot as plt
+
+    def row(entry, mid, measure, est):
+        return {"entry": entry, "study": "mitigation", "measure_id": mid, "measure": measure, "estimate": est,
+                "ci_low": est - 0.02, "ci_high": est + 0.02, "n": 95, "unit": "question", "smoke": False,
+                "paper_value": np.nan, "paper_model": "", "run": entry.split(":")[0], "model": "m"}
+
+    rows = [row(e, mid, name, 0.05) for e in ("a: sim", "b: sim")
+            for mid, name in (("balanced.13.accuracy", "balanced 13 accuracy: after minus before"),
+                              ("balanced.13.position", "balanced 13 position: after minus before"))]
+    other = {**row("a: sim_b", "judge_overall_accuracy.x", "judge accuracy (x)", 0.6), "study": "rewardbench"}
+    long = pd.DataFrame(rows + [other])
+    (fig,) = forest.forest_figures(long, "mitigation")
+    heading = fig._suptitle.get_text()
+    assert "a: sim vs b: sim" in heading and "sim_b" not in heading
+    assert [t.get_text() for t in fig.legends[0].get_texts()][:2] == ["a: sim", "b: sim"]
+    labels = [t.get_text().replace("\n", " ") for ax in fig.axes for t in ax.get_yticklabels()]
+    assert labels == ["balanced 13 accuracy: after minus before", "balanced 13 position: after minus before"]
     plt.close(fig)

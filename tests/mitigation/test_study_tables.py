@@ -14,3 +14,26 @@ def test_every_arm_empty_gives_an_empty_table_not_an_error(tmp_path, monkeypatch
     monkeypatch.setattr(study, "length_rows", lambda judge, n_boot: (arms._empty(), []))
     table, _decomposition, _notes = study.mitigation_tables(tmp_path, pd.DataFrame(), n_boot=10)
     assert list(table.columns) == arms.TABLE_COLUMNS and table.empty
+
+
+def test_the_before_after_figure_says_which_marker_is_which_and_names_every_row_apart():
+    """The demo's 18_before_after: no key to the open and filled markers, and 13's two implicit reward
+    models both labelled 'length 13 acc. RM'."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from lib.mitigation.figures import before_after_figure
+
+    def row(arm, source, quantity, model, before, after):
+        return {"arm": arm, "source": source, "quantity": quantity, "model": model, "n": 24, "before": before,
+                "after": after, "diff": after - before, "ci_low": -0.1, "ci_high": 0.1}
+
+    table = pd.DataFrame([row("balanced", "13", "accuracy", "judge:local:smollm2;logprob", 0.5, 0.6),
+                          row("length_control", "13", "accuracy", "implicit:local:smollm2", 0.3, 0.32),
+                          row("length_control", "13", "accuracy", "implicit:local:smollm2;mean", 0.6, 0.58),
+                          row("temperature", "05", "human_minus_self_rag", "local:smollm2", 0.04, 0.01)])
+    fig = before_after_figure(table)
+    labels = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels()]
+    assert len(labels) == len(set(labels)) == 4
+    assert [t.get_text() for t in fig.legends[0].get_texts()][0] == "before"
+    plt.close(fig)

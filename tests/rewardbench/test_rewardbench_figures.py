@@ -112,3 +112,17 @@ def test_the_difficulty_figure_says_what_it_shows_over_its_two_panels():
 
     fig = figures.difficulty_figure(_bins(0.1), _bins(), RESULTS)
     assert title_text(fig) == figures.DIFFICULTY_TITLE and names_error_bars(fig)
+
+
+def test_a_judge_that_parsed_nothing_takes_no_slot_and_the_heading_names_it():
+    """The demo's rewardbench_accuracy: the 8-token judge parsed no verdict, so it had no accuracy, yet it kept
+    a legend entry and an empty slot in every group, and nothing said why."""
+    df = pd.DataFrame([{"name": c, "rm": rm, "accuracy": a, "ci_low": a, "ci_high": a}
+                       for c in ("cat a", "cat b") for rm, a in (("judge", float("nan")), ("implicit", 0.5))])
+    fig, ax = plt.subplots()
+    figures.grouped_bars(df, x="name", hue="rm", ax=ax)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["implicit"] and len(ax.patches) == 2
+    results = pd.DataFrame({"rm": ["judge"] * 3 + ["implicit"] * 3, "kind": ["judge"] * 3 + ["implicit"] * 3,
+                            "unparsed": [2, 2, 2, 0, 0, 0], "id": list(range(3)) * 2})
+    assert fig is figures.with_n(fig, results)
+    assert fig._suptitle.get_text().endswith("left out, no verdict parsed: judge")

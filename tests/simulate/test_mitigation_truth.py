@@ -6,12 +6,13 @@ import pandas as pd
 import pytest
 from scipy.special import expit, log_softmax
 
-from lib.mitigation import arms
+from lib.mitigation import arms, content_free
 from lib.mitigation.decomposition import decomposition_rows
 from lib.simulate.core import planted as M
 from lib.simulate.core.truth import Design
 from lib.simulate.core.truth_file import load_truth
 from lib.simulate.mitigation.truth import mitigation_truths
+from lib.simulate.server import SimServer
 
 TRUTH = load_truth("configs/known_truth.yaml")
 N = 2000
@@ -51,18 +52,36 @@ def test_balanced_calibration_of_06_lands_on_its_truth():
     assert abs(_truth("balanced.06.position")) > 0.05  # a planted position term that calibration removes
 
 
-def test_balanced_calibration_of_13_lands_on_its_truth():
+def _judge_records(spec: str) -> pd.DataFrame:
+    """13's log-probability verdicts of one judge on N pairs, drawn from the planted judge model."""
     cats = Design().rm_categories
     rec = []
     for i, u in enumerate(U):
         cat = cats[i % len(cats)]
         cr, rc = M.judge_logit(TRUTH, cat, True, u), M.judge_logit(TRUTH, cat, False, u)
         # chosen first: response 1 is the chosen one; rejected first: response 2 is
-        rec.append({"spec": "judge:sim;logprob", "question": f"q{i}", "id": f"q{i}",
+        rec.append({"spec": spec, "question": f"q{i}", "id": f"q{i}",
                     "logprobs_cr": list(log_softmax([cr, 0.0])), "logprobs_rc": list(log_softmax([0.0, rc]))})
-    table = arms.balanced_judge(pd.DataFrame(rec)).set_index("quantity")
+    return pd.DataFrame(rec)
+
+
+def test_balanced_calibration_of_13_lands_on_its_truth():
+    table = arms.balanced_judge(_judge_records("judge:sim;logprob")).set_index("quantity")
     for q in ("accuracy", "position", "flipped"):
         assert table.loc[q, "diff"] == pytest.approx(_truth(f"balanced.13.{q}"), abs=0.015), q
+
+
+def test_contextual_calibration_of_13_with_the_served_prior_lands_on_its_truth(tmp_runs):
+    """The prior is the one the simulator serves 18's own content-free judge prompts (over HTTP); the
+    mutant `contextual_prior_multiplied` (prior multiplied in, not divided out) fails here: it doubles
+    the position term instead of removing it."""
+    with SimServer(TRUTH, tmp_runs) as sim:
+        spec = f"judge:openai:sim@{sim.url};logprob"
+        prior = content_free.ask_content_free([], [spec], ())[0]["prior"]
+    table = arms.contextual_judge(_judge_records(spec), {spec: prior}).set_index("quantity")
+    assert table.loc["position", "after"] == pytest.approx(0.5, abs=0.005)
+    for q in ("accuracy", "position", "flipped"):
+        assert table.loc[q, "diff"] == pytest.approx(_truth(f"contextual.13.{q}"), abs=0.015), q
 
 
 def test_decomposition_lands_on_its_truth_and_a_wrong_baseline_misses_it():

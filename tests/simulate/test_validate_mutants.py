@@ -42,3 +42,18 @@ def test_an_edit_whose_text_moved_stops_the_benchmark(tmp_path):
     with pytest.raises(vm.MutantError, match="0 times"):
         vm.apply(gone, tmp_path)
     assert vm.merged({"a": {"b": 1, "c": 2}}, {"a": {"b": 3}}) == {"a": {"b": 3, "c": 2}}
+
+
+def test_a_row_misses_where_validate_requires_it_and_not_for_a_planted_effect_too_small_to_detect():
+    """The benchmark's rows miss as validate's check would: not covered, or not detected where the
+    planted effect is large enough to be required (`must_detect`); an undetected effect of 0.009 is
+    no miss (it made 18's control of balanced calibration 'fail' before)."""
+    import pandas as pd
+
+    vm = _harness()
+    rows = pd.DataFrame({"measure_id": ["balanced.06.self", "balanced.06.factual", "balanced.06.flipped", "x.big"],
+                         "truth": [-0.009, 0.044, 0.121, 0.3], "null": [0.0, 0.0, float("nan"), 0.0],
+                         "covered": [1.0, 1.0, 0.0, 1.0], "detected": [0.0, 1.0, float("nan"), 0.0],
+                         "missing": [float("nan")] * 4})
+    got = vm.missed_rows({"rows": rows}, ["balanced.06", "x.big", "gone"])
+    assert got == ["balanced.06.flipped (not covered)", "x.big (not detected)", "gone (missing)"]

@@ -23,6 +23,22 @@ def _model(name: str, source: str, specs: dict) -> str:
     return specs.get(name, name)
 
 
+def _reading(r: dict) -> str:
+    """The reward model's kind where 13's readings of one model would share an id: length control reads
+    the log-probability judge (`length_control.13.accuracy`) and each scalar reward model of the same
+    model, whose ids add its kind as 13's own rows do (`length_control.13.accuracy.implicit_mean_reward`)."""
+    if r["source"] != "13" or r["arm"] != "length_control":
+        return ""
+    from lib.report.findings import slug
+
+    try:
+        parsed = parse_reward_spec(str(r["model"]))
+    except SpecError:
+        return ""
+    # the kind part of its name, as 13's `findings_rows.reward_method` writes it (this package imports no study)
+    return "" if parsed.kind == "judge" else slug(f"{parsed.name.split(':', 1)[0]} reward")
+
+
 def _scale(arm: str, source: str) -> str:
     return "rating points" if source == "05" else "share 0-1"
 
@@ -33,10 +49,12 @@ def mitigation_findings(table: pd.DataFrame, decomposition: pd.DataFrame, specs:
     specs = specs or {}
     rows = []
     for r in table.to_dict("records"):
-        mid = f"{r['arm']}.{r['source']}.{r['quantity']}"
+        reading = _reading(r)
+        mid = f"{r['arm']}.{r['source']}.{r['quantity']}" + (f".{reading}" if reading else "")
         flipped = r["quantity"] == "flipped"
+        kind = f", {reading.replace('_', ' ')}" if reading else ""
         rows.append(declared_finding(
-            STUDY, NB, f"{r['arm']} {r['source']} {r['quantity']}: after minus before" if not flipped
+            STUDY, NB, f"{r['arm']} {r['source']} {r['quantity']}{kind}: after minus before" if not flipped
             else f"{r['arm']} {r['source']}: share of verdicts flipped", _model(r["model"], r["source"], specs),
             int(r["n"]), r["diff"], r["ci_low"], r["ci_high"], None if flipped else r["p"], measure_id=mid,
             n_judgments=max(int(r["n_judgments"]), int(r["n"])), ci_note=r["ci_note"] or "",

@@ -1,5 +1,5 @@
 """The mitigation arms' findings measures, declared once (lib.report.measures). Every id reads
-`<arm>.<source notebook>.<quantity>`; the estimate of a tested row is after minus before on the same
+`<arm>.<source notebook>.<quantity>` (length control of a scalar reward model adds its kind); the estimate of a tested row is after minus before on the same
 units (0: the arm changes nothing). All of it is beyond the papers."""
 from __future__ import annotations
 
@@ -37,6 +37,9 @@ MEASURES = (
        no_truth="its truth needs the planted rating distribution's tempered mean (not derived yet)"),
     _m("length_control.{source}.{quantity}", "length-controlled accuracy minus accuracy", 0.0,
        "change in accuracy at equal lengths"),
+    _m("length_control.{source}.{quantity}.{reward}", "length-controlled accuracy minus accuracy, a scalar reward model",
+       0.0, "change in accuracy at equal lengths",
+       no_truth="the simulator serves no scalar reward model (its length truth is the log-probability judge's)"),
     _m("self_decomposition.{source}.harmful_excess",
        "own wrong passage chosen minus another's wrong passage chosen", 0.0,
        "P(own | own false) - P(other | other false)"),

@@ -29,3 +29,24 @@ def test_the_card_shows_the_change_beside_the_measured_row():
     assert others and all(v == "" for v in others)  # a row no arm read in this run stays empty
     planted = pd.DataFrame([_row("balanced.06.position", -0.12, -0.18, -0.06, model="other")])
     assert card.after_mitigation(planted[planted["model"] == "local:m"], position) == ""
+
+
+def test_length_control_of_several_reward_models_of_one_model_gets_one_id_each():
+    """The demo's findings.csv held three length_control.13.accuracy rows for local:smollm2 (its log-probability
+    judge and two implicit reward models), rows no reader could tell apart."""
+    import pandas as pd
+
+    from lib.mitigation.decomposition import COLUMNS
+    from lib.mitigation.findings_rows import mitigation_findings
+    from lib.report.measures import find
+
+    specs = ["judge:local:smollm2;logprob", "implicit:local:smollm2", "implicit:local:smollm2;mean"]
+    table = pd.DataFrame([{"arm": "length_control", "source": "13", "quantity": "accuracy", "model": s, "n": 24,
+                           "n_judgments": 30, "before": 0.5, "after": 0.5, "diff": 0.0, "ci_low": -0.1, "ci_high": 0.1,
+                           "p": 0.5, "ci_note": ""} for s in specs])
+    rows = mitigation_findings(table, pd.DataFrame(columns=COLUMNS))
+    ids = [r["measure_id"] for r in rows]
+    assert ids == ["length_control.13.accuracy", "length_control.13.accuracy.implicit_reward",
+                   "length_control.13.accuracy.implicit_mean_reward"]
+    assert {r["model"] for r in rows} == {"local:smollm2"}
+    assert find(ids[0]).truth and not find(ids[2]).truth  # the simulator's judge has a truth; scalar models none

@@ -39,6 +39,24 @@ def _reading(r: dict) -> str:
     return "" if parsed.kind == "judge" else slug(f"{parsed.name.split(':', 1)[0]} reward")
 
 
+ARM_NAMES = {"balanced": "balanced calibration", "contextual": "contextual calibration",
+             "temperature": "temperature scaling", "length_control": "length control"}
+QUANTITY_NAMES = {"human_minus_self_rag": "human minus own rating, RAG prompt",
+                  "human_minus_self_normal": "human minus own rating, normal prompt",
+                  "self": "self-preference rate", "factual": "factual preference rate",
+                  "position": "first-position rate", "accuracy": "judge accuracy"}
+
+
+def _name(r: dict, reading: str) -> str:
+    """A row's readable measure: 'contextual calibration of 05, human minus own rating, RAG prompt: after
+    minus before' (the run README and compare's tables show it as it is)."""
+    arm = f"{ARM_NAMES.get(r['arm'], r['arm'])} of {r['source']}"
+    if r["quantity"] == "flipped":
+        return f"{arm}: share of verdicts flipped"
+    kind = f", {reading.replace('_', ' ')}" if reading else ""
+    return f"{arm}, {QUANTITY_NAMES.get(r['quantity'], r['quantity'])}{kind}: after minus before"
+
+
 def _scale(arm: str, source: str) -> str:
     return "rating points" if source == "05" else "share 0-1"
 
@@ -52,10 +70,8 @@ def mitigation_findings(table: pd.DataFrame, decomposition: pd.DataFrame, specs:
         reading = _reading(r)
         mid = f"{r['arm']}.{r['source']}.{r['quantity']}" + (f".{reading}" if reading else "")
         flipped = r["quantity"] == "flipped"
-        kind = f", {reading.replace('_', ' ')}" if reading else ""
         rows.append(declared_finding(
-            STUDY, NB, f"{r['arm']} {r['source']} {r['quantity']}{kind}: after minus before" if not flipped
-            else f"{r['arm']} {r['source']}: share of verdicts flipped", _model(r["model"], r["source"], specs),
+            STUDY, NB, _name(r, reading), _model(r["model"], r["source"], specs),
             int(r["n"]), r["diff"], r["ci_low"], r["ci_high"], None if flipped else r["p"], measure_id=mid,
             n_judgments=max(int(r["n_judgments"]), int(r["n"])), ci_note=r["ci_note"] or "",
             scale=_scale(r["arm"], r["source"]),

@@ -50,3 +50,19 @@ def test_length_control_of_several_reward_models_of_one_model_gets_one_id_each()
                    "length_control.13.accuracy.implicit_mean_reward"]
     assert {r["model"] for r in rows} == {"local:smollm2"}
     assert find(ids[0]).truth and not find(ids[2]).truth  # the simulator's judge has a truth; scalar models none
+
+
+def test_findings_rows_read_as_words_not_ids():
+    """The run README printed 'contextual 05 human minus self rag: after minus before'."""
+    import pandas as pd
+
+    from lib.mitigation.decomposition import COLUMNS
+    from lib.mitigation.findings_rows import mitigation_findings
+
+    table = pd.DataFrame([{"arm": arm, "source": src, "quantity": q, "model": "local:smollm2", "n": 33, "n_judgments": 33,
+                           "before": 0.1, "after": 0.0, "diff": -0.1, "ci_low": -0.2, "ci_high": 0.0, "p": 0.01, "ci_note": ""}
+                          for arm, src, q in (("contextual", "05", "human_minus_self_rag"), ("balanced", "06", "self"))])
+    names = [r["measure"] for r in mitigation_findings(table, pd.DataFrame(columns=COLUMNS))]
+    assert names == ["contextual calibration of 05, human minus own rating, RAG prompt: after minus before",
+                     "balanced calibration of 06, self-preference rate: after minus before"]
+    assert not any("_" in n for n in names)

@@ -436,13 +436,15 @@ def best_of_n(v: RunView) -> list[Calls]:
                      label=f"best-of-{samples} samples", messages=2))
     for spec in p.get("reward_models") or []:
         rm = parse_reward_spec(spec)
-        answer_chars = bon_chars + _out("bon sample", mt) * 4
+        answer = _out("bon sample", mt) * 4  # characters of one sampled answer
+        answer_chars = bon_chars + answer  # a scalar or implicit model scores the prompt and one answer
         if rm.kind == "judge":
             logprob = rm.options.get("decide") == "logprob"
             kind = (TOPK if rm.model.backend == "openai" else OPTIONS) if logprob else GENERATE
             mt_j = 0 if logprob else int(rm.options.get("max_tokens", 16))
             out.append(Calls(rm.target, kind, questions * 2 * max(samples - 1, 0),
-                             len(rp.TABLE6_JUDGE_SYSTEM + rp.TABLE6_JUDGE_USER) + bon_chars + 2 * answer_chars - bon_chars,
+                             # the judge sees the question and passages once and the two answers
+                             len(rp.TABLE6_JUDGE_SYSTEM + rp.TABLE6_JUDGE_USER) + bon_chars + 2 * answer,
                              mt_j, _out("verdict", mt_j) if mt_j else 0, 0 if logprob else int(rm.options.get("retries", 1)),
                              part="log-probability judges" if logprob else "generate-and-parse judges",
                              label=f"{rm.name} knockout", messages=2))

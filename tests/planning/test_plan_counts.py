@@ -158,3 +158,27 @@ def test_08_plans_the_style_items_its_random_draw_holds_on_average():
     rows = {r.notebook: r for r in planning.build(runner.load_config(CONFIGS / "demo.yaml"), only=["08"]).rows}
     expected = 2 * 1 * (3 * 1 * 1 / 14) * 2  # styles x authors x style items drawn x both orders
     assert rows["08_writing_style"].requests == round(expected) == 1
+
+
+def test_15_s_knockout_prompt_is_planned_at_one_rag_prompt_and_two_answers():
+    """The papers'-size simulator run: 15's prompt tokens planned 95% over what the simulator counted,
+    because each knockout prompt was planned with the question and passages twice. Planned characters
+    against a real knockout prompt (Table 6 around a demo item's Table 5 prompt and two answers of the
+    planned length)."""
+    from lib.planning import designs
+    from lib.rewardbench.best_of_n import bon_prompt
+    from lib.rewardbench.judge import judge_messages
+    from lib.sources import load_demo
+
+    cfg = runner.load_config(CONFIGS / "known_truth_run.yaml")
+    view = _view(cfg)
+    knockout = [c for c in designs.calls_of("15_best_of_n", view) if c.label.endswith("knockout")]
+    assert knockout
+    answer = "x" * (4 * designs._out("bon sample", 48))
+    real = []
+    for item in load_demo("nq", 10, 0).to_dict("records"):
+        msgs = judge_messages(bon_prompt(item)["prompt"], answer, answer)
+        real.append(sum(len(m["content"]) for m in msgs))
+    mean = sum(real) / len(real)
+    for c in knockout:
+        assert c.chars_in == pytest.approx(mean, rel=0.25), (c.chars_in, mean)

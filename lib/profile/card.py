@@ -272,7 +272,8 @@ def _panel(ax, m: Measure, r, refs: pd.DataFrame, ref_models: list, markers: lis
         ax.text(0.02, 0.95, f"n = {int(r['n'])}" + (", smoke" if r["smoke"] else ""),
                 transform=ax.transAxes, ha="left", va="top", fontsize=TEXT_PT - 0.5, color="0.25")
     else:
-        ax.text(0.5, 0.5, NOT_MEASURED, transform=ax.transAxes, ha="center", va="center", fontsize=TEXT_PT,
+        # where the n of a measured row goes: the papers' markers sit on the middle line
+        ax.text(0.02, 0.95, NOT_MEASURED, transform=ax.transAxes, ha="left", va="top", fontsize=TEXT_PT - 0.5,
                 color="0.35", style="italic")
     for x in refs.to_dict("records"):
         v = _scaled(m, x["estimate"])

@@ -215,3 +215,19 @@ def test_rows_of_13_name_the_judges_model_as_13_s_own_rows_do():
     j = _judge13(X).assign(spec="judge:openai:sim@http://127.0.0.1:1/v1;logprob")
     rows = mitigation_findings(arms.balanced_judge(j), decomposition_rows(_pairs_decomposition(0.3, 0.8)))
     assert {r["model"] for r in rows if r["measure_id"].startswith("balanced.13")} == {"openai:sim@http://127.0.0.1:1/v1"}
+
+
+def test_length_control_tests_the_change_not_the_length_coefficient():
+    """A strong, exactly fitted length term that flips no verdict changes no accuracy: its p is the
+    change's (1.0), not the coefficient's (about 1e-300 here; 1e-31 beside an interval through 0 on the
+    simulator's 13)."""
+    rng = np.random.default_rng(5)
+    n = 200
+    ld = rng.uniform(-50, 50, n)
+    margin = 10.0 + 1.2 * ld / 100 + rng.normal(0, 0.01, n)  # far from 0 with or without the length term
+    pairs = pd.DataFrame({"rm": "s", "kind": "implicit", "spec": "implicit:m", "id": [f"q{i}:a" for i in range(n)],
+                          "question": [f"q{i}" for i in range(n)], "len_chosen": 200 + ld, "len_rejected": 200.0,
+                          "score_chosen": margin, "score_rejected": 0.0})
+    got = length_controlled(scalar_design(pairs), n_boot=20)
+    assert got["diff"] == 0 and got["p"] == pytest.approx(1.0)
+    assert got["length_coef"] == pytest.approx(1.2, abs=0.01)  # the term is there: only its test was the wrong one

@@ -140,7 +140,7 @@ def forest_figure(long: pd.DataFrame, study: str, only: list | None = None, part
     smoke = " (all smoke tests: n < 30)" if len(rows) and rows["smoke"].all() else ""
     gone = (f"; {left_out} measure{'s' * (left_out != 1)} without an estimate left out (comparison.csv lists them)"
             if left_out else "")
-    here = [e for e in names if e in set(rows["entry"])]  # the entries this study's rows come from
+    here = _panel_entries(rows, names)  # the entries this study's rows come from
     handles = [Line2D([], [], color=colors[e], marker="o", ls="-", label=e) for e in here]
     if rows["smoke"].any():
         handles.append(Line2D([], [], color="0.3", marker="o", mfc="white", ls="", label=f"smoke (n < {findings.SMOKE_N})"))

@@ -20,7 +20,7 @@ between categories, and one category's responses may all run longer (13's abstai
 response is longer), so a pooled term would leave a category's accuracy to the length term.
 
 Interval: cluster bootstrap over questions, refitting each draw (expanded percentile,
-lib.stats.expanded_alpha); p: the test the other arms make of after minus before (lib.stats.clustered_mean
+lib.stats.expanded_alpha); p: the test the other arms make of after minus before (`paired.paired_difference`
 over questions, the fitted length term held fixed). The length coefficient's own test answers another
 question (is there a length term?) and read p = 1e-31 beside an interval through 0 on the simulator.
 A fit that fails (no spread in length, a singular design, no finite log-odds) is said and not reported."""
@@ -29,10 +29,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from lib.stats import MIN_CI_UNITS, TOO_FEW_UNITS, clustered_mean, expanded_alpha
+from lib.stats import MIN_CI_UNITS, TOO_FEW_UNITS, expanded_alpha
 
 from .arms import TABLE_COLUMNS, judge_probs
 from .calibration import verdict
+from .paired import paired_difference
 
 PER_WORDS = 100.0
 N_BOOT = 400
@@ -122,9 +123,8 @@ def length_controlled(rows: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -
         out["failed"] = "the length model did not fit (no spread in length or a singular design): not reported"
         return out
     before, after = _change(rows, fit.params[-1])
-    tested = clustered_mean(after - before, rows["question"].to_numpy(), null=0.0, method="bootstrap", rate=False)
     out.update(before=float(before.mean()), after=float(after.mean()), diff=float((after - before).mean()),
-               p=float(tested["p"]), length_coef=float(fit.params[-1]))
+               p=float(paired_difference(before, after, rows["question"])["p"]), length_coef=float(fit.params[-1]))
     qs = rows["question"].unique()
     if len(qs) < MIN_CI_UNITS or n_boot < 1:
         out["ci_note"] = TOO_FEW_UNITS if n_boot else "no bootstrap asked for: no interval"

@@ -1,6 +1,7 @@
 """The mitigation arms' findings measures, declared once (lib.report.measures). Every id reads
-`<arm>.<source notebook>.<quantity>` (length control of a scalar reward model adds its kind); the estimate of a tested row is after minus before on the same
-units (0: the arm changes nothing). All of it is beyond the papers."""
+`<arm>.<source notebook>.<quantity>` (length control of a scalar reward model adds its kind); the
+estimate of a tested row is after minus before on the same units (0: the arm changes nothing). All of
+it is beyond the papers."""
 from __future__ import annotations
 
 from lib.report.measures import Measure

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from lib.report.intervals import unit_count
-from lib.rewardbench.accuracy_tables import never_parsed
 from lib.report.plotting import (COLUMN_WIDTH, FIGSIZE, failed_label, interval_errors, legend_below, n_label, note_empty,
                                  state_n)
+from lib.rewardbench.accuracy_tables import never_parsed
 
 
 def _yerr(df: pd.DataFrame, value: str, low: str, high: str) -> np.ndarray:
@@ -72,8 +72,7 @@ def with_n(fig, results: pd.DataFrame):
     """The figure with its n (pairs, unparsed judge verdicts) written above it, and the judges it
     leaves out because they parsed no verdict (`accuracy_tables.never_parsed`)."""
     gone = [rm for rm, g in results.groupby("rm", sort=False) if never_parsed(g)] if "rm" in results else []
-    left = f"\nleft out, no verdict parsed: {', '.join(map(str, gone))}" if gone else ""
-    return state_n(fig, results_n(results) + left)
+    return state_n(fig, results_n(results) + _left_out(gone))
 
 
 COLUMN_FIGSIZE = (COLUMN_WIDTH, 2.4)  # inches: one panel of a paper's column (the legend goes below it)
@@ -112,6 +111,11 @@ def _dropped(results: pd.DataFrame, *tables: pd.DataFrame) -> str:
     """'; left out (no verdict parsed): judge:...' for reward models in `results` that no table plots."""
     plotted = set().union(*(set(t["rm"]) for t in tables if len(t)))
     gone = [rm for rm in dict.fromkeys(results["rm"]) if rm not in plotted] if "rm" in results else []
+    return _left_out(gone)
+
+
+def _left_out(gone: list) -> str:
+    """The heading's line naming the reward models a figure leaves out (none: "")."""
     return f"\nleft out, no verdict parsed: {', '.join(map(str, gone))}" if gone else ""
 
 

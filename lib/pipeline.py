@@ -49,6 +49,13 @@ class Step:
     writes: tuple[str, ...] = ()
     needs: tuple[Need, ...] = ()
     on_request: str = ""  # `notebooks: all` runs it only when this parameter is given
+    # notebooks whose cached replies it reuses: in the same run it starts after them, so that two
+    # notebooks at once never both pay for the same requests
+    after: tuple[str, ...] = ()
+
+    def waits_for(self) -> tuple[str, ...]:
+        """The notebooks it must come after when they are in the run: its inputs' writers and `after`."""
+        return tuple(i.made_by for i in self.reads) + self.after
 
 
 _BANK = Input("passage_bank.jsonl", "02_passage_bank", ("bank_path",))
@@ -88,8 +95,11 @@ STEPS: tuple[Step, ...] = (
          writes=("rewardbench_raw.jsonl",), needs=_RM + (
              Need("reward_models", _LIKELIHOOD + ("option_topk",), "log-probability judges", ("judge:logprob",),
                   chat_context=True),)),
-    Step("14_rm_difficulty", reads=(Input("passage_bank.jsonl", "02_passage_bank", required=False),), needs=_RM),
-    Step("15_best_of_n", reads=(Input("passage_bank.jsonl", "02_passage_bank", required=False),), needs=_RM),
+    # 14 and 15 read 13's pair verdicts from the cache
+    Step("14_rm_difficulty", reads=(Input("passage_bank.jsonl", "02_passage_bank", required=False),), needs=_RM,
+         after=("13_rewardbench",)),
+    Step("15_best_of_n", reads=(Input("passage_bank.jsonl", "02_passage_bank", required=False),), needs=_RM,
+         after=("13_rewardbench",)),
     Step("16_paper_check"),
     Step("17_compare_models", on_request="runs"),
     # reads what 05, 06 and 13 kept (each optional: an arm without its input says so); asks only the
@@ -109,11 +119,11 @@ def step(stem: str) -> Step:
 
 def order(stems: list[str]) -> list[str]:
     """The stems in run order: by number, except that a notebook comes after the notebooks (among
-    these) that write what it reads."""
+    these) that write what it reads or whose cached replies it reuses."""
     chosen, done = sorted(stems), []
     while len(done) < len(chosen):
         ready = [s for s in chosen if s not in done
-                 and all(i.made_by in done or i.made_by not in chosen for i in step(s).reads)]
+                 and all(w in done or w not in chosen for w in step(s).waits_for())]
         if not ready:  # a cycle in the declarations: keep the numbered order for the rest
             ready = [s for s in chosen if s not in done]
         done.append(ready[0])

@@ -466,8 +466,9 @@ def execute_one(notebook: str, output: str, parameters: dict, kernel_name: str, 
 
 
 def ready(stem: str, stems: list[str], done: set[str]) -> bool:
-    """Whether a notebook may start: every notebook of the run that writes what it reads has finished."""
-    return all(i.made_by in done or i.made_by not in stems for i in pipeline.step(stem).reads)
+    """Whether a notebook may start: every notebook of the run that writes what it reads, or whose
+    cached replies it reuses, has finished."""
+    return all(w in done or w not in stems for w in pipeline.step(stem).waits_for())
 
 
 def run_parallel(notebooks: list[Path], workers: int, starting, finished, jobs: dict, pool=None) -> None:

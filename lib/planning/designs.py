@@ -383,7 +383,10 @@ def _reward_calls(v: RunView, stem: str, pairs: int, rm_specs) -> list[Calls]:
     c = v.chars()
     p = v.p(stem)
     prompt, response = c["rm_prompt"], c["rm_response"]
+    # a judge fills Table 6's slots with the pair's user prompt (lib.rewardbench.judge.GenerativeJudge.raw);
+    # a scorer (implicit or a reward head) also reads the pair's system turn
     judge_chars = len(rp.TABLE6_JUDGE_SYSTEM + rp.TABLE6_JUDGE_USER) + prompt + 2 * response
+    scored_chars = c["rm_system"] + prompt + response
     same = (p.get("pairs_path"), int(p.get("n_per_category") or 0), p.get("seed"))
     out = []
     for spec in rm_specs:
@@ -400,11 +403,11 @@ def _reward_calls(v: RunView, stem: str, pairs: int, rm_specs) -> list[Calls]:
                              label=f"{rm.name} verdicts", same_as=key, messages=2))
         elif rm.kind == "implicit":
             for target in [rm.target] + ([rm.options["ref"]] if rm.options.get("ref") else []):
-                out.append(Calls(target, LIKELIHOOD, 2 * pairs, prompt + response,
+                out.append(Calls(target, LIKELIHOOD, 2 * pairs, scored_chars,
                                  part="implicit reward models (likelihoods)", label=f"{rm.name} log-likelihoods",
                                  same_as=key + (target,), messages=2))
         else:
-            out.append(Calls(spec, SCORE, 2 * pairs, prompt + response, part="reward-model heads",
+            out.append(Calls(spec, SCORE, 2 * pairs, scored_chars, part="reward-model heads",
                              label=f"{rm.name} scores", same_as=key))
     return out
 
@@ -430,7 +433,8 @@ def best_of_n(v: RunView) -> list[Calls]:
     c = v.chars()
     questions = sum(sizes.items_per_dataset(s, int(p.get("n_items") or 0), False) for s in p.get("datasets") or [])
     samples, mt = int(p.get("n_samples") or 0), int(p.get("max_tokens") or 48)
-    bon_chars = len(rp.TABLE5_GENERATION_SYSTEM + rp.TABLE5_GENERATION_USER) + c["question"] + 3 * c["passage"]
+    bon_user = len(rp.TABLE5_GENERATION_USER) + c["question"] + 3 * c["passage"]  # the question and its passages
+    bon_chars = len(rp.TABLE5_GENERATION_SYSTEM) + bon_user
     out = _reward_calls(v, stem, _rm_pairs(v, stem), p.get("reward_models") or [])
     out.append(Calls(p.get("policy_model"), GENERATE, questions * samples, bon_chars, mt, _out("bon sample", mt),
                      label=f"best-of-{samples} samples", messages=2))
@@ -443,8 +447,8 @@ def best_of_n(v: RunView) -> list[Calls]:
             kind = (TOPK if rm.model.backend == "openai" else OPTIONS) if logprob else GENERATE
             mt_j = 0 if logprob else int(rm.options.get("max_tokens", 16))
             out.append(Calls(rm.target, kind, questions * 2 * max(samples - 1, 0),
-                             # the judge sees the question and passages once and the two answers
-                             len(rp.TABLE6_JUDGE_SYSTEM + rp.TABLE6_JUDGE_USER) + bon_chars + 2 * answer,
+                             # the judge sees the user turn (question and passages) once and the two answers
+                             len(rp.TABLE6_JUDGE_SYSTEM + rp.TABLE6_JUDGE_USER) + bon_user + 2 * answer,
                              mt_j, _out("verdict", mt_j) if mt_j else 0, 0 if logprob else int(rm.options.get("retries", 1)),
                              part="log-probability judges" if logprob else "generate-and-parse judges",
                              label=f"{rm.name} knockout", messages=2))

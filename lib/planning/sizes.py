@@ -18,6 +18,7 @@ REAL_PASSAGE_CHARS = 600
 REAL_QUESTION_CHARS = 60
 REAL_ANSWER_CHARS = 15
 REAL_RM_PROMPT_CHARS = 6000
+REAL_RM_SYSTEM_CHARS = 500  # the pair's system turn, which a reward model scores and a judge is not shown
 REAL_RM_RESPONSE_CHARS = 900
 
 
@@ -38,15 +39,18 @@ def demo_size(source: str) -> int:
 @functools.lru_cache(maxsize=None)
 def demo_text_chars() -> dict:
     """Mean characters of the demo data's passages, questions and answers, and of the demo reward
-    pairs' prompts (system + user) and responses."""
+    pairs' prompts (the user turn), system turns and responses (chosen and rejected alike)."""
     recs = [r for s in ("nq", "marco", "triviaqa", "hotpotqa") for r in demo_records(s)]
     pairs = demo_records("rag_rewardbench_pairs")
     mean = lambda xs: int(statistics.mean(xs)) if xs else 0  # noqa: E731
     return {"passage": mean([len(r.get("human_passage") or "") for r in recs]),
             "question": mean([len(r.get("question") or "") for r in recs]),
             "answer": mean([len(str(r.get("answer") or "")) for r in recs]),
-            "rm_prompt": mean([len(r.get("system") or "") + len(r.get("prompt") or "") for r in pairs]),
-            "rm_response": mean([len(r.get("chosen") or "") for r in pairs])}
+            "rm_prompt": mean([len(r.get("prompt") or "") for r in pairs]),
+            "rm_system": mean([len(r.get("system") or "") for r in pairs]),
+            # a pair shows both responses: their mean, not the chosen one's (chosen runs longer in the data)
+            # (the file's field is RAG-RewardBench's `reject`, which the loader reads as `rejected`)
+            "rm_response": mean([len(r.get(k) or "") for r in pairs for k in ("chosen", "reject")])}
 
 
 def text_chars(real: bool) -> dict:
@@ -54,7 +58,8 @@ def text_chars(real: bool) -> dict:
     if not real:
         return demo_text_chars()
     return {"passage": REAL_PASSAGE_CHARS, "question": REAL_QUESTION_CHARS, "answer": REAL_ANSWER_CHARS,
-            "rm_prompt": REAL_RM_PROMPT_CHARS, "rm_response": REAL_RM_RESPONSE_CHARS}
+            "rm_prompt": REAL_RM_PROMPT_CHARS, "rm_system": REAL_RM_SYSTEM_CHARS,
+            "rm_response": REAL_RM_RESPONSE_CHARS}
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,5 +1,5 @@
 """lib.runner.run_parallel (validate runs two notebooks at once): a notebook starts only after the
-notebooks it reads from (lib.pipeline) have finished, never more than `workers` run at once, and a
+notebooks it reads from or reuses the cached replies of (lib.pipeline) have finished, never more than `workers` run at once, and a
 notebook's error reaches `finished`."""
 import threading
 import time
@@ -9,7 +9,7 @@ from pathlib import Path
 from lib import runner
 
 STEMS = ["01_dataset", "02_passage_bank", "04_knowledge_probe", "07_knowledge_stratified",
-         "09_utility_benchmarks", "12_utility_for_answering", "13_rewardbench"]
+         "09_utility_benchmarks", "12_utility_for_answering", "13_rewardbench", "14_rm_difficulty", "15_best_of_n"]
 
 
 def _run(monkeypatch, workers, fail=()):
@@ -45,7 +45,9 @@ def test_a_notebook_starts_after_what_it_reads_and_two_run_at_once(monkeypatch):
     assert set(errors) == set(STEMS) and not any(errors.values())
     for stem, needs in [("02_passage_bank", "01_dataset"), ("09_utility_benchmarks", "01_dataset"),
                         ("07_knowledge_stratified", "04_knowledge_probe"), ("07_knowledge_stratified", "02_passage_bank"),
-                        ("12_utility_for_answering", "09_utility_benchmarks"), ("13_rewardbench", "02_passage_bank")]:
+                        ("12_utility_for_answering", "09_utility_benchmarks"), ("13_rewardbench", "02_passage_bank"),
+                        # 14 and 15 reuse 13's cached verdicts: at once, both would pay for the same requests
+                        ("14_rm_difficulty", "13_rewardbench"), ("15_best_of_n", "13_rewardbench")]:
         assert at[("start", stem)] > at[("end", needs)], (stem, needs)
     assert peak == 2
 

@@ -22,7 +22,7 @@ RANGES = {
                   "spread": (0.6, 1.0), "question_sd": (0.0, 0.8)},
     "pairwise": {"position": (0.0, -1.0, 1.0), "self": (0.0, -1.2, 1.2), "factual": (0.0, -2.0, 2.0),
                  "style": (0.0, -1.5, 1.5)},
-    "rewardbench": {"accuracy": (0.5, 0.3, 0.95), "position": (0.0, -1.0, 1.0)},
+    "rewardbench": {"accuracy": (0.5, 0.3, 0.95), "position": (0.0, -1.0, 1.0), "length": (0.0, -2.5, 2.5)},
     "perplexity": {"own_logprob": (-3.2, -1.8), "other_logprob": (-3.2, -1.8), "text_sd": (0.1, 0.4)},
     "knowledge": {"accuracy": (0.2, 0.85), "question_sd": (0.5, 2.0)},
     "utility": {"select": (-3.0, 3.0), "position": (0.0, -1.0, 1.0), "answer_good": (-2.0, 2.0),
@@ -64,10 +64,14 @@ def draw_truth(seed: int, index: int) -> dict:
     pointwise = section("pointwise", ("base", "own_shift", "true_shift", "spread", "question_sd"))
     pairwise = section("pairwise", ("position", "self", "factual", "style"))
 
+    # the length term comes from a stream of its own, so adding it left every other draw as it was
+    lengths = _Drawer(seed + 7919, index)
+
     def judge():
         acc = R["rewardbench"]["accuracy"]
         return {"accuracy": {c: 0.5 if nulled == "rewardbench" else d.pick(acc) for c in RM_CATEGORIES},
-                "position": 0.0 if nulled == "rewardbench" else d.pick(R["rewardbench"]["position"])}
+                "position": 0.0 if nulled == "rewardbench" else d.pick(R["rewardbench"]["position"]),
+                "length": 0.0 if nulled == "rewardbench" else lengths.pick(R["rewardbench"]["length"])}
     rb, second = judge(), judge()
     sd = d.uniform(*R["perplexity"]["text_sd"])
     perplexity = {"own_logprob": d.uniform(*R["perplexity"]["own_logprob"]),

@@ -12,7 +12,7 @@ from lib.simulate.core.truth_file import load_truth
 from lib.simulate.validate_random import RANDOM_GOAL, coverage_table, random_verdict, validate_random
 
 EFFECTS = [("pointwise", k) for k, r in RANGES["pointwise"].items() if len(r) == 3] + \
-          [("pairwise", k) for k in RANGES["pairwise"]] + [("rewardbench", "position"), ("utility", "position")]
+          [("pairwise", k) for k in RANGES["pairwise"]] + [("rewardbench", "position"), ("rewardbench", "length"), ("utility", "position")]
 
 
 def test_drawn_files_load_and_stay_in_their_ranges(tmp_path):

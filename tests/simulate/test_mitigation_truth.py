@@ -90,3 +90,33 @@ def test_decomposition_lands_on_its_truth_and_a_wrong_baseline_misses_it():
         assert rows[q] == pytest.approx(_truth(f"self_decomposition.06.{q}"), abs=0.025), q
     # the mutant: the baseline read from the own-false pairs (1 - harmful) misses the planted excess
     assert abs((rows["harmful"] - (1 - rows["harmful"])) - _truth("self_decomposition.06.harmful_excess")) > 0.1
+
+
+def _ratings() -> pd.DataFrame:
+    """05's likelihood ratings of the human and the own true passage of N questions, each passage's
+    five probabilities the planted ones at its question and passage effects (as the echo serves them)."""
+    rng, pw = np.random.default_rng(2), TRUTH.pointwise
+    rows = []
+    for i in range(N):
+        u = rng.normal(0, pw.question_sd)
+        for author, own in (("human", False), ("sim", True)):
+            mu = M.rating_mu(TRUTH, own, True, u + rng.normal(0, pw.passage_sd))
+            rows.append({"question": f"q{i}", "evaluator": "sim", "setting": "rag", "factuality": "true",
+                         "author": author, "lik_probs": M.rating_probs(mu, pw.spread)})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("temperature", [0.5, 2.0, 4.0])
+def test_temperature_scaling_of_05_lands_on_its_truth(temperature):
+    """The arm's tempered expected scores on drawn ratings against the closed form (the planted shape at
+    spread * sqrt(T)); a wrong truth (the tempered mean taken at spread * T) misses it at T = 4."""
+    from lib.simulate.mitigation.truth import temperature_truth
+    from lib.simulate.self_preference.truth import human_minus_self
+
+    row = arms.temperature_pointwise(_ratings(), temperature).set_index("quantity").loc["human_minus_self_rag"]
+    truth = temperature_truth(TRUTH, temperature)
+    assert row["diff"] == pytest.approx(truth, abs=0.01)
+    assert mitigation_truths(TRUTH, Design(temperature=temperature))["temperature.05.human_minus_self_rag"][1] == truth
+    if temperature == 4.0:
+        wrong = human_minus_self(TRUTH, True, TRUTH.pointwise.spread * temperature) - human_minus_self(TRUTH, True)
+        assert abs(row["diff"] - wrong) > 0.03

@@ -44,3 +44,4 @@ class Design:
     rm_categories: tuple = ("helpful", "abstain", "conflict")
     rm_retries: int = 0
     utility: object = None  # notebook 10's candidate sets (utility.truth.UtilityDesign)
+    temperature: float = 2.0  # 18's temperature scaling of 05's score log-probabilities (its parameter)

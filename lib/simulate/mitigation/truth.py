@@ -1,6 +1,11 @@
 """The truths of notebook 18's arms from the planted parameters only (never the pipeline's output);
-temperature scaling and contextual calibration of 05's ratings have none yet (the simulator's echo of a
-content-free rating prompt is not a planted prior).
+contextual calibration of 05's ratings has none (the simulator's echo of a content-free rating prompt
+is not a planted prior).
+
+- Temperature scaling of 05's likelihood ratings: the echo puts the planted P(score = s), proportional
+  to exp(-(s - mu)^2 / (2 spread^2)), on the score's token; dividing its log by T leaves the same shape
+  at spread * sqrt(T). The truth is the human-minus-own expected score (true passages) at that spread
+  minus at the planted one, each integrated over the question and passage effects.
 
 - Contextual calibration of 13's log-probability judge: the simulator answers two identical responses
   (a content-free input) with P(response 1) = sigmoid(position); dividing that prior out leaves each
@@ -30,6 +35,7 @@ from ..core import planted as M
 from ..core.truth import expect
 from ..core.truth_file import Truth
 from ..rewardbench.length import pair_terms
+from ..self_preference.truth import human_minus_self
 
 ASYMMETRIC = ("TF", "FT")
 
@@ -96,6 +102,12 @@ def length_control_truth(truth: Truth, design) -> float:
     return sum(diffs) / len(diffs)
 
 
+def temperature_truth(truth: Truth, temperature: float) -> float:
+    """05's human minus own expected score (true passages) after temperature scaling minus before."""
+    spread = truth.pointwise.spread
+    return human_minus_self(truth, True, spread * temperature ** 0.5) - human_minus_self(truth, True, spread)
+
+
 def decomposition_truths(truth: Truth) -> dict:
     """06's parsed choices: harmful, baseline, legitimate and the harmful excess (both orders averaged)."""
 
@@ -125,6 +137,8 @@ def mitigation_truths(truth: Truth, design) -> dict:
     for q, (before, after) in balanced_judge_truths(truth, design).items():
         out[f"contextual.13.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
     out["length_control.13.accuracy"] = (nb, length_control_truth(truth, design), 0.0)
+    for setting in design.settings:  # the planted rating model has no setting term: one truth for each
+        out[f"temperature.05.human_minus_self_{setting}"] = (nb, temperature_truth(truth, design.temperature), 0.0)
     for q, v in decomposition_truths(truth).items():
         out[f"self_decomposition.06.{q}"] = (nb, v, 0.0 if q == "harmful_excess" else float("nan"))
     return out

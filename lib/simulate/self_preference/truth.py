@@ -12,17 +12,19 @@ from ..core.truth_file import Truth
 
 # ---------------------------------------------------------------- 05
 
-def mean_rating(truth: Truth, own: bool, true: bool, u: float) -> float:
-    """Expected score of one passage given the question effect."""
-    return float((M.SCORES * M.rating_probs(M.rating_mu(truth, own, true, u), truth.pointwise.spread)).sum())
+def mean_rating(truth: Truth, own: bool, true: bool, u: float, spread: float | None = None) -> float:
+    """Expected score of one passage given the question effect (at the planted spread, or `spread`)."""
+    spread = truth.pointwise.spread if spread is None else spread
+    return float((M.SCORES * M.rating_probs(M.rating_mu(truth, own, true, u), spread)).sum())
 
 
-def human_minus_self(truth: Truth, self_true: bool) -> float:
+def human_minus_self(truth: Truth, self_true: bool, spread: float | None = None) -> float:
     """E[score of the human true passage] - E[score of the own passage of that factuality]: each mean
     over the latent rating's question and passage effects (the two passages' own effects differ, so
     the difference of the two expectations, each at the summed sd)."""
     sd = truth.pointwise.rating_sd
-    return expect(lambda v: mean_rating(truth, False, True, v), sd) - expect(lambda v: mean_rating(truth, True, self_true, v), sd)
+    return (expect(lambda v: mean_rating(truth, False, True, v, spread), sd)
+            - expect(lambda v: mean_rating(truth, True, self_true, v, spread), sd))
 
 
 # ---------------------------------------------------------------- 06

@@ -35,8 +35,8 @@ def _reading(r: dict) -> str:
         parsed = parse_reward_spec(str(r["model"]))
     except SpecError:
         return ""
-    # the kind part of its name, as 13's `findings_rows.reward_method` writes it (this package imports no study)
-    return "" if parsed.kind == "judge" else slug(f"{parsed.name.split(':', 1)[0]} reward")
+    # as 13's `findings_rows.reward_method` names it (this package imports no study)
+    return slug(f"{parsed.scalar_kind} reward") if parsed.scalar_kind else ""
 
 
 ARM_NAMES = {"balanced": "balanced calibration", "contextual": "contextual calibration",

@@ -225,6 +225,11 @@ class RewardSpec:
         shown = {"norm", "decide", "ref"}
         return label + "".join(f";{k}:{v}" for k, v in sorted(self.options.items()) if k not in shown)
 
+    @property
+    def scalar_kind(self) -> str:
+        """A scalar reward model's kind as its name begins ('implicit', 'implicit-mean', 'rm'); '' for a judge."""
+        return "" if self.kind == "judge" else self.name.split(":", 1)[0]
+
     def __str__(self) -> str:
         return f"{self.kind}:{self.target}" + "".join(
             f";{option_text(name, self.options[name])}" for name in OPTIONS if name in self.options)

@@ -85,8 +85,8 @@ def reward_method(spec: str) -> str:
     from .judge import GENERATE_METHOD, LOGPROB_METHOD
 
     parsed = parse_reward_spec(spec)
-    if parsed.kind != "judge":  # 'implicit_reward', 'implicit_mean_reward', 'rm_reward'
-        return slug(f"{parsed.name.split(':', 1)[0]} reward")
+    if parsed.scalar_kind:  # 'implicit_reward', 'implicit_mean_reward', 'rm_reward'
+        return slug(f"{parsed.scalar_kind} reward")
     return slug(LOGPROB_METHOD if parsed.options.get("decide") == "logprob" else GENERATE_METHOD)
 
 

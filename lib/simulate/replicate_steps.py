@@ -17,6 +17,17 @@ SETTINGS = ("rag",)  # 05: the RAG prompt only (the normal prompt has the same t
 STYLES = ("long", "qa")
 UTILITY_DATASETS = ("nq", "hotpotqa", "marco")  # 09's datasets (Table 1)
 KNOWLEDGE_SAMPLES, BON_SAMPLES = 5, 4
+# Each notebook's study function, which the notebook and its `nbNN` below both call (so the replication
+# runs the notebook's own pipeline: tests/simulate/test_replicate_calls.py). One entry a line.
+STUDY_FUNCTIONS = {
+    "02": "lib.self_preference.steps.passage_bank_study",
+    "03": "lib.self_preference.steps.perplexity_study",
+    "04": "lib.self_preference.steps.knowledge_probe_study",
+    "05": "lib.self_preference.steps.pointwise_study",
+    "06": "lib.self_preference.steps.generation_study",
+    "07": "lib.self_preference.steps.knowledge_stratified_study",
+    "08": "lib.self_preference.steps.writing_style_study",
+}
 # 11 and 12's parameters here (the notebooks' names): only what their findings rows read is asked.
 # 11's rows come from Table 3's set forms and Figure 5's first and last place (its pairwise and
 # listwise-rank Table 3 forms, Figure 4's orders and Figure 6's requirements make no row); 12 keeps the
@@ -80,106 +91,97 @@ def _record(run: SeedRun, notebook: str, rows: list[dict]) -> None:
 
 def nb02(run: SeedRun, styles: tuple = ()) -> None:
     """02: the passage bank (styled passages only when 08 runs: they cost the longest replies)."""
-    from lib.models import get_model
-    from lib.models.specs import short_name
     from lib.self_preference import bank as B
+    from lib.self_preference.steps import passage_bank_study
 
-    cfg = B.BankConfig(k=1, styles=tuple(styles), style_items=run.size, max_tokens=400)
-    built = B.build_bank(_items(run), {short_name(run.spec): get_model(run.spec)}, cfg)
+    built = passage_bank_study(_items(run), [run.spec], k=1, styles=tuple(styles), style_items=run.size,
+                               max_tokens=400)
     B.save_bank(built.passages, run.run_dir / "passage_bank.jsonl")
     run.memo.pop("bank", None)
 
 
 def nb03(run: SeedRun) -> None:
     """03: perplexity of the human and the simulator's true passages from the simulator's echo."""
-    from lib.models.perplexity import perplexity
-    from lib.models.specs import author_name
-    from lib.self_preference import findings_rows, passage_stats
+    from lib.self_preference.steps import perplexity_study
 
-    bank = _bank(run)
-    ppl = bank[(bank["factuality"] == "true") & (bank["style"] == "normal")].copy()
-    ppl["ppl"] = perplexity(ppl["text"].tolist(), model=run.spec)
-    tests = passage_stats.ppl_tests(ppl, paired=True, pooled=True)
-    _record(run, "03_perplexity", findings_rows.ppl_findings(tests, specs={author_name(run.spec): run.spec}))
+    _record(run, "03_perplexity", perplexity_study(_bank(run), [run.spec], run.spec, paired=True).rows)
 
 
 def nb04(run: SeedRun) -> None:
     """04: the knowledge probe (5 samples per question), saved where 07 and knowledge_rows read it."""
-    from lib.models import get_model
-    from lib.models.specs import short_name
     from lib.self_preference import knowledge
+    from lib.self_preference.steps import knowledge_probe_study
 
-    know = knowledge.probe(get_model(run.spec), _items(run), short_name(run.spec), KNOWLEDGE_SAMPLES, 1.0, 24,
-                           rule="authors", use_aliases=False)
-    knowledge.save_knowledge(know, run.run_dir / "knowledge.jsonl")
+    result = knowledge_probe_study(_items(run), [run.spec], n_samples=KNOWLEDGE_SAMPLES, temperature=1.0,
+                                   max_tokens=24, rule="authors", use_aliases=False)
+    knowledge.save_knowledge(result.knowledge, run.run_dir / "knowledge.jsonl")
+
+
+def _pointwise(run: SeedRun, settings: tuple = SETTINGS):
+    """05's study on the bank's normal passages under each prompt setting (likelihood readings off)."""
+    from lib.self_preference.steps import pointwise_study
+
+    return pointwise_study(_bank(run), [run.spec], {}, settings=settings, k_retries=0, max_tokens=10,
+                           temperature=0.0, retry_temperature=0.7, logprobs=5, expected_from="top_logprobs",
+                           likelihood_scoring=False)
 
 
 def ratings(run: SeedRun, settings: tuple = SETTINGS) -> pd.DataFrame:
     """05's pointwise ratings of the bank's normal passages under each prompt setting."""
-    from lib.self_preference import pointwise
-
-    bank = _bank(run)
-    return pointwise.rate_evaluators(bank[bank["style"] == "normal"], [run.spec], {}, settings=settings,
-                                     k_retries=0, max_tokens=10, temperature=0.0, retry_temperature=0.7,
-                                     logprobs=5, expected_from="top_logprobs")
+    return _pointwise(run, settings).ratings
 
 
 def nb05(run: SeedRun) -> None:
     """05: pointwise ratings (RAG prompt) and the human-minus-self rows."""
-    from lib.models.specs import author_name
-    from lib.self_preference import findings_rows, likelihood
+    _record(run, "05_pointwise_reranking", _pointwise(run).rows)
 
-    hms = likelihood.human_minus_self_methods(ratings(run))
-    _record(run, "05_pointwise_reranking",
-            findings_rows.pointwise_findings(hms, {author_name(run.spec): run.spec}))
+
+# 06 and 07's settings for the generation-phase pairs (likelihood choices off)
+PAIR_SETTINGS = {"k_retries": 0, "max_tokens": 32, "temperature": 0.0, "retry_temperature": 0.7,
+                 "fallback_number": False, "passage_rule": "authors"}
+
+
+def _generation(run: SeedRun):
+    """06's study, asked once per run: 07 reads the same pairs (the same prompts: one call here)."""
+    from lib.self_preference.steps import generation_study
+
+    if "generation" not in run.memo:
+        run.memo["generation"] = generation_study(_bank(run), [run.spec], {}, False, **PAIR_SETTINGS)
+    return run.memo["generation"]
 
 
 def generation_pairs(run: SeedRun) -> pd.DataFrame:
     """06 and 07's generation-phase pairs (07 asks the same prompts: one call here)."""
-    from lib.self_preference import likelihood
-
-    if "scored" not in run.memo:
-        run.memo["scored"] = likelihood.generation_phase_pairs(
-            _bank(run), [run.spec], {}, False, k_retries=0, max_tokens=32, temperature=0.0, retry_temperature=0.7,
-            fallback_number=False, passage_rule="authors")
-    return run.memo["scored"]
+    return _generation(run).scored
 
 
 def nb06(run: SeedRun) -> None:
     """06: the generation-phase preferences (paper's parsed reply)."""
-    from lib.models.specs import author_name
-    from lib.self_preference import findings_rows
-
-    views = {"paper (parsed reply)": generation_pairs(run)}  # likelihood_scoring off, as the notebook then does
-    _record(run, "06_generation_phase", findings_rows.preference_findings(views, {author_name(run.spec): run.spec}))
+    _record(run, "06_generation_phase", _generation(run).rows)
 
 
 def nb07(run: SeedRun) -> None:
     """07: v1 Table 5 (factual preference per knowledge level), where knowledge_rows reads it."""
-    from lib.self_preference import tables as pt
     from lib.self_preference.knowledge import load_knowledge
+    from lib.self_preference.steps import knowledge_stratified_study
 
     from .self_preference.knowledge_rows import TABLE5
 
-    table5 = pt.knowledge_table(generation_pairs(run), load_knowledge(run.run_dir / "knowledge.jsonl"))
+    table5 = knowledge_stratified_study(_bank(run), load_knowledge(run.run_dir / "knowledge.jsonl"), [run.spec], {},
+                                        False, **PAIR_SETTINGS, scored=generation_pairs(run)).table5
     (run.run_dir / TABLE5).parent.mkdir(parents=True, exist_ok=True)
     table5.to_csv(run.run_dir / TABLE5, index=False)
 
 
 def nb08(run: SeedRun) -> None:
-    """08: style preferences (the notebook's table and findings functions)."""
-    from lib.models.specs import author_name
-    from lib.self_preference import pairwise
-    from lib.self_preference import tables as pt
-    from lib.self_preference.findings_rows import style_findings
-    from lib.self_preference.release import drop_style_duplicates
+    """08: style preferences (the notebook's study: its table and findings rows)."""
+    from lib.self_preference.steps import writing_style_study
 
-    bank, _ = drop_style_duplicates(_bank(run))
-    scored = pairwise.ask_style_evaluators(bank, [run.spec], {}, k_retries=0, max_tokens=32, temperature=0.0,
-                                           retry_temperature=0.7, passage_rule="authors")
-    if not len(scored):
+    result = writing_style_study(_bank(run), [run.spec], {}, k_retries=0, max_tokens=32, temperature=0.0,
+                                 retry_temperature=0.7, passage_rule="authors")
+    if not len(result.scored):
         return
-    _record(run, "08_writing_style", style_findings(pt.style_table(scored), {author_name(run.spec): run.spec}))
+    _record(run, "08_writing_style", result.rows)
 
 
 UTILITY_FILES = ("utility_gti.jsonl", "utility_gtu.jsonl")

@@ -63,19 +63,24 @@ def expand(pattern: str, fields: dict) -> list[str]:
     return [pattern.format(**dict(zip(names, combo))) for combo in itertools.product(*(fields[n] for n in names))]
 
 
-def tested(study: str, paired: bool = False) -> list[R.Measure]:
-    """The declarations whose rows enter a study's Holm family: a null, the primary reading, declared
-    for Holm (with `paired`: only those compare pairs, the ones with a per-unit reader)."""
-    return [m for m in R.all_measures() if m.study == study and m.null is not None and m.primary and m.holm
+def tested(study: str, paired: bool = False, family: str = "") -> list[R.Measure]:
+    """The declarations whose rows enter one Holm family of a study (`Measure.holm_family`; "" is the
+    study's own family of primary readings; with `paired`: only those compare pairs, the ones with a
+    per-unit reader)."""
+    family = family or study
+    return [m for m in R.all_measures() if m.study == study and m.holm_family == family
             and (m.units is not None or not paired)]
 
 
 def family_size(study: str, design: FamilyDesign, paired: bool = False, measure_id: str | None = None) -> int:
-    """Tested rows in the Holm family of one study at the design: findings rows (every model's), or with
+    """Tested rows in the Holm family of a row of one study at the design (the family its declaration
+    names: a secondary reading's is the study's secondary family): findings rows (every model's), or with
     `paired` compare's paired differences (each pair of a notebook's models). A headline row whose
     measure_id (None: not declared) is not one of them counts as one more row."""
+    declared = R.find_or_none(measure_id) if measure_id else None
+    family = declared.holm_family if declared is not None and declared.study == study else ""
     total, found = 0, False
-    for m in tested(study, paired):
+    for m in tested(study, paired, family):
         ids = expand(m.pattern, design.fields)
         k = design.n_models(m.notebook)
         total += len(ids) * (math.comb(max(k, 2), 2) if paired else k)  # the row compares two at least

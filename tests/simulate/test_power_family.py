@@ -84,3 +84,13 @@ def test_the_cli_reports_a_missing_field_and_a_bad_design(monkeypatch, capsys):
     with pytest.raises(SystemExit) as e:
         P.main(["--reps", "1", "--design", "position"])
     assert e.value.code == 2 and "FIELD=A,B" in capsys.readouterr().err
+
+
+def test_a_secondary_reading_is_counted_in_its_own_family_not_the_primary_one():
+    """A likelihood reading of 05 and 06 enters 'self-preference, secondary readings' (findings'
+    rule): its family is the secondary declarations at the design (05's 3 datasets x 2 settings x 2
+    factualities and 06's five rates, one method), not the primary family of 25 rows plus one."""
+    d = F.design_of("configs/known_truth_run.yaml", extra={"method": ("likelihood_sum",)})
+    secondary = F.family_size("self-preference", d, measure_id="self_preference_rate.likelihood_sum")
+    assert secondary == 3 * 2 * 2 + 5
+    assert F.family_size("self-preference", d, measure_id="self_preference_rate.paper_parsed_reply") == 25

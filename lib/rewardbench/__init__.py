@@ -8,5 +8,6 @@ categories, Table 2 groups), `loader` (published pairs, both layouts), `demo_pai
 pairs), `judge`, `implicit`, `discriminative`, `scalar` (the kinds of reward model), `registry` (one
 entry point, raw and per-pair results), `accuracy_tables` (Table 2 accuracies with CIs, position and
 length bias), `family_preference` (beyond the paper), `best_of_n` (Figure 6), `study` (pairs, results and
-tables shared by 13-15; `python -m lib.rewardbench.study reparse <run>`).
+tables shared by 13-15, each notebook's work as one function that the notebook and the known-truth
+replications call; `python -m lib.rewardbench.study reparse <run>`).
 """

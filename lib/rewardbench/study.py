@@ -1,7 +1,11 @@
 """Glue the three reward-model notebooks share: which pairs to use, their per-pair results and notebook
-13's tables; `python -m lib.rewardbench.study reparse <run>` rebuilds those tables from the stored replies."""
+13's tables; `python -m lib.rewardbench.study reparse <run>` rebuilds those tables from the stored replies.
+Each notebook's work is one function here (`reward_model_accuracy`, `rm_difficulty`,
+`best_of_n_selection`), called by the notebook and by the known-truth replications alike
+(lib/simulate/replicate_steps.py): the model calls and what the findings rows need, ending with them."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -100,6 +104,68 @@ def judge_agreement(results: pd.DataFrame) -> pd.DataFrame:
                          "agree": k / n if n else float("nan"), "ci_low": lo, "ci_high": hi})
     return pd.DataFrame(rows, columns=["generate", "logprob", "pairs", "verdicts", "parsed_verdicts",
                                        "agree", "ci_low", "ci_high"])
+
+
+@dataclass
+class PairStudy:
+    """Notebook 13's or 14's results: the pairs, every reward model's per-pair results, the findings rows."""
+
+    pairs: pd.DataFrame
+    results: pd.DataFrame
+    rows: list[dict]
+
+
+def reward_model_accuracy(reward_models, pairs_path: str = "", n_per_category: int = 0, seed: int = 0,
+                          bank: pd.DataFrame | None = None, replies_path=None,
+                          models: dict | None = None) -> PairStudy:
+    """Notebook 13: every reward model on the pairs (`study_pairs`), what each said written to
+    `replies_path` for `reparse`; judge accuracy and position consistency rows."""
+    from lib.rewardbench.findings_rows import judge_findings
+
+    pairs = study_pairs(pairs_path, n_per_category, seed, bank=bank)
+    results = pair_results(reward_models, pairs, replies_path, models)
+    return PairStudy(pairs, results, judge_findings(results))
+
+
+def rm_difficulty(reward_models, pairs_path: str = "", n_per_category: int = 0, seed: int = 0,
+                  bank: pd.DataFrame | None = None, models: dict | None = None) -> PairStudy:
+    """Notebook 14: 13's pairs and results again (cached replies: no new model call after 13); the
+    preference for the longer response per reward model."""
+    from lib.rewardbench.findings_rows import length_findings
+
+    pairs = study_pairs(pairs_path, n_per_category, seed, bank=bank)
+    results = pair_results(reward_models, pairs, models=models)
+    return PairStudy(pairs, results, length_findings(results))
+
+
+@dataclass
+class BestOfN:
+    """Notebook 15's results: the questions, the policy's sampled candidates, each reward model's
+    pick per question, the findings rows."""
+
+    items: list[dict]
+    candidates: pd.DataFrame
+    picks: pd.DataFrame
+    rows: list[dict]
+
+
+def best_of_n_selection(reward_models, policy_model: str, datasets, n_items: int, n_samples: int,
+                        temperature: float = 0.7, max_tokens: int = 48, seed: int = 0, recall_rule: str = "squad",
+                        models: dict | None = None, policy=None) -> BestOfN:
+    """Notebook 15 (Figure 6): `n_samples` answers of the policy to `n_items` demo questions per dataset,
+    the one each reward model picks (a reward model its server cannot serve is left out, said), the gain
+    rows. `policy` replaces the model loaded from `policy_model`."""
+    from lib.models import get_model
+    from lib.rewardbench import best_of_n
+    from lib.rewardbench.findings_rows import best_of_n_findings
+    from lib.sources import load_demo
+
+    items = pd.concat([load_demo(src, n_items, seed) for src in datasets]).to_dict("records")
+    candidates = best_of_n.sample_candidates(policy or get_model(policy_model), items, n_samples,
+                                             temperature=temperature, max_tokens=max_tokens, seed=seed,
+                                             rule=recall_rule)
+    picks = best_of_n.pick_every(reward_models, candidates, models)
+    return BestOfN(items, candidates, picks, best_of_n_findings(candidates, picks, reward_models))
 
 
 def main(argv=None) -> int:

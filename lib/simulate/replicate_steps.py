@@ -37,6 +37,17 @@ FACTORS = {"forms": ["pointwise", "listwise-set"], "positions": [1, 10],
            "position_forms": ["listwise-set", "listwise-rank"]}
 ANSWERING = {"datasets": ["nq", "marco"], "relevance_forms": ["listwise-set"],
              "utility_forms": ["listwise-set", "listwise-rank"], "k_values": [5], "k_curve": False}
+# Each notebook's study function (module.function): its code cells and its `nbNN` below both call it, so
+# that a replication checks the notebook's own pipeline (tests/simulate/test_replicate_calls_*.py).
+STUDY_FUNCTIONS = {
+    # utility and reward-model notebooks
+    "10": "lib.utility.study.relevance_vs_utility",
+    "11": "lib.utility.study.utility_factors",
+    "12": "lib.utility.study.utility_for_answering",
+    "13": "lib.rewardbench.study.reward_model_accuracy",
+    "14": "lib.rewardbench.study.rm_difficulty",
+    "15": "lib.rewardbench.study.best_of_n_selection",
+}
 
 
 @dataclass
@@ -211,93 +222,68 @@ def nb09(run: SeedRun, built: Path) -> None:
 
 def nb10(run: SeedRun) -> None:
     """10: relevance vs utility judgments, listwise set and rank, and Table 2's findings rows."""
-    from lib.utility.calls import Ledger
-    from lib.utility.evaluate import RANK_METRICS, SET_METRICS, summarize
-    from lib.utility.experiments import Condition, sweep
-    from lib.utility.findings_rows import table2_findings
+    from lib.utility import study
 
-    rows = _gti_rows(run)
-    conditions = [Condition("judgment", j, f, judgment=j) for j in ("relevance", "utility")
-                  for f in ("listwise-set", "listwise-rank")]
-    per_q = sweep([run.spec], rows, conditions, seed=run.seed, ledger=Ledger(),
-                  replies_path=run.run_dir / "utility_rq1_replies.jsonl", k_retries=0)
-    summary = summarize(per_q, ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=1000,
-                        seed=run.seed, failures="exclude")
-    _record(run, "10_relevance_vs_utility", table2_findings(summary, run.spec, failures="exclude"))
-
-
-def _gti_rows(run: SeedRun, name: str = "utility_gti.jsonl", datasets=None) -> list:
-    from lib.utility.benchmark import load_benchmark, select
-
-    return select(load_benchmark(run.run_dir / name, "", None), list(datasets or []), run.utility_size or run.size)
+    result = study.relevance_vs_utility(run.spec, run.run_dir / UTILITY_FILES[0], n_items=run.utility_size or run.size,
+                                        failures="exclude", k_retries=0, seed=run.seed, n_boot=1000,
+                                        replies_path=run.run_dir / "utility_rq1_replies.jsonl")
+    _record(run, "10_relevance_vs_utility", result.rows)
 
 
 def nb11(run: SeedRun) -> None:
     """11: Table 3's set forms and Figure 5's ground truth at the first and the last place, and the
-    factor findings rows (the rows' own calls: `FactorSweep.forms`, `.positions`, `factor_findings`)."""
-    from lib.utility.factors import FactorSweep
-    from lib.utility.findings_rows import factor_findings
+    factor findings rows (the orders and requirements, which make no row, not asked)."""
+    from lib.utility import study
 
-    sweep = FactorSweep([run.spec], _gti_rows(run), run.run_dir / "utility_rq2_replies.jsonl", seed=run.seed,
-                        k_retries=0, n_boot=1000, failures="exclude")
-    form_q = sweep.forms(FACTORS["forms"])
-    pos_q = sweep.positions(FACTORS["positions"], FACTORS["position_forms"])
-    _record(run, "11_utility_factors", factor_findings(form_q, pos_q, n_boot=1000, seed=run.seed))
+    result = study.utility_factors([run.spec], run.run_dir / UTILITY_FILES[0],
+                                   run.run_dir / "utility_rq2_replies.jsonl", **FACTORS,
+                                   n_items=run.utility_size or run.size, failures="exclude", k_retries=0,
+                                   seed=run.seed, n_boot=1000)
+    _record(run, "11_utility_factors", result.rows)
 
 
 def nb12(run: SeedRun) -> None:
     """12: answers from every evidence condition of `ANSWERING` (Table 4) and its findings rows."""
-    from lib.utility.calls import Ledger
-    from lib.utility.experiments import answer_summary, answering
-    from lib.utility.findings_rows import answering_findings
+    from lib.utility import study
 
-    from .utility.design import table4_conditions
-
-    a = ANSWERING
-    answers, _ = answering([run.spec], _gti_rows(run, UTILITY_FILES[1], a["datasets"]), a["relevance_forms"],
-                           a["utility_forms"], a["k_values"], a["k_curve"], seed=run.seed, ledger=Ledger(),
-                           replies_path=run.run_dir / "utility_rq3_replies.jsonl", k_retries=0)
-    summary = answer_summary(answers, ["model", "source", "condition"], n_boot=1000, seed=run.seed)
-    table4 = summary[summary.condition.isin(table4_conditions(a))]
-    _record(run, "12_utility_for_answering", answering_findings(answers, table4, n_boot=1000, seed=run.seed))
+    result = study.utility_for_answering([run.spec], run.run_dir / UTILITY_FILES[1], **ANSWERING,
+                                         n_items=run.utility_size or run.size, k_retries=0, seed=run.seed,
+                                         n_boot=1000, replies_path=run.run_dir / "utility_rq3_replies.jsonl")
+    _record(run, "12_utility_for_answering", result.rows)
 
 
-def rm_pairs(run: SeedRun) -> pd.DataFrame:
-    """13-15's RM pairs: the demo pairs, a seeded sample per category, rebuilt with this run's bank."""
-    from lib.rewardbench import study
+def _rm_bank(run: SeedRun) -> pd.DataFrame | None:
+    """13-15's passage bank: the one notebook 02 wrote in this run, if any (the RM pairs are rebuilt with it)."""
     from lib.self_preference.bank import load_bank
 
-    if "pairs" not in run.memo:
+    if "rm_bank" not in run.memo:
         bank_file = run.run_dir / "passage_bank.jsonl"
-        bank = load_bank(bank_file) if bank_file.exists() else None
-        run.memo["pairs"] = study.study_pairs("", run.size, run.seed, bank=bank)
-    return run.memo["pairs"]
+        run.memo["rm_bank"] = load_bank(bank_file) if bank_file.exists() else None
+    return run.memo["rm_bank"]
 
 
 def nb13(run: SeedRun) -> None:
-    """13: both judges and the top-k judge on the RM pairs; judge accuracy rows."""
-    from lib.rewardbench import findings_rows, replies, study
+    """13: both judges and the top-k judge on the RM pairs (the demo pairs, a seeded sample per category);
+    judge accuracy rows."""
+    from lib.rewardbench import replies, study
 
-    results = study.pair_results(run.reward_models, rm_pairs(run), run.run_dir / replies.RAW_FILE)
-    _record(run, "13_rewardbench", findings_rows.judge_findings(results))
+    result = study.reward_model_accuracy(run.reward_models, "", run.size, run.seed, bank=_rm_bank(run),
+                                         replies_path=run.run_dir / replies.RAW_FILE)
+    _record(run, "13_rewardbench", result.rows)
 
 
 def nb14(run: SeedRun) -> None:
     """14: the preference for the longer response (cached replies after 13)."""
-    from lib.rewardbench import findings_rows, study
+    from lib.rewardbench import study
 
-    results = study.pair_results(run.reward_models, rm_pairs(run))
-    _record(run, "14_rm_difficulty", findings_rows.length_findings(results))
+    result = study.rm_difficulty(run.reward_models, "", run.size, run.seed, bank=_rm_bank(run))
+    _record(run, "14_rm_difficulty", result.rows)
 
 
 def nb15(run: SeedRun) -> None:
     """15: best-of-N answers of the simulator, picked by each judge's knockout."""
-    from lib.models import get_model
-    from lib.rewardbench import best_of_n, findings_rows
-    from lib.sources import load_demo
+    from lib.rewardbench import study
 
-    items = pd.concat([load_demo(src, run.size, run.seed) for src in DATASETS]).to_dict("records")
-    candidates = best_of_n.sample_candidates(get_model(run.spec), items, BON_SAMPLES, temperature=0.7, max_tokens=48,
-                                             seed=run.seed, rule="squad")
-    picks = best_of_n.pick_every(run.reward_models, candidates)
-    _record(run, "15_best_of_n", findings_rows.best_of_n_findings(candidates, picks, run.reward_models))
+    result = study.best_of_n_selection(run.reward_models, run.spec, DATASETS, run.size, BON_SAMPLES, temperature=0.7,
+                                       max_tokens=48, seed=run.seed, recall_rule="squad")
+    _record(run, "15_best_of_n", result.rows)

@@ -12,6 +12,7 @@ study's own samples: MS MARCO without the self-preference filters; notebook 09's
 counted, failures kept), judging (pointwise / pairwise / listwise-set / listwise-rank), k_sampling
 (k-sampling vote), judgment_metrics (P / R / F1, NDCG, MRR), evaluate (per-question rows, the paper's
 set F1, failure tables), answer_metrics (EM / F1; MS MARCO ROUGE-L beta 1.2, corpus BLEU), answering (QA
-from selected evidence), experiments (the sweeps of notebooks 10-12), factors (notebook 11's sweeps).
+from selected evidence), experiments (the sweeps of notebooks 10-12), factors (notebook 11's sweeps), study
+(each of notebooks 10-12's work as one function, which the notebook and the known-truth replications call).
 The paper's published cells live with all others in `lib.paper_check.published`.
 """

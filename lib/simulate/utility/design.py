@@ -28,9 +28,10 @@ def notebook_parameters(cfg: dict, notebook: str) -> dict:
 
 
 def table4_conditions(params: dict) -> tuple:
-    """Notebook 12's Table 4 rows (its `paper_rows`), from its parameters."""
-    return (("none", "dense", "ground-truth") + tuple(f"relevance {f}" for f in params["relevance_forms"])
-            + tuple(f"utility {f}" for f in params["utility_forms"]) + tuple(f"{k}-sampling" for k in params["k_values"]))
+    """Notebook 12's Table 4 rows, from its parameters (the notebook's own function)."""
+    from lib.utility.study import table4_conditions as rows
+
+    return tuple(rows(params["relevance_forms"], params["utility_forms"], params["k_values"]))
 
 
 def answer_questions(run_dir: Path, roles: UtilityRoles, datasets, n_items: int) -> tuple:

@@ -8,7 +8,7 @@ findings measures, declared once), `findings_rows` (rows of 03, 05, 06 and 08 fo
 `columns` (bank columns, knowledge levels), `release` (the authors' released files), `knowledge` (04's
 probe), `passage_stats` (01 and 03's statistics), `pointwise` (05), `pairwise` (06-08), `likelihood`
 (the likelihood readings beside both), `tables` (the preference and rating tables), `report` (05 / 06
-table views), `paper_check` (the published cells), `steps` (each of 02-08's work in one study function,
+table views), `paper_check` (the published cells), `study` (each of 02-08's work in one study function,
 which its notebook and its known-truth replication both call). QA datasets come from the shared `lib.sources`.
 """
 from .knowledge import load_knowledge, rescore_knowledge

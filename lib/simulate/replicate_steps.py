@@ -1,5 +1,6 @@
-"""The notebooks' own calls, in-process, for the replications (replicate.py): one function per
-notebook, each making the calls its notebook's code cells make with the run config of `make validate`
+"""The notebooks' own study functions, in-process, for the replications (replicate.py): one function
+per notebook, each calling the study function its notebook's code cells call (`STUDY_FUNCTIONS`) with
+the run config of `make validate`
 (configs/known_truth_run.yaml: re-asks off; 05-07's likelihood readings are left off here, a chat spec,
 while `make validate` checks them with its `;base` spec) and writing what the
 truth readers read (findings rows through `lib.report.findings.record`, 04's knowledge.jsonl, 07's
@@ -17,17 +18,6 @@ SETTINGS = ("rag",)  # 05: the RAG prompt only (the normal prompt has the same t
 STYLES = ("long", "qa")
 UTILITY_DATASETS = ("nq", "hotpotqa", "marco")  # 09's datasets (Table 1)
 KNOWLEDGE_SAMPLES, BON_SAMPLES = 5, 4
-# Each notebook's study function, which the notebook and its `nbNN` below both call (so the replication
-# runs the notebook's own pipeline: tests/simulate/test_replicate_calls.py). One entry a line.
-STUDY_FUNCTIONS = {
-    "02": "lib.self_preference.steps.passage_bank_study",
-    "03": "lib.self_preference.steps.perplexity_study",
-    "04": "lib.self_preference.steps.knowledge_probe_study",
-    "05": "lib.self_preference.steps.pointwise_study",
-    "06": "lib.self_preference.steps.generation_study",
-    "07": "lib.self_preference.steps.knowledge_stratified_study",
-    "08": "lib.self_preference.steps.writing_style_study",
-}
 # 11 and 12's parameters here (the notebooks' names): only what their findings rows read is asked.
 # 11's rows come from Table 3's set forms and Figure 5's first and last place (its pairwise and
 # listwise-rank Table 3 forms, Figure 4's orders and Figure 6's requirements make no row); 12 keeps the
@@ -38,8 +28,17 @@ FACTORS = {"forms": ["pointwise", "listwise-set"], "positions": [1, 10],
 ANSWERING = {"datasets": ["nq", "marco"], "relevance_forms": ["listwise-set"],
              "utility_forms": ["listwise-set", "listwise-rank"], "k_values": [5], "k_curve": False}
 # Each notebook's study function (module.function): its code cells and its `nbNN` below both call it, so
-# that a replication checks the notebook's own pipeline (tests/simulate/test_replicate_calls_*.py).
+# that a replication checks the notebook's own pipeline (tests/simulate/test_replicate_calls.py).
+# 09 has none (its candidate sets are built once for all seeds, `build_utility_sets`); 17 is compare's.
 STUDY_FUNCTIONS = {
+    # self-preference notebooks
+    "02": "lib.self_preference.study.passage_bank_study",
+    "03": "lib.self_preference.study.perplexity_study",
+    "04": "lib.self_preference.study.knowledge_probe_study",
+    "05": "lib.self_preference.study.pointwise_study",
+    "06": "lib.self_preference.study.generation_study",
+    "07": "lib.self_preference.study.knowledge_stratified_study",
+    "08": "lib.self_preference.study.writing_style_study",
     # utility and reward-model notebooks
     "10": "lib.utility.study.relevance_vs_utility",
     "11": "lib.utility.study.utility_factors",
@@ -103,7 +102,7 @@ def _record(run: SeedRun, notebook: str, rows: list[dict]) -> None:
 def nb02(run: SeedRun, styles: tuple = ()) -> None:
     """02: the passage bank (styled passages only when 08 runs: they cost the longest replies)."""
     from lib.self_preference import bank as B
-    from lib.self_preference.steps import passage_bank_study
+    from lib.self_preference.study import passage_bank_study
 
     built = passage_bank_study(_items(run), [run.spec], k=1, styles=tuple(styles), style_items=run.size,
                                max_tokens=400)
@@ -113,7 +112,7 @@ def nb02(run: SeedRun, styles: tuple = ()) -> None:
 
 def nb03(run: SeedRun) -> None:
     """03: perplexity of the human and the simulator's true passages from the simulator's echo."""
-    from lib.self_preference.steps import perplexity_study
+    from lib.self_preference.study import perplexity_study
 
     _record(run, "03_perplexity", perplexity_study(_bank(run), [run.spec], run.spec, paired=True).rows)
 
@@ -121,7 +120,7 @@ def nb03(run: SeedRun) -> None:
 def nb04(run: SeedRun) -> None:
     """04: the knowledge probe (5 samples per question), saved where 07 and knowledge_rows read it."""
     from lib.self_preference import knowledge
-    from lib.self_preference.steps import knowledge_probe_study
+    from lib.self_preference.study import knowledge_probe_study
 
     result = knowledge_probe_study(_items(run), [run.spec], n_samples=KNOWLEDGE_SAMPLES, temperature=1.0,
                                    max_tokens=24, rule="authors", use_aliases=False)
@@ -130,7 +129,7 @@ def nb04(run: SeedRun) -> None:
 
 def _pointwise(run: SeedRun, settings: tuple = SETTINGS):
     """05's study on the bank's normal passages under each prompt setting (likelihood readings off)."""
-    from lib.self_preference.steps import pointwise_study
+    from lib.self_preference.study import pointwise_study
 
     return pointwise_study(_bank(run), [run.spec], {}, settings=settings, k_retries=0, max_tokens=10,
                            temperature=0.0, retry_temperature=0.7, logprobs=5, expected_from="top_logprobs",
@@ -154,7 +153,7 @@ PAIR_SETTINGS = {"k_retries": 0, "max_tokens": 32, "temperature": 0.0, "retry_te
 
 def _generation(run: SeedRun):
     """06's study, asked once per run: 07 reads the same pairs (the same prompts: one call here)."""
-    from lib.self_preference.steps import generation_study
+    from lib.self_preference.study import generation_study
 
     if "generation" not in run.memo:
         run.memo["generation"] = generation_study(_bank(run), [run.spec], {}, False, **PAIR_SETTINGS)
@@ -174,7 +173,7 @@ def nb06(run: SeedRun) -> None:
 def nb07(run: SeedRun) -> None:
     """07: v1 Table 5 (factual preference per knowledge level), where knowledge_rows reads it."""
     from lib.self_preference.knowledge import load_knowledge
-    from lib.self_preference.steps import knowledge_stratified_study
+    from lib.self_preference.study import knowledge_stratified_study
 
     from .self_preference.knowledge_rows import TABLE5
 
@@ -186,7 +185,7 @@ def nb07(run: SeedRun) -> None:
 
 def nb08(run: SeedRun) -> None:
     """08: style preferences (the notebook's study: its table and findings rows)."""
-    from lib.self_preference.steps import writing_style_study
+    from lib.self_preference.study import writing_style_study
 
     result = writing_style_study(_bank(run), [run.spec], {}, k_retries=0, max_tokens=32, temperature=0.0,
                                  retry_temperature=0.7, passage_rule="authors")

@@ -11,7 +11,7 @@ from lib.paths import ROOT
 STUDIES = ("self_preference", "utility", "rewardbench", "mitigation")
 # module -> what it must define
 JOBS = {"measures": ("MEASURES",), "findings_rows": (), "replies": ("reparse",), "figures": (),
-        "model_loop": ("for_each_model",)}
+        "model_loop": ("for_each_model",), "study": ()}
 
 
 @pytest.mark.parametrize("study", STUDIES)

@@ -12,8 +12,8 @@ from lib.simulate import replicate_steps as S
 from lib.simulate.replicate import NOTEBOOKS as REPLICATED
 
 STEPS_FILE = ROOT / "lib" / "simulate" / "replicate_steps.py"
-# replications that still re-type their notebook's calls (no study function yet); none may be added
-NOT_YET = {"09", "10", "11", "12", "13", "14", "15", "17"}
+# replications without a study function (none may be added):
+NOT_YET = {"09", "17"}  # 09 copies candidate sets built once; 17 is compare's paired difference
 
 
 def _imports(tree: ast.AST, package: str) -> dict:
@@ -34,7 +34,7 @@ def _imports(tree: ast.AST, package: str) -> dict:
 
 
 def _dotted(func: ast.AST, names: dict) -> str | None:
-    """The dotted name a call's function resolves to (`steps.f` -> lib.self_preference.steps.f)."""
+    """The dotted name a call's function resolves to (`steps.f` -> lib.self_preference.study.f)."""
     attrs = []
     while isinstance(func, ast.Attribute):
         attrs.insert(0, func.attr)
@@ -100,12 +100,12 @@ def test_every_replication_has_a_study_function_or_is_listed_as_not_yet():
 
 
 def test_the_check_resolves_imports_and_helpers_and_misses_a_copy():
-    nb_like = "from lib.self_preference import steps as st\nst.pointwise_study(bank)\n"
-    assert "lib.self_preference.steps.pointwise_study" in called(ast.parse(nb_like), "")
-    steps_src = ("def _helper(run):\n    from lib.self_preference.steps import pointwise_study\n"
+    nb_like = "from lib.self_preference import study as st\nst.pointwise_study(bank)\n"
+    assert "lib.self_preference.study.pointwise_study" in called(ast.parse(nb_like), "")
+    steps_src = ("def _helper(run):\n    from lib.self_preference.study import pointwise_study\n"
                  "    return pointwise_study(run)\n\n"
                  "def nb05(run):\n    return _helper(run).rows\n\n"
                  "def nb06(run):\n    from lib.self_preference import likelihood\n"
                  "    return likelihood.generation_phase_pairs(run)\n")
-    assert "lib.self_preference.steps.pointwise_study" in step_calls("05", steps_src)
+    assert "lib.self_preference.study.pointwise_study" in step_calls("05", steps_src)
     assert not any(c.endswith("_study") for c in step_calls("06", steps_src))  # a re-typed copy is caught

@@ -27,6 +27,9 @@ SOURCE_PATHS = {"nq": "nq_path", "marco": "marco_path", "triviaqa": "triviaqa_pa
 # 33 of 42 in the demo run (28 at the first try, 5 after one), so its own true and false passages and
 # the pairs built on them are planned at that share
 EMBEDDED_KEPT = 33 / 42
+# characters of a false claim on a real MS MARCO file, which the plan does not read (assumed: a
+# sentence answer with one entity swapped)
+REAL_CLAIM_CHARS = 120
 # completion tokens a model that follows the format writes (assumed; a model that rambles writes up
 # to max_tokens, the plan's other column)
 EXPECTED_OUT = {"passage": 130, "long passage": 300, "false answer": 6, "short answer": 10,
@@ -142,8 +145,9 @@ class RunView:
                 out[s] = int(given[s])
             elif s in (p.get("dataset_paths") or {}):
                 out[s] = int(p.get("n_items") or 0)
-            else:
-                out[s] = sizes.items_per_dataset(s, int(p.get("n_items") or 0), False)
+            else:  # with replacement 09 draws n_items past the demo file (lib.utility.build.seeded_sample)
+                n = int(p.get("n_items") or 0)
+                out[s] = sizes.items_per_dataset(s, n, bool(p.get("with_replacement")) and n > 0)
         return out
 
 
@@ -269,13 +273,21 @@ def utility_benchmarks(v: RunView) -> list[Calls]:
     if p.get("gti_release"):
         return []
     questions = v.gti_questions()
-    n = questions.get("marco", 0) * int(p.get("n_counterfactual") or 0)
-    out = [Calls(p.get("chat_model"), GENERATE, n, len(up.S224_GENERATE_COUNTERFACTUAL_EVIDENCE) + 120, 140,
-                 _out("evidence", 140), label="counterfactual evidence")]
+    per = int(p.get("n_counterfactual") or 0)
+    if "marco" in (p.get("dataset_paths") or {}):  # a real file, not read: n claims a question, of a sentence each
+        n, chars = questions.get("marco", 0) * per, len(up.counterfactual_evidence_prompt("x" * REAL_CLAIM_CHARS))
+    else:  # the demo file: the claims 09's own draw makes (fewer than n where an answer has few entities)
+        claims = sizes.demo_claims(questions.get("marco", 0), per, int(p.get("seed") or 0),
+                                   bool(p.get("with_replacement"))) if questions.get("marco") and per else ()
+        n = len(claims)
+        chars = round(sum(len(up.counterfactual_evidence_prompt(c)) for c in claims) / max(n, 1))
+    out = [Calls(p.get("chat_model"), GENERATE, n, chars, 140, _out("evidence", 140), label="counterfactual evidence")]
     retriever = str(p.get("retriever") or "dense")
     demo = [s for s in questions if s not in (p.get("dataset_paths") or {})]
     if retriever.startswith("dense") and demo:  # the pooled corpus and the questions, embedded (a real file's corpus: its size)
-        texts = sum(sizes.demo_corpus(s) for s in demo) + sum(questions[s] for s in demo)
+        # the questions twice: retrieval, then the recall table's ranking (lib.utility.retrieval.recall_at_k),
+        # which finds them in the cache; the ledger books both
+        texts = sum(sizes.demo_corpus(s) for s in demo) + 2 * sum(questions[s] for s in demo)
         model = retriever.partition(":")[2] or EMBEDDER
         out.append(Calls(model, EMBED, texts, v.chars()["passage"], label="dense retrieval"))
     return out

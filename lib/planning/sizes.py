@@ -108,3 +108,19 @@ def demo_corpus_chars(source: str) -> int:
     (shorter than its human passages: 424 against 656 in a known-truth run's candidate sets)."""
     texts = _corpus_texts(source)
     return int(statistics.mean(len(t) for t in texts)) if texts else 0
+
+
+@functools.lru_cache(maxsize=None)
+def demo_claims(questions: int, n: int, seed: int, replace: bool) -> tuple:
+    """The false claims notebook 09 asks counterfactual evidence for on the demo MS MARCO file: its own
+    seeded draw of `questions` (with replacement past the file when `replace`), up to n distinct
+    claims each by lib.utility.counterfactual's seeded procedure (an answer with no capitalised or
+    numeric span outside the question gets none). No model is asked."""
+    from lib.utility.build import items_as_dicts, seeded_sample
+    from lib.utility.counterfactual import claim_jobs, entity_corpora
+    from lib.utility.items import loaders
+
+    pool = loaders(["marco"])["marco"]()
+    items = items_as_dicts(seeded_sample(pool, questions, seed, replace))
+    jobs, _ = claim_jobs(items, entity_corpora(items, items_as_dicts(pool)), n, seed)
+    return tuple(claim for _, (claim, _) in jobs)

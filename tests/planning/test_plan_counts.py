@@ -205,3 +205,67 @@ def test_13_s_judge_prompt_is_planned_at_the_pair_s_user_prompt_and_both_respons
     implicit = next(c for c in calls if c.label.endswith("log-likelihoods"))
     assert judge.chars_in == pytest.approx(sum(judged) / len(judged), rel=0.02)
     assert implicit.chars_in == pytest.approx(sum(scored) / len(scored), rel=0.02)
+
+
+@pytest.mark.parametrize("sizes", [{}, {"dataset_sizes": {"marco": 120}, "with_replacement": True}])
+def test_09_s_counterfactual_evidence_is_planned_at_the_claims_its_draw_makes(sizes, monkeypatch):
+    """The demo and simulator runs: 09's evidence requests planned 25-34% over what it asked, their prompts
+    22-46% long, because every MS MARCO question was planned at n_counterfactual claims of 120
+    characters: a short answer is stated as "The answer to '<question>' is <answer>." and one with no
+    capitalised or numeric span outside the question (a demo answer such as "hydrogen") gets no claim.
+    Planned requests and characters against the prompts lib.utility sends for 09's own draw (copies
+    past the file at the papers' sizes) of the demo MS MARCO file, recorded where 09 asks its writer."""
+    from lib.planning import designs
+    from lib.utility.build import items_as_dicts
+    from lib.utility import counterfactual as cf
+    from lib.utility.items import utility_items
+
+    cfg = runner.load_config(CONFIGS / "known_truth_run.yaml")
+    cfg["per_notebook"]["09_utility_benchmarks"] = {**cfg["per_notebook"]["09_utility_benchmarks"], **sizes}
+    view = _view(cfg)
+    p = view.p("09_utility_benchmarks")
+    planned = next(c for c in designs.calls_of("09_utility_benchmarks", view) if c.label == "counterfactual evidence")
+    sent = []
+
+    def ask(model, prompts, *args, **kwargs):  # 09's writer, as lib.utility.calls.ask is called: every prompt asked
+        sent.extend(len(x) for x in prompts)
+        return ["Evidence." for _ in prompts]
+    monkeypatch.setattr(cf, "ask", ask)
+    items, pool, _ = utility_items(["marco"], p["n_items"], p["seed"], sizes=p["dataset_sizes"],
+                                   replace=p["with_replacement"])
+    cf.counterfactuals(None, items_as_dicts(items), p["n_counterfactual"], p["seed"], corpus_items=items_as_dicts(pool))
+    assert sent and planned.n == len(sent) < len(items) * p["n_counterfactual"]
+    assert planned.chars_in == pytest.approx(sum(sent) / len(sent), abs=1)
+
+
+def test_09_s_embeddings_are_planned_as_the_texts_it_embeds(monkeypatch):
+    """The simulator run: 09's requests planned 13% under what it booked once its evidence was counted
+    right: it embeds the pooled corpus and the questions for retrieval, and the questions again for
+    the recall table (lib.utility.retrieval.recall_at_k, from the cache: the ledger books them too).
+    Planned embeddings against the texts 09's two calls hand the embedding model."""
+    import numpy as np
+
+    import lib.models
+    from lib.planning import designs
+    from lib.utility import retrieval
+    from lib.utility.build import build_benchmarks, items_as_dicts
+    from lib.utility.benchmark import pooled_corpus
+    from lib.utility.items import utility_items
+
+    embedded = []
+
+    class Embedder:  # stands in for the offline MiniLM: counts each text it is handed
+        def embed(self, texts, desc=None):
+            embedded.extend(texts)
+            return [np.random.default_rng(abs(hash(t)) % 2**32).normal(size=8) for t in texts]
+    monkeypatch.setattr(lib.models, "embedding_model", lambda *a, **k: Embedder())
+    monkeypatch.setattr(retrieval, "_BUILT", {})
+    view = _view(runner.load_config(CONFIGS / "known_truth_run.yaml"))
+    p = view.p("09_utility_benchmarks")
+    planned = next(c for c in designs.calls_of("09_utility_benchmarks", view) if c.label == "dense retrieval")
+    items, pool, _ = utility_items(p["datasets"], p["n_items"], p["seed"])
+    items, pool = items_as_dicts(items), items_as_dicts(pool)
+    build_benchmarks(None, items, pool, "dense", p["n_candidates"], 0, p["seed"])  # no counterfactuals: no writer
+    retrieval.recall_at_k(sorted({"dense", "bm25"}), items, pooled_corpus(pool), [1, 5])
+    assert len(embedded) > len(pooled_corpus(pool)) + len(items)
+    assert planned.n == pytest.approx(len(embedded), rel=0.01)

@@ -124,3 +124,25 @@ def demo_claims(questions: int, n: int, seed: int, replace: bool) -> tuple:
     items = items_as_dicts(seeded_sample(pool, questions, seed, replace))
     jobs, _ = claim_jobs(items, entity_corpora(items, items_as_dicts(pool)), n, seed)
     return tuple(claim for _, (claim, _) in jobs)
+
+
+@functools.lru_cache(maxsize=None)
+def demo_truths(source: str, max_words: int = 0) -> tuple[float, float]:
+    """(ground-truth passages per question, their mean characters) of a demo file: the human passage,
+    or HotpotQA's supporting passages, clipped to `max_words` as notebook 09 clips them."""
+    from lib.utility.benchmark import clip, ground_truths
+
+    recs = demo_records(source)
+    texts = [[clip(t, max_words, [str(r.get("answer") or ""), *(r.get("aliases") or [])]) for t in ground_truths(r)]
+             for r in recs]
+    if not texts:
+        return 0.0, 0.0
+    return (statistics.mean(len(t) for t in texts),
+            statistics.mean(len(p) for t in texts for p in t))
+
+
+@functools.lru_cache(maxsize=None)
+def demo_question_chars(source: str) -> int:
+    """Mean characters of a demo file's questions."""
+    recs = demo_records(source)
+    return int(statistics.mean(len(r.get("question") or "") for r in recs)) if recs else 0

@@ -127,15 +127,19 @@ def _view(cfg):
 def test_10_to_12_candidate_passages_are_planned_at_the_corpus_length():
     """09 draws its candidate sets from the demo corpus (truths and negatives), whose passages are
     shorter than the human passages (the known-truth run's candidate sets: 424 characters, against
-    656): the plan weighs each dataset's corpus mean by 09's questions (it used the human mean)."""
+    656): the plan takes the mean passage of the corpus pooled over 09's datasets, which every
+    question's set is retrieved from (it used the human mean, then weighed the datasets by questions)."""
     from lib.planning import designs, sizes
+    from lib.utility.benchmark import pooled_corpus
+    from lib.utility.build import items_as_dicts
+    from lib.utility.items import utility_items
 
     cfg = runner.load_config(CONFIGS / "known_truth_run.yaml")
     view = _view(cfg)
-    questions = view.gti_questions()
+    p = view.p("09_utility_benchmarks")
     planned = designs._utility_chars(view)["passage"]
-    corpus = sum(q * sizes.demo_corpus_chars(s) for s, q in questions.items()) / sum(questions.values())
-    assert planned == pytest.approx(corpus, abs=1)
+    corpus = pooled_corpus(items_as_dicts(utility_items(p["datasets"], p["n_items"], p["seed"])[1]))
+    assert planned == pytest.approx(sum(map(len, corpus)) / len(corpus), rel=0.01)
     assert planned < 0.8 * sizes.demo_text_chars()["passage"]
 
 
@@ -269,3 +273,78 @@ def test_09_s_embeddings_are_planned_as_the_texts_it_embeds(monkeypatch):
     retrieval.recall_at_k(sorted({"dense", "bm25"}), items, pooled_corpus(pool), [1, 5])
     assert len(embedded) > len(pooled_corpus(pool)) + len(items)
     assert planned.n == pytest.approx(len(embedded), rel=0.01)
+
+
+def _gtu_rows(cfg, stem):
+    """12's GTU candidate sets built from the demo data as 09 builds them (BM25 in place of the dense
+    retriever: the texts are the same corpus's), selected as 12 selects them."""
+    from lib.utility.benchmark import select
+    from lib.utility.build import build_benchmarks
+    from lib.utility.items import utility_items
+
+    view = _view(cfg)
+    p9, p = view.p("09_utility_benchmarks"), view.p(stem)
+    items, pool, _ = utility_items(p9["datasets"], p9["n_items"], p9["seed"])
+    _, gtu, _ = build_benchmarks(None, items, pool, "bm25", p9["n_candidates"], 0, p9["seed"], max_words=p9["max_words"])
+    return view, select(gtu, p["datasets"], p["n_items"])
+
+
+@pytest.mark.parametrize("config,params", [("known_truth_run.yaml", {}), ("demo.yaml", {"n_items": 0})])
+def test_12_s_answer_prompts_are_planned_at_each_condition_s_evidence(config, params):
+    """The demo run: 12's prompt tokens planned 30% over what it booked, because every answer was
+    planned with three passages: the real conditions hand over none, all n candidates, the ground
+    truth, and what a judgment selected. Planned characters per condition against the real answer
+    prompts (lib.prompts.utility.qa_prompt over lib.utility.answering's evidence) of 12's candidate
+    sets built from the demo data; a judgment's at its expected selection (the utility paper's
+    Tables 1-3: recall x ground truth / precision of 10 candidates), built from that many passages."""
+    from lib.paper_check.published import UTILITY_TABLE2, UTILITY_TABLE3
+    from lib.planning import designs
+    from lib.prompts.utility import qa_prompt
+    from lib.utility.answering import evidence_by_condition, evidence_from_judgment
+    from lib.utility.judging import Judgment
+
+    stem = "12_utility_for_answering"
+    cfg = runner.load_config(CONFIGS / config)
+    cfg["per_notebook"][stem] = {**cfg["per_notebook"].get(stem, {}), **params}
+    view, rows = _gtu_rows(cfg, stem)
+    n = view.p("09_utility_benchmarks")["n_candidates"]
+    gt = {"NQ": 1.0, "HotpotQA": 2.4, "MSMARCO-QA": 1.1}
+
+    def share(cells):  # passages selected of the paper's 10, as a share
+        return sum(r * gt[ds] / p / 10 for ds, (p, r, _) in cells) / len(cells)
+    sets = share([(ds, c) for (_, ds, f), c in UTILITY_TABLE3.items() if f == "Listwise-set"])
+    pointwise = share([(ds, c) for (_, ds, f), c in UTILITY_TABLE3.items() if f == "Pointwise"])
+    relevance = share([(ds, c) for (ds, j), c in UTILITY_TABLE2.items() if j == "Relevance"])
+    assert 0.15 < sets < relevance < pointwise < 0.5  # the paper: 1.9, 2.2 and 4.7 of 10
+
+    def mean(xs):
+        return sum(xs) / len(xs)
+
+    def judged(row, m):  # a judgment that selected m passages: its prompt over every m in a row (each passage alike)
+        k = len(row.passage)
+        js = [Judgment(row.id, "listwise-set", "utility", order=[], selected=sorted((i + d) % k for d in range(m)))
+              for i in range(k)]
+        return mean([len(qa_prompt(row.question, evidence_from_judgment(row, j), row.factoid)) for j in js])
+
+    real, size = {}, {}  # (group label, condition) -> mean real prompt characters, and the group's questions
+    for factoid, label in ((True, "answers (factoid)"), (False, "answers")):
+        group = [r for r in rows if r.factoid == factoid]
+        if not group:
+            continue
+        for cond in ("none", "dense", "ground-truth"):
+            real[label, cond] = mean([len(qa_prompt(r.question, evidence_by_condition(r, cond), factoid)) for r in group])
+        q = view.p(stem)  # the notebook's conditions (k_curve: every k up to the largest)
+        for cond in [*(f"relevance {f}" for f in q["relevance_forms"]), *(f"utility {f}" for f in q["utility_forms"]),
+                     *(f"{k}-sampling" for k in range(1, max(q["k_values"]) + 1))]:
+            judgment, _, form = cond.partition(" ")
+            m = n * ((relevance if judgment == "relevance" else sets) if form != "pointwise" else pointwise)
+            lo, hi = int(m), int(m) + 1
+            real[label, cond] = mean([(hi - m) * judged(r, lo) + (m - lo) * judged(r, hi) for r in group])
+        size.update({(label, cond): len(group) for (g, cond) in real if g == label})
+    answers = [c for c in designs.calls_of(stem, view) if c.label.startswith("answers")]
+    # every answer prompt, whatever the plan calls its groups: the old plan's three passages each fail here
+    assert sum(c.n * c.chars_in for c in answers) == pytest.approx(sum(real[k] * size[k] for k in real), rel=0.1)
+    planned = {tuple(c.label.split(": ", 1)): c for c in answers}
+    assert set(planned) == set(real) and len(real) >= 8
+    for key, chars in real.items():  # none and ground truth fixed by the data; the rest by the corpus's mean passage
+        assert planned[key].chars_in == pytest.approx(chars, rel=0.05 if key[1] in ("none", "ground-truth") else 0.1), key

@@ -357,11 +357,15 @@ def utility_factors(v: RunView) -> list[Calls]:
     p = v.p("11_utility_factors")
     per = _gti(v, "11_utility_factors")
     q, n, c, k = sum(per.values()), _candidates(v), _utility_chars(v, "11_utility_factors"), int(p.get("k_retries") or 0)
-    pair_q = sum(min(int(p.get("n_pairwise_items") or 0), x) for x in per.values())
-    req_q = per.get(p.get("requirement_dataset")) or q
+    pairs = int(p.get("n_pairwise_items") or 0)
+    pair_q = sum(min(pairs, x) for x in per.values())
+    # the requirement factor judges its dataset's questions (all when the file has none of it), and
+    # pairwise the first n_pairwise_items of those (lib.utility.factors.FactorSweep.requirements)
+    req = {s: x for s, x in per.items() if s == p.get("requirement_dataset") and x} or per
+    req_q, req_pair_q = sum(req.values()), sum(min(pairs, x) for x in req.values())
 
-    def qs(form, base=q):
-        return pair_q if form == "pairwise" else base
+    def qs(form, base=q, pair=pair_q):
+        return pair if form == "pairwise" else base
     out = []
     for m in _models(p.get("models")):
         out += [_judgments(m, f, qs(f), n, c, k, f"form {f}") for f in p.get("forms") or []]
@@ -369,7 +373,7 @@ def utility_factors(v: RunView) -> list[Calls]:
                 if o != "question-first" for f in p.get("order_forms") or []]
         out += [_judgments(m, f, qs(f), n, c, k, f"position {x} {f}") for x in p.get("positions") or []
                 for f in p.get("position_forms") or []]
-        out += [_judgments(m, f, qs(f, req_q), n, c, k, f"requirement {r} {f}", requirement=r != "none")
+        out += [_judgments(m, f, qs(f, req_q, req_pair_q), n, c, k, f"requirement {r} {f}", requirement=r != "none")
                 for r in ["none", *(p.get("requirements") or [])] for f in p.get("requirement_forms") or []]
     return out
 

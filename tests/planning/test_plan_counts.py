@@ -275,9 +275,10 @@ def test_09_s_embeddings_are_planned_as_the_texts_it_embeds(monkeypatch):
     assert planned.n == pytest.approx(len(embedded), rel=0.01)
 
 
-def _gtu_rows(cfg, stem):
-    """12's GTU candidate sets built from the demo data as 09 builds them (BM25 in place of the dense
-    retriever: the texts are the same corpus's), selected as 12 selects them."""
+def _candidate_sets(cfg, stem, kind="gtu"):
+    """A notebook's GTI or GTU candidate sets built from the demo data as 09 builds them (BM25 in place
+    of the dense retriever: the texts are the same corpus's; no counterfactual evidence, which needs a
+    writer), selected as the notebook selects them."""
     from lib.utility.benchmark import select
     from lib.utility.build import build_benchmarks
     from lib.utility.items import utility_items
@@ -285,8 +286,8 @@ def _gtu_rows(cfg, stem):
     view = _view(cfg)
     p9, p = view.p("09_utility_benchmarks"), view.p(stem)
     items, pool, _ = utility_items(p9["datasets"], p9["n_items"], p9["seed"])
-    _, gtu, _ = build_benchmarks(None, items, pool, "bm25", p9["n_candidates"], 0, p9["seed"], max_words=p9["max_words"])
-    return view, select(gtu, p["datasets"], p["n_items"])
+    gti, gtu = build_benchmarks(None, items, pool, "bm25", p9["n_candidates"], 0, p9["seed"], max_words=p9["max_words"])[:2]
+    return view, select(gtu if kind == "gtu" else gti, p["datasets"] or None, p["n_items"])
 
 
 @pytest.mark.parametrize("config,params", [("known_truth_run.yaml", {}), ("demo.yaml", {"n_items": 0})])
@@ -306,7 +307,7 @@ def test_12_s_answer_prompts_are_planned_at_each_condition_s_evidence(config, pa
     stem = "12_utility_for_answering"
     cfg = runner.load_config(CONFIGS / config)
     cfg["per_notebook"][stem] = {**cfg["per_notebook"].get(stem, {}), **params}
-    view, rows = _gtu_rows(cfg, stem)
+    view, rows = _candidate_sets(cfg, stem)
     n = view.p("09_utility_benchmarks")["n_candidates"]
     gt = {"NQ": 1.0, "HotpotQA": 2.4, "MSMARCO-QA": 1.1}
 
@@ -348,3 +349,26 @@ def test_12_s_answer_prompts_are_planned_at_each_condition_s_evidence(config, pa
     assert set(planned) == set(real) and len(real) >= 8
     for key, chars in real.items():  # none and ground truth fixed by the data; the rest by the corpus's mean passage
         assert planned[key].chars_in == pytest.approx(chars, rel=0.05 if key[1] in ("none", "ground-truth") else 0.1), key
+
+
+def test_11_s_requirement_pairs_are_planned_on_its_dataset_s_questions(scripted_model, tmp_path):
+    """The simulator run: 11's requests planned 6% over what it booked, because the requirement
+    factor's pairwise judgments were planned on n_pairwise_items questions of every dataset: they
+    run on the requirement dataset's only. Planned against what lib.utility.factors asks of a
+    scripted judge for 11's GTI sets built from the demo data (one requirement beside none)."""
+    from lib.planning import designs
+    from lib.utility.factors import FactorSweep
+
+    stem = "11_utility_factors"
+    cfg = runner.load_config(CONFIGS / "known_truth_run.yaml")
+    cfg["per_notebook"][stem] = {**cfg["per_notebook"][stem], "requirements": ["cot"], "requirement_forms": ["pairwise"]}
+    view, rows = _candidate_sets(cfg, stem, "gti")
+    p = view.p(stem)
+    planned = sum(c.n for c in designs.calls_of(stem, view) if c.label.startswith("requirement"))
+    model = scripted_model(reply=lambda text, req: "My choice: Passage-0")
+    run = FactorSweep(["local:smollm2"], rows, tmp_path / "replies.jsonl", n_pairwise_items=p["n_pairwise_items"],
+                      get_model=lambda spec: model)
+    asked = _asked(lambda: run.requirements(p["requirements"], p["requirement_forms"], p["requirement_dataset"]))
+    n = view.p("09_utility_benchmarks")["n_candidates"]
+    assert len({r.source for r in rows}) > 1 and asked == 2 * p["n_pairwise_items"] * n * (n - 1) // 2
+    assert planned == asked

@@ -294,22 +294,22 @@ def utility_benchmarks(v: RunView) -> list[Calls]:
     return out
 
 
-_FORM_CHARS = {
-    "pointwise": len(up.AUTHORS_POINTWISE_SYSTEM + up.AUTHORS_POINTWISE_INSTRUCT + up.AUTHORS_POINTWISE_USER),
-    "pairwise": len(up.AUTHORS_PAIRWISE_SYSTEM + up.AUTHORS_PAIRWISE_INSTRUCT + up.AUTHORS_PAIRWISE_USER),
-    "listwise-set": len(up.AUTHORS_LISTWISE_SET_SYSTEM + up.AUTHORS_LISTWISE_SET_INSTRUCT + up.AUTHORS_LISTWISE_SET_USER),
-    "listwise-rank": len(up.AUTHORS_LISTWISE_RANK_SYSTEM + up.AUTHORS_LISTWISE_RANK_INSTRUCT + up.AUTHORS_LISTWISE_RANK_USER),
-}
 _FORM_OUT = {"pointwise": "utility pointwise", "pairwise": "utility pairwise", "listwise-set": "utility set",
              "listwise-rank": "utility rank"}
 
 
-def _judgments(model: str, form: str, questions: int, n: int, c: dict, k: int, label: str,
-               requirement: bool = False, same_as: tuple = ()) -> Calls:
-    """One form's judgments of `questions` candidate sets of `n` passages (lib.utility.judging)."""
+def _judgments(model: str, form: str, questions: int, n: int, c: dict, k: int, label: str, judgment: str = "utility",
+               order: str = "question-first", requirement: str = "none", same_as: tuple = ()) -> Calls:
+    """One form's judgments of `questions` candidate sets of `n` passages (lib.utility.judging): each
+    prompt as lib.prompts.utility.judgment_messages lays it out (system and user turn, the instruction
+    in both where the authors' scripts put it, labelled passages), at the data's lengths."""
+    from lib.utility.judging import max_tokens_for
+
     per_q, shown = {"pointwise": (n, 1), "pairwise": (n * (n - 1) // 2, 2)}.get(form, (1, n))
-    mt = 4 * n + 48 if form == "listwise-rank" else {"pointwise": 48, "pairwise": 24, "listwise-set": 64}[form]
-    chars = _FORM_CHARS[form] + c["question"] + shown * c["passage"] + (len(up.AUTHORS_REQUIREMENT) if requirement else 0)
+    mt = max_tokens_for(form, requirement, n)
+    messages = up.judgment_messages("q" * int(c["question"]), ["p" * int(c["passage"])] * shown, judgment, form, order,
+                                    requirement)
+    chars = sum(len(m["content"]) for m in messages)
     return Calls(model, GENERATE, questions * per_q, chars, mt, _out(_FORM_OUT[form], mt), k, label=label,
                  same_as=same_as, messages=2)
 
@@ -349,7 +349,7 @@ def relevance_vs_utility(v: RunView) -> list[Calls]:
     p = v.p("10_relevance_vs_utility")
     q, n, c = sum(_gti(v, "10_relevance_vs_utility").values()), _candidates(v), _utility_chars(v, "10_relevance_vs_utility")
     k = int(p.get("k_retries") or 0)
-    return [_judgments(p.get("chat_model"), f, q, n, c, k, f"{j} {f}") for j in ("relevance", "utility")
+    return [_judgments(p.get("chat_model"), f, q, n, c, k, f"{j} {f}", j) for j in ("relevance", "utility")
             for f in ("listwise-set", "listwise-rank")]
 
 
@@ -369,11 +369,11 @@ def utility_factors(v: RunView) -> list[Calls]:
     out = []
     for m in _models(p.get("models")):
         out += [_judgments(m, f, qs(f), n, c, k, f"form {f}") for f in p.get("forms") or []]
-        out += [_judgments(m, f, qs(f), n, c, k, f"order {o} {f}") for o in p.get("orders") or []
+        out += [_judgments(m, f, qs(f), n, c, k, f"order {o} {f}", order=o) for o in p.get("orders") or []
                 if o != "question-first" for f in p.get("order_forms") or []]
         out += [_judgments(m, f, qs(f), n, c, k, f"position {x} {f}") for x in p.get("positions") or []
                 for f in p.get("position_forms") or []]
-        out += [_judgments(m, f, qs(f, req_q, req_pair_q), n, c, k, f"requirement {r} {f}", requirement=r != "none")
+        out += [_judgments(m, f, qs(f, req_q, req_pair_q), n, c, k, f"requirement {r} {f}", requirement=r)
                 for r in ["none", *(p.get("requirements") or [])] for f in p.get("requirement_forms") or []]
     return out
 
@@ -459,7 +459,7 @@ def utility_for_answering(v: RunView) -> list[Calls]:
         for judgment, forms in (("relevance", rel), ("utility", util)):
             need_set = any(f in ("pairwise", "listwise-rank") for f in forms)
             for f in dict.fromkeys((["listwise-set"] if need_set else []) + list(forms)):
-                out.append(_judgments(m, f, q, n, c, k, f"{judgment} {f}"))
+                out.append(_judgments(m, f, q, n, c, k, f"{judgment} {f}", judgment))
         if k_values:
             out.append(_judgments(m, "listwise-set", q * max(k_values), n, c, 0, "k-sampling"))
     return out

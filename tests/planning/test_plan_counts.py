@@ -372,3 +372,32 @@ def test_11_s_requirement_pairs_are_planned_on_its_dataset_s_questions(scripted_
     n = view.p("09_utility_benchmarks")["n_candidates"]
     assert len({r.source for r in rows}) > 1 and asked == 2 * p["n_pairwise_items"] * n * (n - 1) // 2
     assert planned == asked
+
+
+def test_10_and_11_s_judgment_prompts_are_planned_as_judgment_messages_lays_them_out():
+    """The demo run: 11's prompt tokens planned 12% under what it booked, because a judgment prompt
+    was planned as the templates once: the authors' scripts repeat the instruction in the system and
+    the user turn (pointwise, pairwise, listwise-set), each passage carries its label, a requirement
+    level has its own sentence. Planned characters of every 10 and 11 group against the real prompts
+    (lib.prompts.utility.judgment_messages) of their GTI sets built from the demo data, within 5%."""
+    from lib.planning import designs
+    from lib.prompts.utility import judgment_messages
+    from lib.utility.judging import jobs_for
+
+    cfg = runner.load_config(CONFIGS / "demo.yaml")
+    cfg["per_notebook"]["11_utility_factors"] = {**cfg["per_notebook"]["11_utility_factors"], "n_items": 0}
+    checked = 0
+    for stem in ("10_relevance_vs_utility", "11_utility_factors"):
+        view, rows = _candidate_sets(cfg, stem, "gti")
+        for c in designs.calls_of(stem, view):
+            words = c.label.split()
+            form = words[-1]
+            judgment = "relevance" if words[0] == "relevance" else "utility"
+            order = words[1] if words[0] == "order" else "question-first"
+            requirement = words[1] if words[0] == "requirement" else "none"
+            real = [sum(len(m["content"]) for m in judgment_messages(r.question, [r.passage[i] for i in shown], judgment,
+                                                                   form, order, requirement))
+                    for r in rows for shown in jobs_for(form, list(range(len(r.passage))))]
+            assert c.chars_in == pytest.approx(sum(real) / len(real), rel=0.05), (stem, c.label)
+            checked += 1
+    assert checked >= 10

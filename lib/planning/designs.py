@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lib.models.specs import parse_reward_spec, parse_spec
+from lib.paper_check.published import UTILITY_TABLE2, UTILITY_TABLE3
 from lib.prompts import rag_rewardbench as rp
 from lib.prompts import self_preference as sp
 from lib.prompts import utility as up
@@ -27,6 +28,9 @@ SOURCE_PATHS = {"nq": "nq_path", "marco": "marco_path", "triviaqa": "triviaqa_pa
 # 33 of 42 in the demo run (28 at the first try, 5 after one), so its own true and false passages and
 # the pairs built on them are planned at that share
 EMBEDDED_KEPT = 33 / 42
+# characters of a false claim on a real MS MARCO file, which the plan does not read (assumed: a
+# sentence answer with one entity swapped)
+REAL_CLAIM_CHARS = 120
 # completion tokens a model that follows the format writes (assumed; a model that rambles writes up
 # to max_tokens, the plan's other column)
 EXPECTED_OUT = {"passage": 130, "long passage": 300, "false answer": 6, "short answer": 10,
@@ -142,8 +146,9 @@ class RunView:
                 out[s] = int(given[s])
             elif s in (p.get("dataset_paths") or {}):
                 out[s] = int(p.get("n_items") or 0)
-            else:
-                out[s] = sizes.items_per_dataset(s, int(p.get("n_items") or 0), False)
+            else:  # with replacement 09 draws n_items past the demo file (lib.utility.build.seeded_sample)
+                n = int(p.get("n_items") or 0)
+                out[s] = sizes.items_per_dataset(s, n, bool(p.get("with_replacement")) and n > 0)
         return out
 
 
@@ -269,34 +274,42 @@ def utility_benchmarks(v: RunView) -> list[Calls]:
     if p.get("gti_release"):
         return []
     questions = v.gti_questions()
-    n = questions.get("marco", 0) * int(p.get("n_counterfactual") or 0)
-    out = [Calls(p.get("chat_model"), GENERATE, n, len(up.S224_GENERATE_COUNTERFACTUAL_EVIDENCE) + 120, 140,
-                 _out("evidence", 140), label="counterfactual evidence")]
+    per = int(p.get("n_counterfactual") or 0)
+    if "marco" in (p.get("dataset_paths") or {}):  # a real file, not read: n claims a question, of a sentence each
+        n, chars = questions.get("marco", 0) * per, len(up.counterfactual_evidence_prompt("x" * REAL_CLAIM_CHARS))
+    else:  # the demo file: the claims 09's own draw makes (fewer than n where an answer has few entities)
+        claims = sizes.demo_claims(questions.get("marco", 0), per, int(p.get("seed") or 0),
+                                   bool(p.get("with_replacement"))) if questions.get("marco") and per else ()
+        n = len(claims)
+        chars = round(sum(len(up.counterfactual_evidence_prompt(c)) for c in claims) / max(n, 1))
+    out = [Calls(p.get("chat_model"), GENERATE, n, chars, 140, _out("evidence", 140), label="counterfactual evidence")]
     retriever = str(p.get("retriever") or "dense")
     demo = [s for s in questions if s not in (p.get("dataset_paths") or {})]
     if retriever.startswith("dense") and demo:  # the pooled corpus and the questions, embedded (a real file's corpus: its size)
-        texts = sum(sizes.demo_corpus(s) for s in demo) + sum(questions[s] for s in demo)
+        # the questions twice: retrieval, then the recall table's ranking (lib.utility.retrieval.recall_at_k),
+        # which finds them in the cache; the ledger books both
+        texts = sum(sizes.demo_corpus(s) for s in demo) + 2 * sum(questions[s] for s in demo)
         model = retriever.partition(":")[2] or EMBEDDER
         out.append(Calls(model, EMBED, texts, v.chars()["passage"], label="dense retrieval"))
     return out
 
 
-_FORM_CHARS = {
-    "pointwise": len(up.AUTHORS_POINTWISE_SYSTEM + up.AUTHORS_POINTWISE_INSTRUCT + up.AUTHORS_POINTWISE_USER),
-    "pairwise": len(up.AUTHORS_PAIRWISE_SYSTEM + up.AUTHORS_PAIRWISE_INSTRUCT + up.AUTHORS_PAIRWISE_USER),
-    "listwise-set": len(up.AUTHORS_LISTWISE_SET_SYSTEM + up.AUTHORS_LISTWISE_SET_INSTRUCT + up.AUTHORS_LISTWISE_SET_USER),
-    "listwise-rank": len(up.AUTHORS_LISTWISE_RANK_SYSTEM + up.AUTHORS_LISTWISE_RANK_INSTRUCT + up.AUTHORS_LISTWISE_RANK_USER),
-}
 _FORM_OUT = {"pointwise": "utility pointwise", "pairwise": "utility pairwise", "listwise-set": "utility set",
              "listwise-rank": "utility rank"}
 
 
-def _judgments(model: str, form: str, questions: int, n: int, c: dict, k: int, label: str,
-               requirement: bool = False, same_as: tuple = ()) -> Calls:
-    """One form's judgments of `questions` candidate sets of `n` passages (lib.utility.judging)."""
+def _judgments(model: str, form: str, questions: int, n: int, c: dict, k: int, label: str, judgment: str = "utility",
+               order: str = "question-first", requirement: str = "none", same_as: tuple = ()) -> Calls:
+    """One form's judgments of `questions` candidate sets of `n` passages (lib.utility.judging): each
+    prompt as lib.prompts.utility.judgment_messages lays it out (system and user turn, the instruction
+    in both where the authors' scripts put it, labelled passages), at the data's lengths."""
+    from lib.utility.judging import max_tokens_for
+
     per_q, shown = {"pointwise": (n, 1), "pairwise": (n * (n - 1) // 2, 2)}.get(form, (1, n))
-    mt = 4 * n + 48 if form == "listwise-rank" else {"pointwise": 48, "pairwise": 24, "listwise-set": 64}[form]
-    chars = _FORM_CHARS[form] + c["question"] + shown * c["passage"] + (len(up.AUTHORS_REQUIREMENT) if requirement else 0)
+    mt = max_tokens_for(form, requirement, n)
+    messages = up.judgment_messages("q" * int(c["question"]), ["p" * int(c["passage"])] * shown, judgment, form, order,
+                                    requirement)
+    chars = sum(len(m["content"]) for m in messages)
     return Calls(model, GENERATE, questions * per_q, chars, mt, _out(_FORM_OUT[form], mt), k, label=label,
                  same_as=same_as, messages=2)
 
@@ -305,15 +318,20 @@ def _candidates(v: RunView) -> int:
     return int(v.p("09_utility_benchmarks").get("n_candidates") or 10)
 
 
-def _utility_chars(v: RunView) -> dict:
-    """Text lengths of 10-12's candidate sets: on the demo data the mean of the corpus passages the sets
-    are drawn from, weighted by 09's questions per dataset; clipped to 09's max_words (about 6
-    characters a word)."""
+def _utility_chars(v: RunView, stem: str | None = None) -> dict:
+    """Text lengths of 10-12's candidate sets: on the demo data the mean passage of the pooled corpus
+    every question's set is retrieved from (09's datasets together, lib.utility.benchmark.pooled_corpus),
+    and the mean question of the datasets the notebook `stem` keeps, weighted by its questions (09's
+    when none is given); passages clipped to 09's max_words (about 6 characters a word)."""
     c = dict(v.chars())
-    demo = {s: q for s, q in v.gti_questions().items()
-            if s not in (v.p("09_utility_benchmarks").get("dataset_paths") or {}) and sizes.demo_corpus(s)}
+    real = v.p("09_utility_benchmarks").get("dataset_paths") or {}
+    demo = [s for s in v.gti_questions() if s not in real and sizes.demo_corpus(s)]
     if demo and not v.any_real():
-        c["passage"] = round(sum(q * sizes.demo_corpus_chars(s) for s, q in demo.items()) / max(sum(demo.values()), 1))
+        c["passage"] = round(sum(sizes.demo_corpus(s) * sizes.demo_corpus_chars(s) for s in demo)
+                             / sum(sizes.demo_corpus(s) for s in demo))
+        asked = {s: q for s, q in (_gti(v, stem) if stem else v.gti_questions()).items() if s in demo}
+        if sum(asked.values()):
+            c["question"] = round(sum(q * sizes.demo_question_chars(s) for s, q in asked.items()) / sum(asked.values()))
     words = int(v.p("09_utility_benchmarks").get("max_words") or 0)
     if words:
         c["passage"] = min(c["passage"], 6 * words)
@@ -329,51 +347,119 @@ def _gti(v: RunView, stem: str, datasets=None) -> dict:
 
 def relevance_vs_utility(v: RunView) -> list[Calls]:
     p = v.p("10_relevance_vs_utility")
-    q, n, c, k = sum(_gti(v, "10_relevance_vs_utility").values()), _candidates(v), _utility_chars(v), int(p.get("k_retries") or 0)
-    return [_judgments(p.get("chat_model"), f, q, n, c, k, f"{j} {f}") for j in ("relevance", "utility")
+    q, n, c = sum(_gti(v, "10_relevance_vs_utility").values()), _candidates(v), _utility_chars(v, "10_relevance_vs_utility")
+    k = int(p.get("k_retries") or 0)
+    return [_judgments(p.get("chat_model"), f, q, n, c, k, f"{j} {f}", j) for j in ("relevance", "utility")
             for f in ("listwise-set", "listwise-rank")]
 
 
 def utility_factors(v: RunView) -> list[Calls]:
     p = v.p("11_utility_factors")
     per = _gti(v, "11_utility_factors")
-    q, n, c, k = sum(per.values()), _candidates(v), _utility_chars(v), int(p.get("k_retries") or 0)
-    pair_q = sum(min(int(p.get("n_pairwise_items") or 0), x) for x in per.values())
-    req_q = per.get(p.get("requirement_dataset")) or q
+    q, n, c, k = sum(per.values()), _candidates(v), _utility_chars(v, "11_utility_factors"), int(p.get("k_retries") or 0)
+    pairs = int(p.get("n_pairwise_items") or 0)
+    pair_q = sum(min(pairs, x) for x in per.values())
+    # the requirement factor judges its dataset's questions (all when the file has none of it), and
+    # pairwise the first n_pairwise_items of those (lib.utility.factors.FactorSweep.requirements)
+    req = {s: x for s, x in per.items() if s == p.get("requirement_dataset") and x} or per
+    req_q, req_pair_q = sum(req.values()), sum(min(pairs, x) for x in req.values())
 
-    def qs(form, base=q):
-        return pair_q if form == "pairwise" else base
+    def qs(form, base=q, pair=pair_q):
+        return pair if form == "pairwise" else base
     out = []
     for m in _models(p.get("models")):
         out += [_judgments(m, f, qs(f), n, c, k, f"form {f}") for f in p.get("forms") or []]
-        out += [_judgments(m, f, qs(f), n, c, k, f"order {o} {f}") for o in p.get("orders") or []
+        out += [_judgments(m, f, qs(f), n, c, k, f"order {o} {f}", order=o) for o in p.get("orders") or []
                 if o != "question-first" for f in p.get("order_forms") or []]
         out += [_judgments(m, f, qs(f), n, c, k, f"position {x} {f}") for x in p.get("positions") or []
                 for f in p.get("position_forms") or []]
-        out += [_judgments(m, f, qs(f, req_q), n, c, k, f"requirement {r} {f}", requirement=r != "none")
+        out += [_judgments(m, f, qs(f, req_q, req_pair_q), n, c, k, f"requirement {r} {f}", requirement=r)
                 for r in ["none", *(p.get("requirements") or [])] for f in p.get("requirement_forms") or []]
     return out
 
 
+# Passages a utility or relevance judgment hands to 12's answerer (the paper gives no count): its
+# judges' selections in the utility paper, recall x ground-truth passages / precision of the 10
+# candidates (Table 1's ground truth per question; the averaged P and R of Table 3 over its five
+# models and three datasets, and of Table 2 for ChatGPT's relevance judgments, the only ones it
+# reports), as a share of the candidates: utility listwise-set 0.19, pointwise 0.47, relevance
+# listwise-set 0.22. A ranking hands over as many as the listwise-set judgment of its kind selected,
+# k-sampling the modal size of its listwise-set utility judgments; relevance pointwise (no paper
+# number) is planned at the utility share.
+PAPER_CANDIDATES = 10
+PAPER_GROUND_TRUTH = {"NQ": 1.0, "HotpotQA": 2.4, "MSMARCO-QA": 1.1}  # the utility paper's Table 1
+
+
+def _paper_share(cells) -> float:
+    """Mean share of the paper's 10 candidates a judge selects, over (dataset, (P, R, F1)) cells."""
+    shares = [r * PAPER_GROUND_TRUTH[ds] / p / PAPER_CANDIDATES for ds, (p, r, _) in cells]
+    return sum(shares) / len(shares)
+
+
+SELECTED_SHARE = {
+    ("utility", "listwise-set"): _paper_share((ds, c) for (_, ds, f), c in UTILITY_TABLE3.items() if f == "Listwise-set"),
+    ("utility", "pointwise"): _paper_share((ds, c) for (_, ds, f), c in UTILITY_TABLE3.items() if f == "Pointwise"),
+    ("relevance", "listwise-set"): _paper_share((ds, c) for (ds, j), c in UTILITY_TABLE2.items() if j == "Relevance"),
+}
+
+
+def selected(judgment: str, form: str, n: int) -> float:
+    """Expected passages of n candidates that a judgment in `form` hands to the answerer."""
+    kind = form if form in ("pointwise", "listwise-set") else "listwise-set"  # a ranking: its set's size
+    return n * SELECTED_SHARE.get((judgment, kind), SELECTED_SHARE[("utility", kind)])
+
+
+def answer_chars(question: float, m: float, passage: float, factoid: bool) -> int:
+    """Characters of 12's answer prompt (lib.prompts.utility.qa_prompt) for a question of `question`
+    characters and m passages of `passage` characters, each labelled and on its own line; none: the
+    prompt without evidence."""
+    if m <= 0:
+        return round(len(up.qa_prompt("", [], factoid)) + question)
+    label = len(up.passage_label("listwise-set", 0)) + 1  # "Passage-i: " and the line break before the next
+    return round(len(up.qa_prompt("", [""], factoid)) - label + question + m * (passage + label))
+
+
+def _truths(v: RunView, per: dict, words: int) -> tuple[float, float]:
+    """(ground-truth passages per question, their characters) over the datasets in `per`, weighted
+    by its questions: the demo files' (HotpotQA: its supporting passages), or a real file's (one
+    passage; HotpotQA's two supporting paragraphs) at the real length."""
+    real = v.p("09_utility_benchmarks").get("dataset_paths") or {}
+    clipped = min(sizes.REAL_PASSAGE_CHARS, 6 * words) if words else sizes.REAL_PASSAGE_CHARS
+    got = {s: ((2.0 if s == "hotpotqa" else 1.0), clipped) if s in real or v.any_real() else sizes.demo_truths(s, words)
+           for s in per}
+    total = max(sum(per.values()), 1)
+    count = sum(q * got[s][0] for s, q in per.items()) / total
+    chars = sum(q * got[s][0] * got[s][1] for s, q in per.items()) / max(count * total, 1)
+    return count, chars
+
+
 def utility_for_answering(v: RunView) -> list[Calls]:
-    p = v.p("12_utility_for_answering")
-    per = _gti(v, "12_utility_for_answering")
-    q, n, c, k = sum(per.values()), _candidates(v), _utility_chars(v), int(p.get("k_retries") or 0)
-    factoid = sum(x for s, x in per.items() if s != "marco")
+    stem = "12_utility_for_answering"
+    p = v.p(stem)
+    per = _gti(v, stem)
+    q, n, c, k = sum(per.values()), _candidates(v), _utility_chars(v, stem), int(p.get("k_retries") or 0)
     k_values = [int(x) for x in p.get("k_values") or []]
-    answers = 3 + len(p.get("relevance_forms") or []) + len(p.get("utility_forms") or []) + (
-        (max(k_values) if p.get("k_curve") else len(k_values)) if k_values else 0)
-    evidence = 3 * c["passage"]  # a selected set, a few passages; none / all / ground truth average out near it
+    words = int(v.p("09_utility_benchmarks").get("max_words") or 0)
+    rel, util = list(p.get("relevance_forms") or []), list(p.get("utility_forms") or [])
+    answered = (list(range(1, max(k_values) + 1)) if p.get("k_curve") else k_values) if k_values else []
     out = []
     for m in _models(p.get("models")):
-        out += [Calls(m, GENERATE, answers * factoid, len(up.S234_QA_FACTOID) + c["question"] + evidence, 12,
-                      _out("factoid answer", 12), label="answers (factoid)"),
-                Calls(m, GENERATE, answers * (q - factoid), len(up.S234_QA_NON_FACTOID) + c["question"] + evidence,
-                      40, _out("answer", 40), label="answers")]
-        for judgment, forms in (("relevance", p.get("relevance_forms") or []), ("utility", p.get("utility_forms") or [])):
+        for factoid, label, cap, what in ((True, "answers (factoid)", 12, "factoid answer"), (False, "answers", 40, "answer")):
+            group = {s: x for s, x in per.items() if (s != "marco") == factoid}
+            if not sum(group.values()):
+                continue
+            truths, truth_chars = _truths(v, group, words)
+            # lib.utility.experiments.answering: passages handed over in each evidence condition
+            conditions = {"none": (0, 0), "dense": (n, c["passage"]), "ground-truth": (truths, truth_chars)}
+            conditions.update({f"relevance {f}": (selected("relevance", f, n), c["passage"]) for f in rel})
+            conditions.update({f"utility {f}": (selected("utility", f, n), c["passage"]) for f in util})
+            conditions.update({f"{x}-sampling": (selected("utility", "listwise-set", n), c["passage"]) for x in answered})
+            out += [Calls(m, GENERATE, sum(group.values()), answer_chars(c["question"], size, chars, factoid), cap,
+                          _out(what, cap), label=f"{label}: {cond}") for cond, (size, chars) in conditions.items()]
+        for judgment, forms in (("relevance", rel), ("utility", util)):
             need_set = any(f in ("pairwise", "listwise-rank") for f in forms)
             for f in dict.fromkeys((["listwise-set"] if need_set else []) + list(forms)):
-                out.append(_judgments(m, f, q, n, c, k, f"{judgment} {f}"))
+                out.append(_judgments(m, f, q, n, c, k, f"{judgment} {f}", judgment))
         if k_values:
             out.append(_judgments(m, "listwise-set", q * max(k_values), n, c, 0, "k-sampling"))
     return out

@@ -108,3 +108,41 @@ def demo_corpus_chars(source: str) -> int:
     (shorter than its human passages: 424 against 656 in a known-truth run's candidate sets)."""
     texts = _corpus_texts(source)
     return int(statistics.mean(len(t) for t in texts)) if texts else 0
+
+
+@functools.lru_cache(maxsize=None)
+def demo_claims(questions: int, n: int, seed: int, replace: bool) -> tuple:
+    """The false claims notebook 09 asks counterfactual evidence for on the demo MS MARCO file: its own
+    seeded draw of `questions` (with replacement past the file when `replace`), up to n distinct
+    claims each by lib.utility.counterfactual's seeded procedure (an answer with no capitalised or
+    numeric span outside the question gets none). No model is asked."""
+    from lib.utility.build import items_as_dicts, seeded_sample
+    from lib.utility.counterfactual import claim_jobs, entity_corpora
+    from lib.utility.items import loaders
+
+    pool = loaders(["marco"])["marco"]()
+    items = items_as_dicts(seeded_sample(pool, questions, seed, replace))
+    jobs, _ = claim_jobs(items, entity_corpora(items, items_as_dicts(pool)), n, seed)
+    return tuple(claim for _, (claim, _) in jobs)
+
+
+@functools.lru_cache(maxsize=None)
+def demo_truths(source: str, max_words: int = 0) -> tuple[float, float]:
+    """(ground-truth passages per question, their mean characters) of a demo file: the human passage,
+    or HotpotQA's supporting passages, clipped to `max_words` as notebook 09 clips them."""
+    from lib.utility.benchmark import clip, ground_truths
+
+    recs = demo_records(source)
+    texts = [[clip(t, max_words, [str(r.get("answer") or ""), *(r.get("aliases") or [])]) for t in ground_truths(r)]
+             for r in recs]
+    if not texts:
+        return 0.0, 0.0
+    return (statistics.mean(len(t) for t in texts),
+            statistics.mean(len(p) for t in texts for p in t))
+
+
+@functools.lru_cache(maxsize=None)
+def demo_question_chars(source: str) -> int:
+    """Mean characters of a demo file's questions."""
+    recs = demo_records(source)
+    return int(statistics.mean(len(r.get("question") or "") for r in recs)) if recs else 0

@@ -84,9 +84,13 @@ def plan_of_run(run_folder: Path):
 
 
 def against_server(plan, stats: dict) -> dict:
-    """What the plan sends against what a server counted receiving (the simulator's statistics:
-    requests, and prompt tokens when it counted them): planned / counted - 1."""
-    t = plan.totals()
+    """What the plan sends to servers against what a server counted receiving (the simulator's
+    statistics: requests, and prompt tokens when it counted them): planned / counted - 1. Rows of
+    models computed here (09's embedder, an embedded model) reach no server and are left out."""
+    from .plan import _on_server
+
+    served = [r for r in plan.rows if _on_server(r.model)]
+    t = {"sent": sum(r.sent for r in served), "tokens_sent": sum(r.tokens_sent for r in served)}
     out = {"planned_sent": t["sent"], "received": stats.get("requests"),
            "requests_error": t["sent"] / stats["requests"] - 1 if stats.get("requests") else None,
            "planned_tokens_sent": t["tokens_sent"], "received_tokens": stats.get("prompt_tokens")}

@@ -118,10 +118,11 @@ def false_claim(item: dict, corpus: dict[str, list[str]], rng: random.Random) ->
     return claim, target
 
 
-def generated_passages(model, items: list[dict], corpora: dict[str, dict], n: int, seed: int = 0,
-                       ledger: Ledger | None = None, key: tuple | None = None
-                       ) -> tuple[list[list[str]], dict]:
-    """n generated CP per MS MARCO item (one claim per sample), answer-carrying ones dropped."""
+def claim_jobs(items: list[dict], corpora: dict[str, dict], n: int, seed: int = 0
+               ) -> tuple[list[tuple[int, tuple[str, str]]], int]:
+    """The evidence requests of MS MARCO items: (item index, (claim, swapped-out entity)) for up to n
+    distinct claims per item (3n seeded draws; an answer with no entity to swap has none), and how
+    many items got no claim. The plan counts 09's requests with it (lib.planning.sizes)."""
     jobs = []
     no_claim = 0
     for k, it in enumerate(items):
@@ -130,6 +131,14 @@ def generated_passages(model, items: list[dict], corpora: dict[str, dict], n: in
         claims = list(dict.fromkeys(c for c in (false_claim(it, corpus, rng) for _ in range(3 * n)) if c))
         no_claim += not claims
         jobs += [(k, c) for c in claims[:n]]
+    return jobs, no_claim
+
+
+def generated_passages(model, items: list[dict], corpora: dict[str, dict], n: int, seed: int = 0,
+                       ledger: Ledger | None = None, key: tuple | None = None
+                       ) -> tuple[list[list[str]], dict]:
+    """n generated CP per MS MARCO item (one claim per sample), answer-carrying ones dropped."""
+    jobs, no_claim = claim_jobs(items, corpora, n, seed)
     replies = ask(model, [counterfactual_evidence_prompt(c) for _, (c, _) in jobs], EVIDENCE_TOKENS,
                   temperature=0.7, desc="counterfactual evidence", ledger=ledger, key=key)
     out: list[list[str]] = [[] for _ in items]
@@ -148,14 +157,19 @@ def generated_passages(model, items: list[dict], corpora: dict[str, dict], n: in
                  "generated_with_true_answer_dropped": kept_answer}
 
 
+def entity_corpora(items: list[dict], pool: list[dict]) -> dict[str, dict[str, list[str]]]:
+    """Per source of `items`, the entity corpus of its answers in `pool` (MS MARCO: the answers'
+    entities; the others: the answers themselves)."""
+    return {src: entity_corpus([e for it in pool if it.get("source") == src
+                                for e in (answer_entities(it["answer"]) if src not in ENTITY_STYLE
+                                          else [it["answer"]])])
+            for src in {it.get("source", "") for it in items}}
+
+
 def counterfactuals(model, items: list[dict], n: int, seed: int = 0, ledger: Ledger | None = None,
                     corpus_items: list[dict] | None = None) -> tuple[list[list[str]], dict]:
     """n CP passages per item by its dataset, plus a report of what was made and dropped."""
-    pool = corpus_items if corpus_items is not None else items
-    corpora = {src: entity_corpus([e for it in pool if it.get("source") == src
-                                   for e in (answer_entities(it["answer"]) if src not in ENTITY_STYLE
-                                             else [it["answer"]])])
-               for src in {it.get("source", "") for it in items}}
+    corpora = entity_corpora(items, corpus_items if corpus_items is not None else items)
     result: list[list[str]] = [[] for _ in items]
     report = {"substitutions_dropped": 0, "entity_items_without_cp": 0}
     marco = [k for k, it in enumerate(items) if it.get("source") not in ENTITY_STYLE]

@@ -157,6 +157,7 @@ def _models(value) -> list[str]:
 
 
 def quickstart(v: RunView) -> list[Calls]:
+    """00's requests: its chat examples, the cache demo, and its likelihood and perplexity examples."""
     p = v.p("00_quickstart")
     m, mt = p.get("chat_model"), int(p.get("max_tokens") or 32)
     out = [Calls(m, GENERATE, 1, 60, mt, _out("example", mt), label="one chat turn"),
@@ -168,6 +169,7 @@ def quickstart(v: RunView) -> list[Calls]:
 
 
 def passage_bank(v: RunView) -> list[Calls]:
+    """02's requests: each author's true and false passages (and styled ones), with re-asks."""
     p = v.p("02_passage_bank")
     c, k = v.chars(), int(p.get("k") or 0)
     n = sum(v.items("02_passage_bank").values())
@@ -188,6 +190,7 @@ def passage_bank(v: RunView) -> list[Calls]:
 
 
 def perplexity(v: RunView) -> list[Calls]:
+    """03's requests: the perplexity of every true passage of the bank."""
     p = v.p("03_perplexity")
     if p.get("perplexity_path") or p.get("release_dir"):
         return []
@@ -197,6 +200,7 @@ def perplexity(v: RunView) -> list[Calls]:
 
 
 def knowledge_probe(v: RunView) -> list[Calls]:
+    """04's requests: each question asked `n_samples` times per probed model."""
     p = v.p("04_knowledge_probe")
     if p.get("knowledge_input") or p.get("release_dir"):
         return []
@@ -208,6 +212,7 @@ def knowledge_probe(v: RunView) -> list[Calls]:
 
 
 def pointwise(v: RunView) -> list[Calls]:
+    """05's requests: a rating per bank passage, setting and evaluator (and its likelihood reading)."""
     p = v.p("05_pointwise_reranking")
     c = v.chars()
     a = len(v.authors())
@@ -251,14 +256,17 @@ def _pairs(v: RunView, stem: str, combos) -> list[Calls]:
 
 
 def generation_phase(v: RunView) -> list[Calls]:
+    """06's requests: both orders of every own-versus-other pair."""
     return _pairs(v, "06_generation_phase", v.p("06_generation_phase").get("combos") or [])
 
 
 def knowledge_stratified(v: RunView) -> list[Calls]:
+    """07's requests: 06's pairs again (cached when 06 ran)."""
     return _pairs(v, "07_knowledge_stratified", ["TT", "TF", "FT", "FF"])
 
 
 def writing_style(v: RunView) -> list[Calls]:
+    """08's requests: both orders of the styled pairs its draw holds."""
     p = v.p("08_writing_style")
     c = v.chars()
     styles = v.p("02_passage_bank").get("styles") or []
@@ -270,6 +278,7 @@ def writing_style(v: RunView) -> list[Calls]:
 
 
 def utility_benchmarks(v: RunView) -> list[Calls]:
+    """09's requests: retrieval embeddings and the counterfactual evidence its draw writes."""
     p = v.p("09_utility_benchmarks")
     if p.get("gti_release"):
         return []
@@ -346,6 +355,7 @@ def _gti(v: RunView, stem: str, datasets=None) -> dict:
 
 
 def relevance_vs_utility(v: RunView) -> list[Calls]:
+    """10's requests: relevance and utility judgments, listwise set and rank."""
     p = v.p("10_relevance_vs_utility")
     q, n, c = sum(_gti(v, "10_relevance_vs_utility").values()), _candidates(v), _utility_chars(v, "10_relevance_vs_utility")
     k = int(p.get("k_retries") or 0)
@@ -354,6 +364,7 @@ def relevance_vs_utility(v: RunView) -> list[Calls]:
 
 
 def utility_factors(v: RunView) -> list[Calls]:
+    """11's requests: every form, order, position and requirement it asks."""
     p = v.p("11_utility_factors")
     per = _gti(v, "11_utility_factors")
     q, n, c, k = sum(per.values()), _candidates(v), _utility_chars(v, "11_utility_factors"), int(p.get("k_retries") or 0)
@@ -434,6 +445,7 @@ def _truths(v: RunView, per: dict, words: int) -> tuple[float, float]:
 
 
 def utility_for_answering(v: RunView) -> list[Calls]:
+    """12's requests: the judgments it selects with and an answer per evidence condition."""
     stem = "12_utility_for_answering"
     p = v.p(stem)
     per = _gti(v, stem)
@@ -504,16 +516,19 @@ def _rm_pairs(v: RunView, stem: str) -> int:
 
 
 def rewardbench(v: RunView) -> list[Calls]:
+    """13's requests: every reward model on both orders of each pair."""
     stem = "13_rewardbench"
     return _reward_calls(v, stem, _rm_pairs(v, stem), v.p(stem).get("reward_models") or [])
 
 
 def rm_difficulty(v: RunView) -> list[Calls]:
+    """14's requests: 13's (cached when 13 ran)."""
     stem = "14_rm_difficulty"
     return _reward_calls(v, stem, _rm_pairs(v, stem), v.p(stem).get("reward_models") or [])
 
 
 def best_of_n(v: RunView) -> list[Calls]:
+    """15's requests: the policy's samples and each reward model's picks."""
     stem = "15_best_of_n"
     p = v.p(stem)
     c = v.chars()

@@ -336,6 +336,11 @@ def author_name(spec, author_names: dict | None = None) -> str:
     return (author_names or {}).get(name, name)
 
 
+def author_specs(specs, author_names: dict | None = None) -> dict:
+    """{author name: spec} of a list of specs: how findings rows name each evaluator's model."""
+    return {author_name(s, author_names): s for s in specs or []}
+
+
 def require_api_key(spec: ModelSpec) -> None:
     """Fail with the fix when OpenAI itself is named but OPENAI_API_KEY is not set."""
     if spec.backend == "openai" and spec.base_url is None and not api_key_for(spec):

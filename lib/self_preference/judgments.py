@@ -31,9 +31,9 @@ def _empty() -> pd.DataFrame:
 
 def _specs(params: dict) -> dict:
     """Evaluator author name -> the spec findings rows name it by (as the notebooks map them)."""
-    from lib.models.specs import author_name
+    from lib.models.specs import author_specs
 
-    return {author_name(s, params.get("author_names") or {}): s for s in params.get("evaluators") or []}
+    return author_specs(params.get("evaluators"), params.get("author_names"))
 
 
 def _frame(folder: Path, name: str) -> pd.DataFrame:

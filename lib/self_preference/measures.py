@@ -30,7 +30,7 @@ def pointwise_units(folder: Path, params: dict) -> pd.DataFrame:
     """Per question: human (true) minus the evaluator's own passage (true / false) for every dataset
     (and all datasets pooled), setting and rating method, as notebook 05's findings define them, read
     from its pointwise_ratings.jsonl; `params` are the notebook's run parameters (evaluator specs)."""
-    from lib.models.specs import author_name
+    from lib.models.specs import author_specs
     from lib.report.findings import slug
 
     from .likelihood import RATING_METHODS
@@ -39,7 +39,7 @@ def pointwise_units(folder: Path, params: dict) -> pd.DataFrame:
     if not path.exists():
         return pd.DataFrame(columns=UNIT_COLUMNS)
     ratings = pd.read_json(path, lines=True, dtype={"item_id": str})
-    specs = {author_name(s, params.get("author_names") or {}): s for s in params.get("evaluators") or []}
+    specs = author_specs(params.get("evaluators"), params.get("author_names"))
     views = [ratings] + ([ratings.assign(dataset="all")] if ratings["dataset"].nunique() > 1 else [])
     rows = []
     for view in views:

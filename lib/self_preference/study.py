@@ -9,17 +9,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from lib.models.specs import author_specs
+
 from .bank import Bank, BankConfig
 from .knowledge import KNOWLEDGE_RULE
 from .pairwise import COMBOS
 from .pointwise import SETTINGS
-
-
-def _specs(evaluators, author_names=None) -> dict:
-    """Bank author name -> spec, as the findings rows name each model."""
-    from lib.models.specs import author_name
-
-    return {author_name(s, author_names): s for s in evaluators}
 
 
 def passage_bank_study(items: pd.DataFrame, authors: list[str], *, k: int = BankConfig.k,
@@ -61,7 +56,7 @@ def perplexity_study(passages: pd.DataFrame, authors: list[str], ppl_model: str,
         ppl["ppl"] = perplexity(ppl["text"].tolist(), model=ppl_model)
     tests = passage_stats.ppl_tests(ppl, paired=paired, pooled=True)  # "all": the datasets pooled (beyond the paper)
     return PerplexityStudy(ppl, passage_stats.author_stats(ppl), tests,
-                           findings_rows.ppl_findings(tests, specs=_specs(authors)))
+                           findings_rows.ppl_findings(tests, specs=author_specs(authors)))
 
 
 @dataclass
@@ -116,7 +111,7 @@ def pointwise_study(bank: pd.DataFrame, evaluators: list[str], author_names: dic
         ratings, notes = likelihood.rate_evaluators_likelihood(ratings, evaluators, author_names)
         print(*notes, sep="\n")
     hms = likelihood.human_minus_self_methods(ratings)
-    return PointwiseStudy(ratings, hms, findings_rows.pointwise_findings(hms, _specs(evaluators, author_names)))
+    return PointwiseStudy(ratings, hms, findings_rows.pointwise_findings(hms, author_specs(evaluators, author_names)))
 
 
 @dataclass
@@ -130,17 +125,6 @@ class GenerationStudy:
     rows: list[dict]
 
 
-def _pairs(bank, evaluators, author_names, likelihood_scoring, *, combos, k_retries, max_tokens, temperature,
-           retry_temperature, fallback_number, passage_rule) -> pd.DataFrame:
-    """06 and 07's generation-phase pairs (the same prompts: cache hits for the second notebook)."""
-    from .likelihood import generation_phase_pairs
-
-    return generation_phase_pairs(bank, evaluators, author_names, likelihood_scoring, combos=combos,
-                                  k_retries=k_retries, max_tokens=max_tokens, temperature=temperature,
-                                  retry_temperature=retry_temperature, fallback_number=fallback_number,
-                                  passage_rule=passage_rule)
-
-
 def generation_study(bank: pd.DataFrame, evaluators: list[str], author_names: dict | None = None,
                      likelihood_scoring: bool = True, *, combos=COMBOS, k_retries: int = 1, max_tokens: int = 32,
                      temperature: float = 0.0, retry_temperature: float = 0.7, fallback_number: bool = False,
@@ -149,12 +133,13 @@ def generation_study(bank: pd.DataFrame, evaluators: list[str], author_names: di
     answers; each pair decided from the parsed reply (and by likelihood), the preference rows."""
     from . import findings_rows, likelihood
 
-    scored = _pairs(bank, evaluators, author_names, likelihood_scoring, combos=combos, k_retries=k_retries,
-                    max_tokens=max_tokens, temperature=temperature, retry_temperature=retry_temperature,
-                    fallback_number=fallback_number, passage_rule=passage_rule)
+    scored = likelihood.generation_phase_pairs(
+        bank, evaluators, author_names, likelihood_scoring, combos=combos, k_retries=k_retries, max_tokens=max_tokens,
+        temperature=temperature, retry_temperature=retry_temperature, fallback_number=fallback_number,
+        passage_rule=passage_rule)
     views, agreement = likelihood.method_views(scored) if likelihood_scoring else ({"paper (parsed reply)": scored}, None)
     return GenerationStudy(scored, views, agreement,
-                           findings_rows.preference_findings(views, _specs(evaluators, author_names)))
+                           findings_rows.preference_findings(views, author_specs(evaluators, author_names)))
 
 
 @dataclass
@@ -178,9 +163,11 @@ def knowledge_stratified_study(bank: pd.DataFrame, knowledge: pd.DataFrame, eval
     from . import tables as pt
 
     if scored is None:
-        scored = _pairs(bank, evaluators, author_names, likelihood_scoring, combos=COMBOS, k_retries=k_retries,
-                        max_tokens=max_tokens, temperature=temperature, retry_temperature=retry_temperature,
-                        fallback_number=fallback_number, passage_rule=passage_rule)
+        # 06's pairs, asked again with these settings (cache hits after 06)
+        scored = likelihood.generation_phase_pairs(
+            bank, evaluators, author_names, likelihood_scoring, combos=COMBOS, k_retries=k_retries,
+            max_tokens=max_tokens, temperature=temperature, retry_temperature=retry_temperature,
+            fallback_number=fallback_number, passage_rule=passage_rule)
     lik_table5 = None
     if likelihood_scoring and scored["lik_choice"].notna().any():
         lik_table5 = pt.knowledge_table(likelihood.likelihood_view(scored), knowledge)
@@ -214,4 +201,4 @@ def writing_style_study(bank: pd.DataFrame, evaluators: list[str], author_names:
                                            temperature=temperature, retry_temperature=retry_temperature,
                                            passage_rule=passage_rule)
     table = pt.style_table(scored)
-    return StyleStudy(kept, duplicates, scored, table, style_findings(table, _specs(evaluators, author_names)))
+    return StyleStudy(kept, duplicates, scored, table, style_findings(table, author_specs(evaluators, author_names)))

@@ -236,7 +236,7 @@ def design_of(cfg: dict, run_dir: Path | None = None) -> Design:
     return Design(datasets=tuple(per.get("01_dataset", {}).get("datasets", ("nq", "marco", "triviaqa"))),
                   settings=tuple(per.get("05_pointwise_reranking", {}).get("settings", ("normal", "rag"))),
                   combos=tuple(per.get("06_generation_phase", {}).get("combos", ("TT", "TF", "FT", "FF"))),
-                  temperature=float(per.get("18_mitigation", {}).get("temperature", 2.0)),
+                  temperature=float(per.get("18_mitigation", {}).get("temperature", Design.temperature)),
                   utility=utility_design(run_dir, cfg) if run_dir else None)  # 10-12 (utility/design.py)
 
 

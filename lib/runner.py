@@ -47,6 +47,7 @@ from .parameters import (MODEL_KINDS, RUN_MODEL, Parameter, ParameterError, appl
 from .models.specs import SpecError, parse_spec, require_api_key
 
 BUDGET = "budget_usd"  # run parameter: dollars the run's priced requests may cost (lib.models.budget)
+RETRY = "retry_share"  # run parameter: the plan's share of unparsed replies per try (lib.planning.plan)
 CONFIG_KEYS = {"run", "notebooks", "parameters", "per_notebook", "sweep", "kernel", "timeout", "parallel"}
 KERNEL = "rag-bias-lab"  # the project's Jupyter kernel: this environment's interpreter (make install registers it)
 KERNEL_DISPLAY = "Python (rag-bias-lab)"
@@ -162,6 +163,8 @@ RUN_LEVEL = {
     "run_name": "the run's name, set by the runner from --run or the config's `run`",
     BUDGET: "dollars the run's priced requests may cost: a plan above it is refused, a run stops at it "
             "(docs/servers.md)",
+    RETRY: "the share of replies the plan assumes unparsed per try, each asked again (default 0.1 for a "
+           "server model, 0.63 measured for an embedded one); only the plan reads it",
 }
 
 

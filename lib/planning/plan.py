@@ -122,12 +122,27 @@ def _seconds(c: Calls, n: float, t_in: int, t_out: int, conc: int) -> float:
     return n * (API_LATENCY + t_out / API_TOKENS_PER_S) / conc
 
 
-def _retry_share(model: str) -> float:
-    """The share of a model's replies planned to be asked again, per try."""
+def _retry_share(model: str, given: float | None = None) -> float:
+    """The share of a model's replies planned to be asked again, per try (`given`: the run's
+    `retry_share`, which wins)."""
+    if given is not None:
+        return given
     try:
         return EMBEDDED_RETRY_SHARE if parse_spec(model).backend == "local" else RETRY_SHARE
     except SpecError:
         return RETRY_SHARE
+
+
+def retry_share_of(params: dict) -> float | None:
+    """The run's `retry_share` (None when not given), checked: a share in [0, 1)."""
+    from lib.runner import RETRY, ConfigError
+
+    value = params.get(RETRY)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+        raise ConfigError(f"retry_share must be a share in [0, 1), e.g. -p retry_share=0.02; got {value!r}.")
+    return float(value)
 
 
 def _expected(n: int, retries: int, share: float = RETRY_SHARE) -> tuple[float, int]:
@@ -160,6 +175,7 @@ class Plan:
     rows: list[Row]
     left_out: list[dict]
     notes: list[str]
+    retry: float | None = None  # the run's retry_share, where given
 
     def totals(self) -> dict:
         """Sums over rows; a dollar total is None when no row has a price, and says 'partial' in
@@ -188,7 +204,7 @@ class Plan:
 
     def as_json(self) -> dict:
         """plan.json's content."""
-        return {"run": self.run, "prices_as_of": PRICES_AS_OF, "retry_share": RETRY_SHARE, "retry_share_embedded": EMBEDDED_RETRY_SHARE,
+        return {"run": self.run, "prices_as_of": PRICES_AS_OF, "retry_share": RETRY_SHARE if self.retry is None else self.retry, "retry_share_embedded": EMBEDDED_RETRY_SHARE,
                 "batch_window": BATCH_WINDOW, "rows": [asdict(r) for r in self.rows],
                 "totals": self.totals(), "left_out": self.left_out, "notes": self.notes}
 
@@ -208,7 +224,8 @@ def build(cfg: dict, only: list[str] | None = None, from_cache: bool = True) -> 
     known = _known_capabilities(specs)
     left = [part for s in stems for part in pipeline.left_out(s, params[s], known)]
     dropped = {(p["notebook"], p["part"], p["model"]) for p in left}
-    run_conc = {**cfg["parameters"], **(cfg.get("_overrides") or {})}.get("concurrency")
+    run_params = {**cfg["parameters"], **(cfg.get("_overrides") or {})}
+    run_conc, retry = run_params.get("concurrency"), retry_share_of(run_params)
     in_cache = dict(cache.entries_by_model()) if from_cache else {}
     seen: set = set()
     rows: dict[tuple, Row] = {}
@@ -217,7 +234,7 @@ def build(cfg: dict, only: list[str] | None = None, from_cache: bool = True) -> 
             if c.part and (stem, c.part, c.model) in dropped:
                 continue
             row = rows.setdefault((stem, c.model), Row(stem, c.model))
-            n, n_max = _expected(c.n, c.retries, _retry_share(c.model))
+            n, n_max = _expected(c.n, c.retries, _retry_share(c.model, retry))
             repeat = bool(c.same_as) and c.same_as in seen
             if c.same_as:
                 seen.add(c.same_as)
@@ -251,13 +268,14 @@ def build(cfg: dict, only: list[str] | None = None, from_cache: bool = True) -> 
             row.batch = _batch(c.model)
             if not row.batch:  # a batch's time is the provider's (within BATCH_WINDOW), not the client's
                 row.seconds += _seconds(c, paid * per, t_in, out_tok, _concurrency(c.model, run_conc))
-    notes = [f"requests include re-asks at {RETRY_SHARE:.0%} unparsed replies per try ({EMBEDDED_RETRY_SHARE:.0%} for an "
-             "embedded model, measured); requests_max every allowed re-ask",
+    shares = (f"{retry:.0%} (the run's retry_share)" if retry is not None else
+              f"{RETRY_SHARE:.0%} ({EMBEDDED_RETRY_SHARE:.0%} for an embedded model, measured; set -p retry_share=)")
+    notes = [f"requests include re-asks at {shares} unparsed replies per try; requests_max every allowed re-ask",
              "prompt tokens estimated from characters (lib.planning.tokens); completions at the expected length "
              "(tokens_out) and at max_tokens (tokens_out_max)",
              f"list prices as of {PRICES_AS_OF} (lib.models.prices); Batch API: half price, results within {BATCH_WINDOW}",
              "wall time at the run's concurrency, assumed speeds (lib.planning.plan); rate limits not modelled"]
-    return Plan(cfg.get("run") or "scratch", list(rows.values()), left, notes)
+    return Plan(cfg.get("run") or "scratch", list(rows.values()), left, notes, retry)
 
 
 def _usd(x) -> str:

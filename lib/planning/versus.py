@@ -71,14 +71,18 @@ def per_notebook(table: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def plan_of_run(run_folder: Path):
+def plan_of_run(run_folder: Path, retry_share: float | None = None):
     """The plan of a finished run, from its manifest: the config and command-line parameters it ran
-    with, for the notebooks it ran, from an empty cache (what it sent, not what is cached now)."""
+    with, for the notebooks it ran, from an empty cache (what it sent, not what is cached now);
+    `retry_share` plans the re-asks at another share than the run's (e.g. one measured on the run)."""
+    from lib.runner import RETRY
+
     from .plan import build
 
     manifest = json.loads((Path(run_folder) / "manifest.json").read_text())
-    cfg = {**manifest["config"], "_overrides": manifest.get("command_line_parameters") or {},
-           "_path": manifest.get("config_file", "")}
+    overrides = {**(manifest.get("command_line_parameters") or {}),
+                 **({RETRY: retry_share} if retry_share is not None else {})}
+    cfg = {**manifest["config"], "_overrides": overrides, "_path": manifest.get("config_file", "")}
     only = [Path(e["notebook"]).stem for e in manifest["notebooks"]]
     return build(cfg, only, from_cache=False)
 
@@ -102,12 +106,14 @@ def main(argv=None) -> int:
     """Print a finished run's plan against its ledger, per notebook, with the totals."""
     ap = argparse.ArgumentParser(prog="python -m lib.planning.versus", description=__doc__)
     ap.add_argument("run_folder", help="data/runs/<run> of a finished run (its manifest.json and cache_stats/)")
+    ap.add_argument("--retry-share", type=float, default=None,
+                    help="plan the re-asks at this share of unparsed replies per try (default: the run's, or the plan's)")
     args = ap.parse_args(argv)
     folder = Path(args.run_folder)
     if not (folder / "manifest.json").exists():
         print(f"{folder}: no manifest.json (give a finished run's folder)", file=sys.stderr)
         return 2
-    plan = plan_of_run(folder)
+    plan = plan_of_run(folder, args.retry_share)
     table = versus(plan, folder)
     rows = per_notebook(table)
     pd.set_option("display.width", 200)

@@ -119,3 +119,20 @@ def test_an_embedded_model_s_re_asks_are_planned_at_its_measured_share():
     assert first == api["02_passage_bank"].requests_max // 2 == 90  # 3 x 14 rewrites and false answers, 3 long, 3 QA
     assert local["02_passage_bank"].requests == pytest.approx(first * (1 + planning.EMBEDDED_RETRY_SHARE), abs=2)  # per group
     assert api["02_passage_bank"].requests == pytest.approx(first * (1 + planning.RETRY_SHARE), abs=2)
+
+
+def test_the_run_s_retry_share_plans_the_re_asks():
+    """`-p retry_share=` replaces the assumed share for every model; 0 plans first tries only."""
+    api = {r.notebook: r for r in _plan(str(CONFIGS / "demo.yaml"), model="openai:gpt-4o-mini", retry_share=0.0).rows
+           if r.model == "openai:gpt-4o-mini"}
+    half = {r.notebook: r for r in _plan(str(CONFIGS / "demo.yaml"), model="openai:gpt-4o-mini", retry_share=0.5).rows
+            if r.model == "openai:gpt-4o-mini"}
+    first = api["02_passage_bank"].requests_max // 2
+    assert api["02_passage_bank"].requests == first
+    assert half["02_passage_bank"].requests == pytest.approx(first * 1.5, abs=2)
+
+
+@pytest.mark.parametrize("bad", [1.0, -0.1, "some", True])
+def test_a_bad_retry_share_is_refused(bad):
+    with pytest.raises(runner.ConfigError, match="retry_share must be a share"):
+        planning.build(runner.load_config(SMOKE, {"retry_share": bad}))

@@ -101,3 +101,14 @@ def test_the_server_comparison_leaves_out_models_computed_here():
     got = versus.against_server(plan, {"requests": sum(r.sent for r in served),
                                        "prompt_tokens": sum(r.tokens_sent for r in served)})
     assert got["requests_error"] == pytest.approx(0.0) and got["tokens_error"] == pytest.approx(0.0)
+
+
+def test_a_run_is_planned_again_at_another_retry_share(tmp_path):
+    """`--retry-share 0` plans first tries only: 02's requests fall to the first tries the run's own
+    plan at the default share puts above them."""
+    cfg = runner.load_config(CONFIGS / "demo.yaml", {"model": "openai:gpt-4o-mini"})  # 02 re-asks once
+    folder = _run_folder(tmp_path, cfg, ["02_passage_bank"], {})
+    default = {r.model: r for r in versus.plan_of_run(folder).rows}["openai:gpt-4o-mini"]
+    first = {r.model: r for r in versus.plan_of_run(folder, 0.0).rows}["openai:gpt-4o-mini"]
+    assert first.requests < default.requests
+    assert first.requests == pytest.approx(default.requests / (1 + planning.RETRY_SHARE), abs=2)

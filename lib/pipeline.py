@@ -108,7 +108,7 @@ STEPS: tuple[Step, ...] = (
                                  Input("generation_pairs.jsonl", "06_generation_phase", required=False),
                                  Input("rewardbench_raw.jsonl", "13_rewardbench", required=False)),
          writes=("content_free.jsonl",),
-         needs=(Need("evaluators", ("option_logprobs",), "contextual calibration", chat_context=True),)),
+         needs=(Need("evaluators", _LIKELIHOOD, "contextual calibration", chat_context=True),)),
 )
 
 

@@ -579,15 +579,16 @@ def mitigation(v: RunView) -> list[Calls]:
                              label=f"content-free 05 {s}", echoes=5 + 1))
     judges = [parse_reward_spec(s) for s in v.p("13_rewardbench").get("reward_models") or []] \
         if "13_rewardbench" in v.selected else []
-    # a chat judge on a server cannot score its prompt's options (chat contexts over an API have no
-    # likelihood): 18 leaves it out, as lib.pipeline does for an evaluator
-    scored = [j for j in judges if j.kind == "judge" and j.options.get("decide") == "logprob"
-              and (j.model.backend != "openai" or j.model.lm == "base")]
-    for target in dict.fromkeys(j.target for j in scored):
+    # read as 13 read its verdicts: option likelihoods, or on a chat server one generated token's
+    # top-k (lib.mitigation.content_free.prior)
+    scored = [j for j in judges if j.kind == "judge" and j.options.get("decide") == "logprob"]
+    for target, rm in {j.target: j for j in scored}.items():
         chars = sum(len(rp.TABLE6_JUDGE_SYSTEM) + len(rp.fill(rp.TABLE6_JUDGE_USER, prompt=t, response1=t, response2=t))
                     for t in CONTENT_FREE) // len(CONTENT_FREE)
-        out.append(Calls(target, OPTIONS, len(CONTENT_FREE), chars, part="contextual calibration",
-                         label="content-free 13", messages=2, echoes=2 + 1))
+        topk = rm.model.backend == "openai" and rm.model.lm != "base"
+        out.append(Calls(target, TOPK if topk else OPTIONS, len(CONTENT_FREE), chars, 1 if topk else 0, 1 if topk else 0,
+                         label="content-free 13", messages=2,  # 13's judges, not 18's evaluators: no part
+                         echoes=1 if topk else 2 + 1))
     return out
 
 

@@ -401,3 +401,20 @@ def test_10_and_11_s_judgment_prompts_are_planned_as_judgment_messages_lays_them
             assert c.chars_in == pytest.approx(sum(real) / len(real), rel=0.05), (stem, c.label)
             checked += 1
     assert checked >= 10
+
+
+def test_18_on_a_server_plans_what_its_notebook_asks():
+    """On a server, 18 reads a `;base` evaluator's content-free ratings by likelihood (echoed
+    completions) and a chat log-probability judge's verdicts by one token's top-k, as
+    lib.mitigation.content_free does; neither part is left out (before, both were)."""
+    from lib.planning import designs
+
+    base, chat = "openai:sim@http://127.0.0.1:9/v1;base", "openai:sim@http://127.0.0.1:9/v1"
+    cfg = runner.load_config(CONFIGS / "smoke.yaml", {"evaluators": [base], "settings": ["normal", "rag"],
+                                                      "reward_models": [f"judge:{chat};logprob"]})
+    plan = planning.build(cfg, only=["05", "13", "18"])
+    assert not [p for p in plan.left_out if p["notebook"] == "18_mitigation"]
+    rows = {r.model: r for r in plan.rows if r.notebook == "18_mitigation"}
+    assert rows[base].requests == 2 * 3 and rows[base].kinds == [designs.OPTIONS]  # 3 strings x 2 settings
+    assert rows[base].sent == 2 * 3 * (5 + 1)  # an echo per score and one for the prefix
+    assert rows[chat].requests == 3 and rows[chat].kinds == [designs.TOPK]

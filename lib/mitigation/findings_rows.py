@@ -25,8 +25,9 @@ def _model(name: str, source: str, specs: dict) -> str:
 
 def _reading(r: dict) -> str:
     """The reward model's kind where 13's readings of one model would share an id: length control reads
-    the log-probability judge (`length_control.13.accuracy`) and each scalar reward model of the same
-    model, whose ids add its kind as 13's own rows do (`length_control.13.accuracy.implicit_mean_reward`)."""
+    the log-probability judge (`length_control.13.accuracy`), each scalar reward model and the
+    generate-and-parse judge of the same model, whose ids add their kind as 13's own rows do
+    (`length_control.13.accuracy.implicit_mean_reward`, `length_control.13.accuracy.generate_and_parse`)."""
     if r["source"] != "13" or r["arm"] != "length_control":
         return ""
     from lib.report.findings import slug
@@ -36,7 +37,12 @@ def _reading(r: dict) -> str:
     except SpecError:
         return ""
     # as 13's `findings_rows.reward_method` names it (this package imports no study)
-    return slug(f"{parsed.scalar_kind} reward") if parsed.scalar_kind else ""
+    if parsed.scalar_kind:
+        return slug(f"{parsed.scalar_kind} reward")
+    return "" if parsed.options.get("decide") == "logprob" else GENERATED
+
+
+GENERATED = "generate_and_parse"  # 13's generated verdicts, as its own ids name them
 
 
 ARM_NAMES = {"balanced": "balanced calibration", "contextual": "contextual calibration",

@@ -23,7 +23,15 @@ Interval: cluster bootstrap over questions, refitting each draw (expanded percen
 lib.stats.expanded_alpha); p: the test the other arms make of after minus before (`paired.paired_difference`
 over questions, the fitted length term held fixed). The length coefficient's own test answers another
 question (is there a length term?) and read p = 1e-31 beside an interval through 0 on the simulator.
-A fit that fails (no spread in length, a singular design, no finite log-odds) is said and not reported."""
+A fit that fails (no spread in length, a singular design, no finite log-odds) is said and not reported.
+
+Generated verdicts (13's generate-and-parse judges) carry no log-odds, only which response a parsed
+reply names; their model is the 0/1 logistic regression length-controlled AlpacaEval fits (statsmodels
+Logit, the same regressors), and the length-controlled accuracy is the mean fitted probability of naming
+the chosen response with the length term set to 0. Its score equations make the mean fitted probability
+with the length term equal the share observed in each category, so after minus before is the length
+term's part alone. Unparsed replies are left out; a category the judge always (or never) gets right
+separates perfectly and the fit is said to fail."""
 from __future__ import annotations
 
 import numpy as np
@@ -81,6 +89,23 @@ def scalar_design(records: pd.DataFrame) -> pd.DataFrame:
                         ).reset_index(drop=True)
 
 
+def generated_design(records: pd.DataFrame) -> pd.DataFrame:
+    """13's generate-and-parse verdicts (parsed, per order) as regression rows: y = 1 where the verdict
+    names response 1, position, quality and length as `judge_design`."""
+    need = {"choice_cr", "choice_rc", "len_chosen", "len_rejected"}
+    if not len(records) or not need <= set(records.columns):
+        return pd.DataFrame(columns=DESIGN_COLUMNS)
+    g = records[(records["kind"] == "judge") & (records["choice_cr"].notna() | records["choice_rc"].notna())]
+    ld = (g["len_chosen"].astype(float) - g["len_rejected"].astype(float)) / PER_WORDS
+    parts = []
+    for col, quality, sign in (("choice_cr", 1.0, 1.0), ("choice_rc", -1.0, -1.0)):
+        keep = g[col].notna()
+        parts.append(pd.DataFrame({"question": g["question"], "model": g["spec"], "category": _category(g),
+                                   "y": (g[col] == 1).astype(float), "pos": 1.0, "quality": quality,
+                                   "length": sign * ld})[keep])
+    return pd.concat(parts, ignore_index=True)
+
+
 def _matrix(rows: pd.DataFrame) -> np.ndarray:
     """The regressors, length last: position where both orders were seen, quality per category (the
     intercepts of scalar rows), the length difference."""
@@ -90,39 +115,60 @@ def _matrix(rows: pd.DataFrame) -> np.ndarray:
     return np.hstack(pos + [quality, rows["length"].to_numpy(float)[:, None]])
 
 
-def _fit(rows: pd.DataFrame, robust: bool = False):
-    """The least-squares fit on the log-odds (statsmodels), or None when it fails."""
+MAX_BINARY_COEF = 15.0  # log-odds: a 0/1 fit's coefficient beyond this is a (quasi-)separated category
+
+
+def _fit(rows: pd.DataFrame, robust: bool = False, binary: bool = False):
+    """The least-squares fit on the log-odds, or with `binary` the 0/1 logistic fit (statsmodels);
+    None when it fails."""
+    import warnings
+
     import statsmodels.api as sm
 
     x, y = _matrix(rows), rows["y"].to_numpy(float)
     if rows["length"].std() == 0 or not np.isfinite(y).all() or np.linalg.matrix_rank(x) < x.shape[1]:
         return None
     kw = {"cov_type": "cluster", "cov_kwds": {"groups": pd.factorize(rows["question"])[0]}} if robust else {}
-    fit = sm.OLS(y, x).fit(**kw)
-    return fit if np.all(np.isfinite(fit.params)) else None
+    if not binary:
+        fit = sm.OLS(y, x).fit(**kw)
+        return fit if np.all(np.isfinite(fit.params)) else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a separated fit warns; it is refused below
+        try:
+            fit = sm.Logit(y, x).fit(disp=0, **kw)
+        except (np.linalg.LinAlgError, ValueError, sm.tools.sm_exceptions.PerfectSeparationError):
+            return None
+    ok = np.all(np.isfinite(fit.params)) and np.abs(fit.params).max() < MAX_BINARY_COEF
+    return fit if ok else None
 
 
-def _change(rows: pd.DataFrame, length_coef: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, whether its verdict names the chosen response as given and once `length_coef` times
-    its length difference is taken out of its log-odds (0.5 on an exact tie)."""
+def _change(rows: pd.DataFrame, fit, binary: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, whether its verdict names the chosen response as given and once the fitted length
+    term is taken out of its log-odds (0.5 on an exact tie); with `binary`, after is the fitted
+    probability of naming the chosen response with the length term at 0."""
+    length_coef = fit.params[-1]
     toward_chosen = np.where(rows["quality"] > 0, 1.0, -1.0)
+    if binary:
+        before = np.where(toward_chosen > 0, rows["y"], 1 - rows["y"]).astype(float)
+        eta = _matrix(rows) @ fit.params - length_coef * rows["length"].to_numpy(float)
+        return before, 1 / (1 + np.exp(-eta * toward_chosen))
     y = rows["y"].to_numpy(float) * toward_chosen
     after = y - length_coef * rows["length"].to_numpy(float) * toward_chosen
     return verdict(1 / (1 + np.exp(-y))), verdict(1 / (1 + np.exp(-after)))
 
 
-def length_controlled(rows: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -> dict:
+def length_controlled(rows: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0, binary: bool = False) -> dict:
     """before (accuracy of the verdicts given), after (with the fitted length term taken out), their
     difference with a cluster-bootstrap interval and the test of that difference over questions; `failed`
-    says why a fit failed."""
+    says why a fit failed; `binary`: rows of 0/1 verdicts (`generated_design`)."""
     out = {"n": int(rows["question"].nunique()), "n_judgments": len(rows), "before": np.nan, "after": np.nan,
            "diff": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "ci_note": "", "failed": "",
            "length_coef": np.nan}
-    fit = _fit(rows, robust=True)
+    fit = _fit(rows, robust=True, binary=binary)
     if fit is None:
         out["failed"] = "the length model did not fit (no spread in length or a singular design): not reported"
         return out
-    before, after = _change(rows, fit.params[-1])
+    before, after = _change(rows, fit, binary)
     out.update(before=float(before.mean()), after=float(after.mean()), diff=float((after - before).mean()),
                p=float(paired_difference(before, after, rows["question"])["p"]), length_coef=float(fit.params[-1]))
     qs = rows["question"].unique()
@@ -135,9 +181,9 @@ def length_controlled(rows: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -
     draws = []
     for _ in range(n_boot):
         sample = rows.iloc[np.concatenate([members[i] for i in rng.integers(0, len(members), len(members))])]
-        f = _fit(sample)
+        f = _fit(sample, binary=binary)
         if f is not None:
-            b, a = _change(sample, f.params[-1])
+            b, a = _change(sample, f, binary)
             draws.append(float((a - b).mean()))
     if len(draws) < 0.9 * n_boot:  # many failed refits: the interval would describe the lucky draws only
         out["ci_note"] = f"only {len(draws)} of {n_boot} bootstrap refits fitted: no interval"
@@ -148,15 +194,18 @@ def length_controlled(rows: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0) -
 
 
 def length_rows(records: pd.DataFrame, n_boot: int = N_BOOT) -> tuple[pd.DataFrame, list[str]]:
-    """One row per reward model of 13 (log-probability judges and scalar models), and one sentence per
-    failed fit."""
+    """One row per reward model of 13 (log-probability judges, scalar models, generate-and-parse
+    judges), and one sentence per failed fit."""
     rows, notes = [], []
-    for design in (judge_design(records), scalar_design(records)):
+    for design, binary in ((judge_design(records), False), (scalar_design(records), False),
+                           (generated_design(records), True)):
         for model, g in design.groupby("model", sort=False):
-            got = length_controlled(g, n_boot=n_boot)
+            got = length_controlled(g, n_boot=n_boot, binary=binary)
             if got.pop("failed"):
-                notes.append(f"{model}: the length model did not fit (no spread in length or a singular "
-                             "design); its length-controlled accuracy is not reported.")
+                why = ("a category separates the 0/1 verdicts, no spread in length or a singular design" if binary
+                       else "no spread in length or a singular design")
+                notes.append(f"{model}: the length model did not fit ({why}); its length-controlled accuracy "
+                             "is not reported.")
                 continue
             got.pop("length_coef")
             rows.append({"arm": "length_control", "source": "13", "quantity": "accuracy", "model": model, **got})

@@ -45,6 +45,9 @@ def raw_records(rms, pairs: pd.DataFrame) -> list[dict]:
         spec = rm if isinstance(rm, str) else getattr(getattr(rm, "spec", None), "raw", "") or rm.name
         rm = get_reward_model(rm) if isinstance(rm, str) else rm
         for raw in rm.raw(pairs):
+            if "replies_cr" in raw:  # the verdicts as parsed, for readers that import no study (18)
+                got = judge_from_raw(raw)
+                raw = {**raw, "choice_cr": got["choice_cr"], "choice_rc": got["choice_rc"]}
             records.append({"rm": rm.name, "kind": rm.kind, "spec": spec, **meta[raw["id"]], **raw})
     return records
 

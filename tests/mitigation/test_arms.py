@@ -8,7 +8,8 @@ from scipy.special import expit, log_softmax
 from lib.mitigation import arms, calibration
 from lib.mitigation.decomposition import decomposition_rows, decomposition_units
 from lib.mitigation.findings_rows import mitigation_findings
-from lib.mitigation.length_control import judge_design, length_controlled, length_rows, scalar_design
+from lib.mitigation.length_control import (generated_design, judge_design, length_controlled, length_rows,
+                                           scalar_design)
 
 POS = 1.5  # additive log-odds of the option shown first
 
@@ -149,6 +150,53 @@ def test_mutant_length_control_without_reversing_the_second_order_is_caught():
     wrong = d.assign(length=d["length"].abs() * np.sign(d["length"] * d["quality"]))  # rc rows not reversed
     assert length_controlled(d, n_boot=0)["after"] == pytest.approx(JUDGE_TRUTH, abs=0.04)
     assert abs(length_controlled(wrong, n_boot=0)["after"] - JUDGE_TRUTH) > 0.04
+
+
+def _generated_lengths(n=1500, b_len=1.0, seed=6):
+    """13 generate-and-parse verdicts drawn from P(response 1) = expit(position + 0.8 quality + b_len
+    length): a 0/1 choice per order, one unparsed reply in fifty."""
+    rng = np.random.default_rng(seed)
+    ld = rng.normal(80, 100, n)
+    p_cr = expit(0.8 + POS + b_len * ld / 100)  # response 1 = chosen
+    p_rc = expit(-0.8 + POS - b_len * ld / 100)  # response 1 = rejected
+    choice = lambda p: np.where(rng.random(n) < 0.02, None, np.where(rng.random(n) < p, 1, 2))  # noqa: E731
+    return pd.DataFrame({"rm": "g", "kind": "judge", "spec": "judge:m", "id": [f"q{i}:a" for i in range(n)],
+                         "question": [f"q{i}" for i in range(n)], "len_chosen": 200 + ld, "len_rejected": 200.0,
+                         "choice_cr": choice(p_cr), "choice_rc": choice(p_rc)}), ld
+
+
+def test_length_control_of_generated_verdicts_recovers_the_accuracy_at_equal_lengths():
+    pairs, ld = _generated_lengths()
+    d = generated_design(pairs)
+    assert len(d) == pytest.approx(2 * 1500 * 0.98, rel=0.02)  # unparsed replies left out
+    got = length_controlled(d, n_boot=50, binary=True)
+    # the planted change: accuracy at equal lengths minus the planted accuracy at the pairs' lengths
+    planted = np.mean((expit(0.8 + POS) + expit(0.8 - POS)) / 2
+                      - (expit(0.8 + POS + ld / 100) + expit(0.8 - POS + ld / 100)) / 2)
+    assert planted < -0.05
+    assert got["diff"] == pytest.approx(planted, abs=0.02)
+    assert got["ci_low"] < got["diff"] < got["ci_high"] and got["p"] < 0.001
+    assert got["length_coef"] == pytest.approx(1.0, abs=0.2)
+    none = length_controlled(generated_design(_generated_lengths(b_len=0.0)[0]), n_boot=0, binary=True)
+    assert abs(none["diff"]) < 0.02
+
+
+def test_mutant_generated_length_control_read_as_log_odds_is_caught():
+    """The 0/1 verdicts fitted by least squares as if they were log-odds (the log-probability arm's
+    reading) leave the length term in: the after-minus-before change is far from the planted one."""
+    pairs, ld = _generated_lengths()
+    d = generated_design(pairs)
+    planted = np.mean((expit(0.8 + POS) + expit(0.8 - POS)) / 2
+                      - (expit(0.8 + POS + ld / 100) + expit(0.8 - POS + ld / 100)) / 2)
+    wrong = length_controlled(d.assign(y=2 * d["y"] - 1), n_boot=0)  # +-1 taken for a log-odds
+    assert abs(wrong["diff"] - planted) > 0.04
+
+
+def test_a_separated_category_of_generated_verdicts_is_said_and_not_reported():
+    pairs, _ = _generated_lengths(n=300)
+    always = pairs.assign(choice_cr=1, choice_rc=2)  # every verdict right: the quality term runs off
+    rows, notes = length_rows(always, n_boot=0)
+    assert rows.empty and len(notes) == 1 and "separates" in notes[0]
 
 
 def test_a_category_whose_responses_all_run_longer_keeps_its_accuracy_apart_from_length():

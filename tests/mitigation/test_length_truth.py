@@ -53,6 +53,27 @@ def test_length_control_truth_matches_a_monte_carlo_of_the_log_probability_verdi
     assert abs(MT.length_control_truth(flipped, design) - mc) > 0.02
 
 
+def test_generated_length_control_truth_matches_a_monte_carlo_of_the_drawn_verdicts():
+    """13's generated verdicts are drawn with P(chosen) = sigmoid(log-odds); length control's truth is
+    the mean probability with the length term removed minus with it, over pairs, orders and u."""
+    t = _truth()
+    design = with_pairs(Design(rm_categories=CATS), PAIRS)
+    sig = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
+    rng = np.random.default_rng(2)
+    diffs = []
+    for cat, d, first, second in _draws(t, n=100_000):
+        lean = t.rewardbench.length * d / 100
+        drawn = [(rng.random(first.size) < sig(x)).mean() for x in (first, second)]
+        drawn_equal = [(rng.random(first.size) < sig(x - lean)).mean() for x in (first, second)]
+        diffs.append(np.mean(drawn_equal) - np.mean(drawn))
+    mc = float(np.mean(diffs))
+    assert MT.generated_length_truth(t, design) == pytest.approx(mc, abs=0.004)
+    assert mc < -0.02
+    # the log-probability judge's truth (a deterministic verdict) is another number: it would not do here
+    assert abs(MT.length_control_truth(t, design) - mc) > 0.01
+    assert MT.generated_length_truth(_truth(length=0.0), design) == 0.0
+
+
 def test_balanced_and_accuracy_truths_integrate_the_length_term():
     t = _truth()
     design = with_pairs(Design(rm_categories=CATS), PAIRS)
@@ -99,6 +120,8 @@ def test_the_default_truth_file_plants_a_length_term_and_the_registry_gives_its_
     assert t.rewardbench.length > 0
     got = MT.mitigation_truths(t, with_pairs(Design(), PAIRS))
     assert got["length_control.13.accuracy"][1] < -0.02 and got["length_control.13.accuracy"][2] == 0.0
+    generated = got["length_control.13.accuracy.generate_and_parse"]
+    assert generated[1] < -0.02 and generated[2] == 0.0
 
 
 def test_the_served_verdict_leans_toward_the_longer_response():

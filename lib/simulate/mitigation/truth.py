@@ -24,6 +24,9 @@ is not a planted prior).
   verdicts with the length term removed, so its truth is the mean over the run's pairs and both orders
   of Phi((b +- position) / sd) - Phi((b +- position + length) / sd), b = logit(accuracy). No planted
   length (or a design without pairs): 0, the arm must find no change.
+- Length control of 13's generate-and-parse judge (a 0/1 logistic fit): its verdict is drawn with
+  P(chosen) = sigmoid(b +- position + length + u), so the truth is the mean over pairs and orders of
+  E_u[sigmoid(b +- position + u)] - E_u[sigmoid(b +- position + length + u)].
 - The decomposition (06's parsed replies, sampled): harmful = P(own chosen | own false, other true),
   baseline = P(other chosen | other false, own true), both orders averaged; the excess their difference.
 """
@@ -102,6 +105,20 @@ def length_control_truth(truth: Truth, design) -> float:
     return sum(diffs) / len(diffs)
 
 
+def generated_length_truth(truth: Truth, design) -> float:
+    """13's generate-and-parse judge: its verdict names the chosen response with probability
+    sigmoid(logit(accuracy) +- position + length + u); the length-controlled accuracy is that probability
+    with the length term at 0, so the truth is the mean over the run's pairs and both orders of
+    E_u[sigmoid(b +- position + u)] - E_u[sigmoid(b +- position + length + u)]."""
+    rb, sd = truth.rewardbench, truth.question_sd
+    diffs = []
+    for cat, lean in pair_terms(truth, design):
+        b = M.logit(rb.accuracy.get(cat, 0.75))
+        diffs.append(sum(expect(lambda u, p=p: float(M.sigmoid(b + p + u)) - float(M.sigmoid(b + p + lean + u)), sd)
+                         for p in (rb.position, -rb.position)) / 2)
+    return sum(diffs) / len(diffs)
+
+
 def temperature_truth(truth: Truth, temperature: float) -> float:
     """05's human minus own expected score (true passages) after temperature scaling minus before."""
     spread = truth.pointwise.spread
@@ -137,6 +154,7 @@ def mitigation_truths(truth: Truth, design) -> dict:
     for q, (before, after) in balanced_judge_truths(truth, design).items():
         out[f"contextual.13.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
     out["length_control.13.accuracy"] = (nb, length_control_truth(truth, design), 0.0)
+    out["length_control.13.accuracy.generate_and_parse"] = (nb, generated_length_truth(truth, design), 0.0)
     for setting in design.settings:  # the planted rating model has no setting term: one truth for each
         out[f"temperature.05.human_minus_self_{setting}"] = (nb, temperature_truth(truth, design.temperature), 0.0)
     for q, v in decomposition_truths(truth).items():

@@ -90,7 +90,8 @@ STEPS: tuple[Step, ...] = (
     Step("09_utility_benchmarks", reads=(_ITEMS,), writes=("utility_gti.jsonl", "utility_gtu.jsonl")),
     Step("10_relevance_vs_utility", reads=(_GTI,)),
     Step("11_utility_factors", reads=(_GTI,)),
-    Step("12_utility_for_answering", reads=(Input("utility_gtu.jsonl", "09_utility_benchmarks", ("gtu_path",)),)),
+    Step("12_utility_for_answering", reads=(Input("utility_gtu.jsonl", "09_utility_benchmarks", ("gtu_path",)),),
+         writes=("utility_k_runs.jsonl",)),
     Step("13_rewardbench", reads=(Input("passage_bank.jsonl", "02_passage_bank", required=False),),
          writes=("rewardbench_raw.jsonl",), needs=_RM + (
              Need("reward_models", _LIKELIHOOD + ("option_topk",), "log-probability judges", ("judge:logprob",),
@@ -102,10 +103,11 @@ STEPS: tuple[Step, ...] = (
          after=("13_rewardbench",)),
     Step("16_paper_check"),
     Step("17_compare_models", on_request="runs"),
-    # reads what 05, 06 and 13 kept (each optional: an arm without its input says so); asks only the
+    # reads what 05, 06, 12 and 13 kept (each optional: an arm without its input says so); asks only the
     # content-free inputs of contextual calibration
     Step("18_mitigation", reads=(Input("pointwise_ratings.jsonl", "05_pointwise_reranking", required=False),
                                  Input("generation_pairs.jsonl", "06_generation_phase", required=False),
+                                 Input("utility_k_runs.jsonl", "12_utility_for_answering", required=False),
                                  Input("rewardbench_raw.jsonl", "13_rewardbench", required=False)),
          writes=("content_free.jsonl",),
          needs=(Need("evaluators", _LIKELIHOOD, "contextual calibration", chat_context=True),)),

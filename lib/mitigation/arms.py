@@ -3,7 +3,7 @@ quantity and model: before, after, after minus before with its clustered interva
 
 Units: 06's pair (a question, evaluator, other author and factuality combination; its two orders are
 one unit for balanced calibration) and 13's pair, both clustered on their question; 05's question per
-evaluator and setting (human minus own rating)."""
+evaluator and setting (human minus own rating); 12's question per model (order averaging)."""
 from __future__ import annotations
 
 import numpy as np
@@ -155,3 +155,37 @@ def temperature_pointwise(ratings: pd.DataFrame, temperature: float) -> pd.DataF
     r = ratings.reset_index(drop=True)
     logp = np.log(np.clip(np.stack(r["lik_probs"]), 1e-300, None))
     return _pointwise_rows(r, tempered(logp, temperature), "temperature")
+
+
+# ---------------------------------------------------------------- 12: listwise order averaging
+
+ORDER_VIEWS = ("gt_hit", "flipped", "first_shown")
+
+
+def order_units(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per 12 question and model with at least two runs, before (run 0's selection, one shuffle) and
+    after (the vote over all runs, as 12 recorded it): a ground-truth passage selected (`gt_hit`),
+    the share of passages whose selected status differs (`flipped`, 0 before), and the passage shown
+    first selected (`first_shown`: before run 0's own first; after the share of the runs whose first
+    passage the vote selects). A failed run 0 selects nothing, as 12 hands over nothing."""
+    rows = []
+    for r in runs.to_dict("records"):
+        if len(r["orders"]) < 2:  # one run: nothing to average over
+            continue
+        first, voted, gt = set(r["selected"][0] or []), set(r["voted"]), set(r["ground_truth"])
+        shown_first = [order[0] for order in r["orders"]]
+        rows.append({"model": r["model"], "question": r["question"], "k": len(r["orders"]),
+                     "gt_hit": (float(bool(first & gt)), float(bool(voted & gt))),
+                     "flipped": (0.0, len(first ^ voted) / len(r["orders"][0])),
+                     "first_shown": (float(shown_first[0] in first), float(np.mean([i in voted for i in shown_first])))})
+    return pd.DataFrame(rows, columns=["model", "question", "k", *ORDER_VIEWS])
+
+
+def order_averaged(runs: pd.DataFrame) -> pd.DataFrame:
+    """12's listwise-set utility judgments before (one shuffle, run 0) and after the vote over the k
+    shuffles (the utility paper's k-sampling): `gt_hit`, `flipped` and `first_shown` (`order_units`)."""
+    u = order_units(runs)
+    if not len(u):
+        return _empty()
+    return _stack([_rows(u.assign(before=u[q].str[0], after=u[q].str[1]), "order_averaged", "12", q, "model")
+                   for q in ORDER_VIEWS])

@@ -11,8 +11,10 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from lib.report.labels import spec_label
 
 # panels by scale: rates (06, 13) and 05's rating points do not share an axis
-PANELS = (("rates (06, 13)", lambda t: t["source"] != "05"), ("05: human minus own rating", lambda t: t["source"] == "05"))
+PANELS = (("rates (06, 12, 13)", lambda t: t["source"] != "05"),
+          ("05: human minus own rating", lambda t: t["source"] == "05"))
 SHORT = {"balanced": "bal.", "contextual": "ctx.", "temperature": "temp.", "length_control": "length",
+         "order_averaged": "k-vote", "gt_hit": "GT hit", "first_shown": "first",
          "accuracy": "acc.", "position": "pos.", "factual": "fact.", "human_minus_self_normal": "normal",
          "human_minus_self_rag": "RAG"}
 

@@ -46,11 +46,14 @@ GENERATED = "generate_and_parse"  # 13's generated verdicts, as its own ids name
 
 
 ARM_NAMES = {"balanced": "balanced calibration", "contextual": "contextual calibration",
-             "temperature": "temperature scaling", "length_control": "length control"}
+             "temperature": "temperature scaling", "length_control": "length control",
+             "order_averaged": "listwise order averaging"}
 QUANTITY_NAMES = {"human_minus_self_rag": "human minus own rating, RAG prompt",
                   "human_minus_self_normal": "human minus own rating, normal prompt",
                   "self": "self-preference rate", "factual": "factual preference rate",
-                  "position": "first-position rate", "accuracy": "judge accuracy"}
+                  "position": "first-position rate", "accuracy": "judge accuracy",
+                  "gt_hit": "share of questions with a ground-truth passage selected",
+                  "first_shown": "first-shown passage selected"}
 
 
 def _name(r: dict, reading: str) -> str:
@@ -58,7 +61,7 @@ def _name(r: dict, reading: str) -> str:
     minus before' (the run README and compare's tables show it as it is)."""
     arm = f"{ARM_NAMES.get(r['arm'], r['arm'])} of {r['source']}"
     if r["quantity"] == "flipped":
-        return f"{arm}: share of verdicts flipped"
+        return f"{arm}: share of {'passages' if r['arm'] == 'order_averaged' else 'verdicts'} flipped"
     kind = f", {reading.replace('_', ' ')}" if reading else ""
     return f"{arm}, {QUANTITY_NAMES.get(r['quantity'], r['quantity'])}{kind}: after minus before"
 

@@ -1,7 +1,7 @@
-"""The records the arms correct, read from the run folder (written by notebooks 05, 06 and 13): no
+"""The records the arms correct, read from the run folder (written by notebooks 05, 06, 12 and 13): no
 other study's package is imported, only their files. Every table keys its question as `question`
-(dataset | item id for 05-06, where item ids repeat across datasets; for 13 the id before ':',
-the question its pairs were built from)."""
+(dataset | item id for 05-06, where item ids repeat across datasets; for 12 dataset | its GTU question's id; for
+13 the id before ':', the question its pairs were built from)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,7 +14,10 @@ from lib.records import DataError, read_records
 RATINGS_FILE = "pointwise_ratings.jsonl"  # notebook 05
 PAIRS_FILE = "generation_pairs.jsonl"  # notebook 06
 JUDGE_FILE = "rewardbench_raw.jsonl"  # notebook 13
-READS = {RATINGS_FILE: "05_pointwise_reranking", PAIRS_FILE: "06_generation_phase", JUDGE_FILE: "13_rewardbench"}
+K_RUNS_FILE = "utility_k_runs.jsonl"  # notebook 12 (lib.utility.k_sampling.RUNS_FILE)
+READS = {RATINGS_FILE: "05_pointwise_reranking", PAIRS_FILE: "06_generation_phase", JUDGE_FILE: "13_rewardbench",
+         K_RUNS_FILE: "12_utility_for_answering"}
+K_RUNS_FIELDS = {"model", "id", "source", "ground_truth", "orders", "selected", "failed", "voted"}
 
 
 def _frame(folder: Path, name: str, needed: set[str]) -> pd.DataFrame:
@@ -80,3 +83,12 @@ def judge_records(folder: Path) -> pd.DataFrame:
         return got.assign(question=pd.Series(dtype=str))
     # pairs built from one question share it (demo ids '<item>:<scenario>'): the question is the unit
     return got.assign(question=got["id"].astype(str).str.split(":", n=1).str[0]).reset_index(drop=True)
+
+
+def k_runs(folder: Path) -> pd.DataFrame:
+    """12's k-sampling runs: per model and question each run's shown order and selection (stored
+    indices, None: failed), the vote over all runs (`voted`) and the ground-truth passages."""
+    got = _frame(folder, K_RUNS_FILE, K_RUNS_FIELDS)
+    if not len(got):
+        return got.assign(question=pd.Series(dtype=str))
+    return got.assign(question=got["source"].astype(str) + "|" + got["id"].astype(str)).reset_index(drop=True)

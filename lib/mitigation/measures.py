@@ -8,8 +8,9 @@ from lib.report.measures import Measure
 
 NB = "18_mitigation"
 STUDY = "mitigation"
-TRUTH = "lib.simulate.mitigation.truth:mitigation_truths"  # the balanced, length and decomposition truths
-_NO_JUDGMENTS = "the arms re-read 05, 06 and 13's judgments (inspect those notebooks'); 18 keeps only content-free replies"
+TRUTH = "lib.simulate.mitigation.truth:mitigation_truths"  # the balanced, length, order and decomposition truths
+_NO_JUDGMENTS = ("the arms re-read 05, 06, 12 and 13's judgments (inspect those notebooks'); 18 keeps only "
+                 "content-free replies")
 _NO_CONTENT_FREE = "the simulator's echo of a content-free rating prompt (05) is not a planted prior"
 
 
@@ -43,6 +44,10 @@ MEASURES = (
     _m("length_control.{source}.{quantity}.{reward}", "length-controlled accuracy minus accuracy, a scalar reward model",
        0.0, "change in accuracy at equal lengths",
        no_truth="the simulator serves no scalar reward model (its length truth is the log-probability judge's)"),
+    _m("order_averaged.{source}.flipped", "listwise order averaging: share of passages whose selection the vote flips",
+       None, "share of passages flipped"),
+    _m("order_averaged.{source}.{quantity}", "listwise order averaging (vote over k shuffles): after minus before",
+       0.0, "change in the share (after minus before)"),
     _m("self_decomposition.{source}.harmful_excess",
        "own wrong passage chosen minus another's wrong passage chosen", 0.0,
        "P(own | own false) - P(other | other false)"),

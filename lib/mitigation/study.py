@@ -16,18 +16,20 @@ def mitigation_tables(folder: Path, content_free: pd.DataFrame, temperature: flo
                       n_boot: int = 400) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """(arms table, decomposition table, notes) of one run folder; `content_free` is `replies.reparse`'s table."""
     ratings, pairs = inputs.pointwise_ratings(folder), inputs.pairwise_choices(folder)
-    parsed, judge = inputs.parsed_pairs(folder), inputs.judge_records(folder)
+    parsed, judge, runs = inputs.parsed_pairs(folder), inputs.judge_records(folder), inputs.k_runs(folder)
     pw_prior, judge_prior = priors(content_free)
     notes = [f"{what}: nothing to read ({why})." for what, got, why in (
         ("05's likelihood ratings", ratings, "notebook 05 not run or likelihood scoring off"),
         ("06's likelihood choices", pairs, "notebook 06 not run or likelihood scoring off"),
-        ("13's log-probability judges", arms.judge_probs(judge), "notebook 13 not run or no judge:<spec>;logprob"))
+        ("13's log-probability judges", arms.judge_probs(judge), "notebook 13 not run or no judge:<spec>;logprob"),
+        ("12's k-sampling runs", arms.order_units(runs), "notebook 12 not run or fewer than 2 sampled runs"))
         if not len(got)]
     lengths, failed = length_rows(judge, n_boot=n_boot)
     # a server without likelihoods or log-probabilities leaves every arm empty: an empty table, not an error
     made = [t for t in (
         arms.balanced_pairwise(pairs), arms.balanced_judge(judge), arms.contextual_judge(judge, judge_prior),
-        arms.contextual_pointwise(ratings, pw_prior), arms.temperature_pointwise(ratings, temperature), lengths)
+        arms.contextual_pointwise(ratings, pw_prior), arms.temperature_pointwise(ratings, temperature), lengths,
+        arms.order_averaged(runs))
         if len(t)]
     table = pd.concat(made, ignore_index=True) if made else arms._empty()
     return table.reindex(columns=arms.TABLE_COLUMNS), decomposition_rows(parsed), notes + failed

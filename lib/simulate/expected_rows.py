@@ -16,6 +16,17 @@ RM_STUDY = "rewardbench"  # its rows come from the run's reward models, one set 
 # ids that stand for one another: 03 writes its perplexity difference under the test it ran (paired
 # where every item has both texts, Welch otherwise), and either satisfies the other
 ALTERNATIVES = {".welch_t": ".paired_t"}
+# notebooks whose rows re-read another notebook's records, named in the id (`<arm>.<source>.<quantity>`):
+# such a row is expected only when its source notebook ran too
+READERS = ("18_mitigation",)
+
+
+def _source_ran(measure_id: str, notebook: str, notebooks) -> bool:
+    """Whether the records a row reads were written in this run (always, for a notebook reading none)."""
+    if notebook not in READERS:
+        return True
+    source = measure_id.split(".")[1] if measure_id.count(".") >= 2 else ""
+    return any(str(n).startswith(source + "_") for n in notebooks)
 
 
 def _requirement(measure_id: str) -> str:
@@ -54,6 +65,8 @@ def expected_rows(truths_of: dict, notebooks, params: dict) -> list[tuple[str, s
     for model, truths in truths_of.items():
         for mid, (nb, truth, _null) in truths.items():
             if nb not in notebooks or truth is None or (isinstance(truth, float) and math.isnan(truth)):
+                continue
+            if not _source_ran(mid, nb, notebooks):
                 continue
             m = find_or_none(mid)
             if m is None:

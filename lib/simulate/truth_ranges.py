@@ -20,7 +20,7 @@ RANGES = {
     "judge_overall_accuracy": RATE, "judge_position_consistency": RATE, "rm_prefers_longer": RATE,
     "best_of_n_gain": DIFF,
     # notebook 18: after-minus-before changes and shares (a flip share or a part is in [0, 1], inside DIFF)
-    "balanced": DIFF, "contextual": DIFF, "self_decomposition": DIFF, "length_control": DIFF,
+    "balanced": DIFF, "contextual": DIFF, "self_decomposition": DIFF, "length_control": DIFF, "order_averaged": DIFF,
     "temperature": (-8.0, 8.0),  # a change of a human-minus-own rating difference (each within -4..4)
     # validate's own rows of 04 and 07 (knowledge_rows.py) and the parsed shares
     "knowledge_accuracy": RATE, "knowledge_level_share": RATE, "knowledge_stratified_factual": RATE,

@@ -7,13 +7,14 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from lib.records import write_records
 from lib.utility.answering import answer_all, evidence_by_condition, evidence_from_judgment
 from lib.utility.benchmark import Candidates
 from lib.utility.calls import Ledger
 from lib.utility.evaluate import HEADLINE, judgment_rows
 from lib.utility.judging import judge
 from lib.utility.replies import save_replies
-from lib.utility.k_sampling import k_sampling_runs, k_sampling_selection
+from lib.utility.k_sampling import k_sampling_runs, k_sampling_selection, run_records
 from lib.utility.model_loop import for_each_model
 
 
@@ -68,9 +69,10 @@ def questions_per_method(per_q: pd.DataFrame) -> dict[tuple, int]:
 
 def answering(models, rows: list[Candidates], relevance_forms: list[str], utility_forms: list[str],
               k_values: list[int], k_curve: bool = False, seed: int = 0, ledger: Ledger | None = None,
-              replies_path=None, get_model=None, k_retries: int = 0) -> tuple[pd.DataFrame, dict]:
+              replies_path=None, get_model=None, k_retries: int = 0, k_runs_path=None) -> tuple[pd.DataFrame, dict]:
     """Table 4: answers from every evidence condition; returns (answers, parts) where parts maps
-    (model, condition) to the ledger methods its cost is made of, with a share for shared runs."""
+    (model, condition) to the ledger methods its cost is made of, with a share for shared runs.
+    `k_runs_path`: the k-sampling runs are appended there (`k_sampling.run_records`)."""
     answers, parts = [], {}
 
     def one(model, name, _spec):
@@ -107,6 +109,8 @@ def answering(models, rows: list[Candidates], relevance_forms: list[str], utilit
             kmax = max(k_values)
             runs = k_sampling_runs(model, rows, kmax, seed=seed, ledger=ledger, key=(name, "k-sampling"),
                                    desc=f"{name} k-sampling")
+            if k_runs_path:
+                write_records(k_runs_path, run_records(rows, runs, name), append=True)
             for k in (range(1, kmax + 1) if k_curve else k_values):
                 cond = f"{k}-sampling"
                 run_answers(cond, [[r.passage[i] for i in sel]

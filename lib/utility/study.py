@@ -118,8 +118,9 @@ def table4_conditions(relevance_forms, utility_forms, k_values) -> list[str]:
 def utility_for_answering(models, gtu_path, *, utility_forms, relevance_forms, k_values, k_curve: bool,
                           release_dataset: str = "", answers_path: str = "", datasets=(), n_items: int = 0,
                           k_retries: int = 0, seed: int = 0, n_boot: int = 1000, replies_path=None,
-                          get_model=None) -> UtilityAnswering:
-    """Notebook 12 (Table 4): answers of the GTU questions from every evidence condition, scored."""
+                          get_model=None, k_runs_path=None) -> UtilityAnswering:
+    """Notebook 12 (Table 4): answers of the GTU questions from every evidence condition, scored;
+    the k-sampling runs go to `k_runs_path` (emptied first) when given."""
     from lib.utility.experiments import answer_summary, answering
     from lib.utility.findings_rows import answering_findings
 
@@ -127,7 +128,7 @@ def utility_for_answering(models, gtu_path, *, utility_forms, relevance_forms, k
     ledger = Ledger()
     answers, parts = answering(models, questions, relevance_forms, utility_forms, k_values, k_curve, seed=seed,
                                ledger=ledger, replies_path=_fresh(replies_path), get_model=get_model,
-                               k_retries=k_retries)
+                               k_retries=k_retries, k_runs_path=_fresh(k_runs_path))
     summary = answer_summary(answers, ["model", "source", "condition"], n_boot=n_boot, seed=seed)
     table4 = summary[summary.condition.isin(table4_conditions(relevance_forms, utility_forms, k_values))]
     return UtilityAnswering(questions, answers, parts, ledger, summary, table4,

@@ -15,7 +15,9 @@ def check_18(run, params):
     assert np.allclose(tested["diff"], tested["after"] - tested["before"], atol=1e-9)
     balanced_position = arms[(arms["arm"] == "balanced") & (arms["quantity"] == "position")]
     assert (balanced_position["after"] == 0.5).all()
-    assert set(arms["arm"]) >= {"balanced", "contextual", "temperature"}, set(arms["arm"])
+    assert set(arms["arm"]) >= {"balanced", "contextual", "temperature", "order_averaged"}, set(arms["arm"])
+    order = arms[arms["arm"] == "order_averaged"].set_index("quantity")
+    assert set(order.index) == {"gt_hit", "flipped", "first_shown"} and order["after"].between(0, 1).all()
     dec = pd.read_csv(run / "18_mitigation" / "18_self_decomposition.csv").set_index(["model", "quantity"])["estimate"]
     for model in dec.index.get_level_values(0).unique():
         part = dec[model]

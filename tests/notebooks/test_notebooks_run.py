@@ -248,6 +248,10 @@ def check_12(run, params):
     want = {c: 1.0 if c in ("none", "dense", "ground-truth") else
             float(c.split("-")[0]) + 1 if c.endswith("-sampling") else 2.0 for c in conditions}
     assert t4["requests / question"].tolist() == [want[c] for c in t4.index]
+    k_runs = _jsonl(run, "utility_k_runs.jsonl")  # 18's order averaging reads them
+    assert k_runs.groupby("model").size().eq(len(rows)).all()
+    assert k_runs["orders"].map(len).eq(max(params["k_values"])).all()
+    assert all(set(v) <= set(o[0]) for v, o in zip(k_runs["voted"], k_runs["orders"]))  # stored indices shown
 
 
 def check_16(run, params):

@@ -26,7 +26,7 @@ CALLS = {"lib.simulate.self_preference.truth:paper_reading_truths": (TRUTH, Desi
          "lib.simulate.self_preference.likelihood_truth:likelihood_truths": (TRUTH, Design()),
          "lib.simulate.utility.truth:utility_truths": (TRUTH, UTILITY),
          "lib.simulate.rewardbench.truth:rm_truths": (TRUTH, RMDesign(pairs=(("helpful", 3),))),
-         "lib.simulate.mitigation.truth:mitigation_truths": (TRUTH, Design())}
+         "lib.simulate.mitigation.truth:mitigation_truths": (TRUTH, Design(utility=UTILITY))}  # 12's k runs too
 
 
 def mismatches(reference: str, measures) -> list[str]:

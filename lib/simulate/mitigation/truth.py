@@ -27,11 +27,18 @@ is not a planted prior).
 - Length control of 13's generate-and-parse judge (a 0/1 logistic fit): its verdict is drawn with
   P(chosen) = sigmoid(b +- position + length + u), so the truth is the mean over pairs and orders of
   E_u[sigmoid(b +- position + u)] - E_u[sigmoid(b +- position + length + u)].
+- Listwise order averaging of 12's k-sampling runs: the utility listwise-set judgment drawn on k
+  shuffles of each GTU question (its roles in stored order, one question effect for all k; k the
+  largest of 12's k values), as `utility.draws` draws them; before is run 0, after the vote of all k.
+  Truths are the mean over the run's questions of E[after - before] by Monte Carlo: a ground-truth
+  passage selected, the share of passages whose status flips, and the shown-first passage selected
+  (after: averaged over the k runs' first passages).
 - The decomposition (06's parsed replies, sampled): harmful = P(own chosen | own false, other true),
   baseline = P(other chosen | other false, own true), both orders averaged; the excess their difference.
 """
 from __future__ import annotations
 
+import numpy as np
 from scipy.stats import norm
 
 from ..core import planted as M
@@ -39,6 +46,8 @@ from ..core.truth import expect
 from ..core.truth_file import Truth
 from ..rewardbench.length import pair_terms
 from ..self_preference.truth import human_minus_self
+from ..utility import draws as UD
+from ..utility.truth import FACTOR_DRAWS
 
 ASYMMETRIC = ("TF", "FT")
 
@@ -125,6 +134,40 @@ def temperature_truth(truth: Truth, temperature: float) -> float:
     return human_minus_self(truth, True, spread * temperature ** 0.5) - human_minus_self(truth, True, spread)
 
 
+def sampled_k(design) -> int:
+    """The number of runs 12 keeps (the largest of its k values; 0 without 12's questions)."""
+    u = getattr(design, "utility", None)
+    ks = [int(c.split("-")[0]) for c in (u.conditions if u else ()) if c.endswith("-sampling")]
+    return max(ks) if ks and u.answers else 0
+
+
+def order_draws(truth: Truth, roles: tuple, k: int, draws: int = FACTOR_DRAWS, seed: int = 0) -> dict:
+    """{quantity: E[after - before]} of one composition: run 0 against the vote of k runs."""
+    d = UD.Draws(truth.utility, roles, truth.question_sd, truth.format_failure, draws, seed)
+    runs = d.k_runs(k)
+    voted = d.k_sampling([k], runs)[k]
+    place0, sel0, _ = runs[0]
+
+    def hit(chosen):
+        return (chosen & d.gt).any(axis=1)
+    first_after = np.mean([(voted & (place == 0)).any(axis=1) for place, _, _ in runs], axis=0)
+    return {"gt_hit": float(np.mean(hit(voted)) - np.mean(hit(sel0))), "flipped": float((sel0 != voted).mean()),
+            "first_shown": float(first_after.mean() - (sel0 & (place0 == 0)).any(axis=1).mean())}
+
+
+def order_averaged_truths(truth: Truth, design, draws: int = FACTOR_DRAWS) -> dict:
+    """12's k-sampling runs: {quantity: mean over the run's GTU questions of after minus before}."""
+    k = sampled_k(design)
+    if k < 2:
+        return {}
+    cache, per = {}, []
+    for q in design.utility.answers:
+        if q.roles not in cache:
+            cache[q.roles] = order_draws(truth, q.roles, k, draws)
+        per.append(cache[q.roles])
+    return {name: float(np.mean([p[name] for p in per])) for name in per[0]}
+
+
 def decomposition_truths(truth: Truth) -> dict:
     """06's parsed choices: harmful, baseline, legitimate and the harmful excess (both orders averaged)."""
 
@@ -157,6 +200,8 @@ def mitigation_truths(truth: Truth, design) -> dict:
     out["length_control.13.accuracy.generate_and_parse"] = (nb, generated_length_truth(truth, design), 0.0)
     for setting in design.settings:  # the planted rating model has no setting term: one truth for each
         out[f"temperature.05.human_minus_self_{setting}"] = (nb, temperature_truth(truth, design.temperature), 0.0)
+    for q, v in order_averaged_truths(truth, design).items():
+        out[f"order_averaged.12.{q}"] = (nb, v, float("nan") if q == "flipped" else 0.0)
     for q, v in decomposition_truths(truth).items():
         out[f"self_decomposition.06.{q}"] = (nb, v, 0.0 if q == "harmful_excess" else float("nan"))
     return out

@@ -89,12 +89,20 @@ class Draws:
         rank_shown = _ranks(-wins * (self.n + 1) + np.arange(self.n))
         return np.take_along_axis(rank_shown, self.place, axis=1), ~readable_any
 
-    def k_sampling(self, k_values) -> dict[int, np.ndarray]:
-        """{k: chosen [d, j]}: the utility listwise-set judgment on max(k) shuffles, each its own; the
-        vote of the first k (`lib.utility.k_sampling.vote`: as many passages as the modal set size,
-        size ties to the smaller, the most voted first, vote ties to the lower stored index)."""
-        runs = [self.listwise_set("utility", self.places()) for _ in range(max(k_values))]
-        return {k: _vote([s for s, _ in runs[:k]], [f for _, f in runs[:k]], self.n) for k in k_values}
+    def k_runs(self, k: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """(place, selected, failed) of the utility listwise-set judgment on k shuffles, each its own."""
+        out = []
+        for _ in range(k):
+            place = self.places()
+            out.append((place, *self.listwise_set("utility", place)))
+        return out
+
+    def k_sampling(self, k_values, runs=None) -> dict[int, np.ndarray]:
+        """{k: chosen [d, j]}: the vote of the first k of `runs` (default: `k_runs(max(k_values))`;
+        `lib.utility.k_sampling.vote`: as many passages as the modal set size, size ties to the
+        smaller, the most voted first, vote ties to the lower stored index)."""
+        runs = self.k_runs(max(k_values)) if runs is None else runs
+        return {k: _vote([s for _, s, _ in runs[:k]], [f for _, _, f in runs[:k]], self.n) for k in k_values}
 
 
 def _ranks(keys: np.ndarray) -> np.ndarray:

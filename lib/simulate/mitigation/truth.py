@@ -47,7 +47,7 @@ from ..core.truth_file import Truth
 from ..rewardbench.length import pair_terms
 from ..self_preference.truth import human_minus_self
 from ..utility import draws as UD
-from ..utility.truth import FACTOR_DRAWS
+from ..utility.truth import FACTOR_DRAWS, sampling_ks
 
 ASYMMETRIC = ("TF", "FT")
 
@@ -103,15 +103,22 @@ def balanced_judge_truths(truth: Truth, design) -> dict:
     return {q: (sum(b for b, _ in v) / len(v), sum(a for _, a in v) / len(v)) for q, v in out.items()}
 
 
-def length_control_truth(truth: Truth, design) -> float:
-    """13's log-probability judge: accuracy with the planted length term removed minus accuracy with
-    it (pairs whose two orders are in format, both orders averaged)."""
-    rb, sd = truth.rewardbench, truth.question_sd
+def _pairs_and_orders(truth: Truth, design, change) -> float:
+    """The mean over the run's pairs and both orders of `change(b +- position, length)`, b =
+    logit(accuracy) of the pair's category."""
+    rb = truth.rewardbench
     diffs = []
     for cat, lean in pair_terms(truth, design):
         b = M.logit(rb.accuracy.get(cat, 0.75))
-        diffs.append(sum(_phi(b + p, sd) - _phi(b + lean + p, sd) for p in (rb.position, -rb.position)) / 2)
+        diffs.append(sum(change(b + p, lean) for p in (rb.position, -rb.position)) / 2)
     return sum(diffs) / len(diffs)
+
+
+def length_control_truth(truth: Truth, design) -> float:
+    """13's log-probability judge: accuracy with the planted length term removed minus accuracy with
+    it (pairs whose two orders are in format, both orders averaged)."""
+    sd = truth.question_sd
+    return _pairs_and_orders(truth, design, lambda x, lean: _phi(x, sd) - _phi(x + lean, sd))
 
 
 def generated_length_truth(truth: Truth, design) -> float:
@@ -119,13 +126,9 @@ def generated_length_truth(truth: Truth, design) -> float:
     sigmoid(logit(accuracy) +- position + length + u); the length-controlled accuracy is that probability
     with the length term at 0, so the truth is the mean over the run's pairs and both orders of
     E_u[sigmoid(b +- position + u)] - E_u[sigmoid(b +- position + length + u)]."""
-    rb, sd = truth.rewardbench, truth.question_sd
-    diffs = []
-    for cat, lean in pair_terms(truth, design):
-        b = M.logit(rb.accuracy.get(cat, 0.75))
-        diffs.append(sum(expect(lambda u, p=p: float(M.sigmoid(b + p + u)) - float(M.sigmoid(b + p + lean + u)), sd)
-                         for p in (rb.position, -rb.position)) / 2)
-    return sum(diffs) / len(diffs)
+    sd = truth.question_sd
+    return _pairs_and_orders(truth, design, lambda x, lean: expect(
+        lambda u: float(M.sigmoid(x + u)) - float(M.sigmoid(x + lean + u)), sd))
 
 
 def temperature_truth(truth: Truth, temperature: float) -> float:
@@ -137,7 +140,7 @@ def temperature_truth(truth: Truth, temperature: float) -> float:
 def sampled_k(design) -> int:
     """The number of runs 12 keeps (the largest of its k values; 0 without 12's questions)."""
     u = getattr(design, "utility", None)
-    ks = [int(c.split("-")[0]) for c in (u.conditions if u else ()) if c.endswith("-sampling")]
+    ks = sampling_ks(u.conditions if u else ())
     return max(ks) if ks and u.answers else 0
 
 
@@ -189,13 +192,13 @@ def mitigation_truths(truth: Truth, design) -> dict:
     out = {}
     for q, (before, after) in balanced_pairwise_truths(truth).items():
         out[f"balanced.06.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
-    for q, (before, after) in balanced_judge_truths(truth, design).items():
-        out[f"balanced.13.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
     # the simulator answers a content-free judge prompt (two identical responses) with P(1) = sigmoid(position):
     # dividing that prior out subtracts the position term from each order's log-odds, so each order's
     # verdict is the balanced one and contextual calibration's truths are balanced calibration's
-    for q, (before, after) in balanced_judge_truths(truth, design).items():
-        out[f"contextual.13.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
+    judge = balanced_judge_truths(truth, design)
+    for arm in ("balanced", "contextual"):
+        for q, (before, after) in judge.items():
+            out[f"{arm}.13.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
     out["length_control.13.accuracy"] = (nb, length_control_truth(truth, design), 0.0)
     out["length_control.13.accuracy.generate_and_parse"] = (nb, generated_length_truth(truth, design), 0.0)
     for setting in design.settings:  # the planted rating model has no setting term: one truth for each

@@ -233,13 +233,18 @@ def answer_right(truth: Truth, q: AnswerQuestion, conditions, draws: int = FACTO
                 good[f"{judgment} {form}"] = (UD.top(rank, rank_failed, m) & d.gt).any(axis=1)
         if wants("pointwise"):
             good[f"{judgment} pointwise"] = (d.pointwise(judgment)[0] & d.gt).any(axis=1)
-    ks = [int(c.split("-")[0]) for c in conditions if c.endswith("-sampling")]
+    ks = sampling_ks(conditions)
     if ks:
         for k, chosen in d.k_sampling(ks).items():
             good[f"{k}-sampling"] = (chosen & d.gt).any(axis=1)
     u = truth.utility
     right_good, right_bad = M.sigmoid(u.answer_good + d.q), M.sigmoid(u.answer_bad + d.q)
     return {c: float(np.where(good[c], right_good, right_bad).mean()) for c in conditions if c in good}
+
+
+def sampling_ks(conditions) -> list[int]:
+    """The k of each k-sampling condition ('5-sampling' -> 5) among 12's answer conditions."""
+    return [int(c.split("-")[0]) for c in conditions if c.endswith("-sampling")]
 
 
 def answer_scores(truth: Truth, questions: list[AnswerQuestion], conditions, draws: int = FACTOR_DRAWS) -> dict:

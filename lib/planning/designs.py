@@ -477,6 +477,16 @@ def utility_for_answering(v: RunView) -> list[Calls]:
     return out
 
 
+def _judge_read(model) -> dict:
+    """How a log-probability judge's verdicts are requested, as lib.rewardbench.judge and
+    lib.mitigation.content_free try them: the two options' likelihoods (on a server, a base LM's echoed
+    completions: one per option and one for the prefix), or on a chat server, which echoes none, one
+    generated token's top-k."""
+    if model.backend == "openai" and model.lm != "base":
+        return {"kind": TOPK, "max_tokens": 1, "expect_out": 1, "echoes": 1}
+    return {"kind": OPTIONS, "max_tokens": 0, "expect_out": 0, "echoes": 2 + 1}
+
+
 def _reward_calls(v: RunView, stem: str, pairs: int, rm_specs) -> list[Calls]:
     c = v.chars()
     p = v.p(stem)
@@ -491,8 +501,7 @@ def _reward_calls(v: RunView, stem: str, pairs: int, rm_specs) -> list[Calls]:
         rm = parse_reward_spec(spec)
         key = ("rm pairs", spec) + same
         if rm.kind == "judge" and rm.options.get("decide") == "logprob":
-            kind = TOPK if rm.model.backend == "openai" else OPTIONS
-            out.append(Calls(rm.target, kind, 2 * pairs, judge_chars, 1 if kind == TOPK else 0, 1 if kind == TOPK else 0,
+            out.append(Calls(rm.target, n=2 * pairs, chars_in=judge_chars, **_judge_read(rm.model),
                              part="log-probability judges", label=f"{rm.name} verdicts", same_as=key, messages=2))
         elif rm.kind == "judge":
             mt = int(rm.options.get("max_tokens", 16))
@@ -545,13 +554,14 @@ def best_of_n(v: RunView) -> list[Calls]:
         answer_chars = bon_chars + answer  # a scalar or implicit model scores the prompt and one answer
         if rm.kind == "judge":
             logprob = rm.options.get("decide") == "logprob"
-            kind = (TOPK if rm.model.backend == "openai" else OPTIONS) if logprob else GENERATE
-            mt_j = 0 if logprob else int(rm.options.get("max_tokens", 16))
-            out.append(Calls(rm.target, kind, questions * 2 * max(samples - 1, 0),
+            mt_j = int(rm.options.get("max_tokens", 16))
+            read = _judge_read(rm.model) if logprob else {
+                "kind": GENERATE, "max_tokens": mt_j, "expect_out": _out("verdict", mt_j),
+                "retries": int(rm.options.get("retries", 1))}
+            out.append(Calls(rm.target, n=questions * 2 * max(samples - 1, 0),
                              # the judge sees the user turn (question and passages) once and the two answers
-                             len(rp.TABLE6_JUDGE_SYSTEM + rp.TABLE6_JUDGE_USER) + bon_user + 2 * answer,
-                             mt_j, _out("verdict", mt_j) if mt_j else 0, 0 if logprob else int(rm.options.get("retries", 1)),
-                             part="log-probability judges" if logprob else "generate-and-parse judges",
+                             chars_in=len(rp.TABLE6_JUDGE_SYSTEM + rp.TABLE6_JUDGE_USER) + bon_user + 2 * answer,
+                             **read, part="log-probability judges" if logprob else "generate-and-parse judges",
                              label=f"{rm.name} knockout", messages=2))
         else:
             targets = [rm.target] + ([rm.options["ref"]] if rm.options.get("ref") else [])
@@ -585,10 +595,8 @@ def mitigation(v: RunView) -> list[Calls]:
     for target, rm in {j.target: j for j in scored}.items():
         chars = sum(len(rp.TABLE6_JUDGE_SYSTEM) + len(rp.fill(rp.TABLE6_JUDGE_USER, prompt=t, response1=t, response2=t))
                     for t in CONTENT_FREE) // len(CONTENT_FREE)
-        topk = rm.model.backend == "openai" and rm.model.lm != "base"
-        out.append(Calls(target, TOPK if topk else OPTIONS, len(CONTENT_FREE), chars, 1 if topk else 0, 1 if topk else 0,
-                         label="content-free 13", messages=2,  # 13's judges, not 18's evaluators: no part
-                         echoes=1 if topk else 2 + 1))
+        out.append(Calls(target, n=len(CONTENT_FREE), chars_in=chars, **_judge_read(rm.model),
+                         label="content-free 13", messages=2))  # 13's judges, not 18's evaluators: no part
     return out
 
 

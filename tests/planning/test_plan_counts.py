@@ -418,3 +418,21 @@ def test_18_on_a_server_plans_what_its_notebook_asks():
     assert rows[base].requests == 2 * 3 and rows[base].kinds == [designs.OPTIONS]  # 3 strings x 2 settings
     assert rows[base].sent == 2 * 3 * (5 + 1)  # an echo per score and one for the prefix
     assert rows[chat].requests == 3 and rows[chat].kinds == [designs.TOPK]
+
+
+def test_a_log_probability_judge_is_planned_as_it_is_read_in_13_15_and_18():
+    """13, 15 and 18 plan a `;base` server judge as option likelihoods (two echoed options and the
+    prefix, as lib.rewardbench.judge asks first) and a chat server judge as one token's top-k; before,
+    13 and 15 counted every server judge as top-k while 18 counted the `;base` one as likelihoods."""
+    from lib.planning import designs
+
+    base, chat = "openai:sim@http://127.0.0.1:9/v1;base", "openai:simchat@http://127.0.0.1:9/v1"
+    judges = [f"judge:{base};logprob", f"judge:{chat};logprob"]
+    cfg = runner.load_config(CONFIGS / "smoke.yaml", {"reward_models": judges})
+    plan = planning.build(cfg, only=["13", "15", "18"])
+    for nb in ("13_rewardbench", "15_best_of_n", "18_mitigation"):
+        rows = {r.model: r for r in plan.rows if r.notebook == nb}
+        assert rows[base].kinds == [designs.OPTIONS], nb
+        fresh = {m: r.requests - r.cached for m, r in rows.items()}  # 15 repeats 13's pairs from the cache
+        assert fresh[base] > 0 and rows[base].sent == 3 * fresh[base], nb  # an echo per option, one for the prefix
+        assert rows[chat].kinds == [designs.TOPK] and rows[chat].sent == fresh[chat], nb

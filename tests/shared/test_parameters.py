@@ -2,6 +2,7 @@
 precedence, kind checks, the generated table of docs/parameters.md. No notebook is executed here."""
 import json
 import re
+import sys
 
 import nbformat
 import pytest
@@ -174,3 +175,22 @@ def test_params_lists_every_run_level_parameter(capsys):
     assert set(runner.RUN_LEVEL) >= {"model", "concurrency"}
     assert all(f"| `{name}` |" in out for name in runner.RUN_LEVEL)
     assert out.index("run-level parameter") < out.index(runner.parameter_table().splitlines()[0])
+
+
+def test_notebook_validation_still_rejects_a_bad_notebook_with_the_iri_checkers_skipped():
+    """lib marks rfc3987_syntax absent to spare jsonschema's grammar build; nbformat must still
+    validate: a committed notebook passes, and one with a cell of an unknown type is refused."""
+    import json
+
+    import jsonschema
+    import nbformat
+
+    import lib  # noqa: F401  (the guard runs at import)
+
+    assert sys.modules["rfc3987_syntax"] is None
+    nb = nbformat.read(ROOT / "notebooks" / "05_pointwise_reranking.ipynb", as_version=4)
+    nbformat.validate(nb)
+    bad = json.loads(nbformat.writes(nb))
+    bad["cells"][0]["cell_type"] = "not-a-cell"
+    with pytest.raises((nbformat.ValidationError, jsonschema.ValidationError)):
+        nbformat.validate(nbformat.from_dict(bad))

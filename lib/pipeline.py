@@ -86,7 +86,7 @@ STEPS: tuple[Step, ...] = (
          needs=(Need("evaluators", _LIKELIHOOD, "likelihood choices", chat_context=True),)),
     Step("07_knowledge_stratified", reads=(_BANK, Input("knowledge.jsonl", "04_knowledge_probe", ("knowledge_path",))),
          needs=(Need("evaluators", _LIKELIHOOD, "likelihood choices", chat_context=True),)),
-    Step("08_writing_style", reads=(_BANK,)),
+    Step("08_writing_style", reads=(_BANK,), writes=("style_pairs.jsonl",)),
     Step("09_utility_benchmarks", reads=(_ITEMS,), writes=("utility_gti.jsonl", "utility_gtu.jsonl")),
     Step("10_relevance_vs_utility", reads=(_GTI,)),
     Step("11_utility_factors", reads=(_GTI,)),
@@ -103,10 +103,11 @@ STEPS: tuple[Step, ...] = (
          after=("13_rewardbench",)),
     Step("16_paper_check"),
     Step("17_compare_models", on_request="runs"),
-    # reads what 05, 06, 12 and 13 kept (each optional: an arm without its input says so); asks only the
-    # content-free inputs of contextual calibration
+    # reads what 05, 06, 08, 12 and 13 kept (each optional: an arm without its input says so); asks only
+    # the content-free inputs of contextual calibration
     Step("18_mitigation", reads=(Input("pointwise_ratings.jsonl", "05_pointwise_reranking", required=False),
                                  Input("generation_pairs.jsonl", "06_generation_phase", required=False),
+                                 Input("style_pairs.jsonl", "08_writing_style", required=False),
                                  Input("utility_k_runs.jsonl", "12_utility_for_answering", required=False),
                                  Input("rewardbench_raw.jsonl", "13_rewardbench", required=False)),
          writes=("content_free.jsonl",),

@@ -53,7 +53,8 @@ QUANTITY_NAMES = {"human_minus_self_rag": "human minus own rating, RAG prompt",
                   "self": "self-preference rate", "factual": "factual preference rate",
                   "position": "first-position rate", "accuracy": "judge accuracy",
                   "gt_hit": "share of questions with a ground-truth passage selected",
-                  "first_shown": "first-shown passage selected"}
+                  "first_shown": "first-shown passage selected",
+                  "long": "long-passage preference rate (own long against own normal passage)"}
 
 
 def _name(r: dict, reading: str) -> str:

@@ -1,6 +1,6 @@
-"""The records the arms correct, read from the run folder (written by notebooks 05, 06, 12 and 13): no
-other study's package is imported, only their files. Every table keys its question as `question`
-(dataset | item id for 05-06, where item ids repeat across datasets; for 12 dataset | its GTU question's id; for
+"""The records the arms correct, read from the run folder (written by notebooks 05, 06, 08, 12 and 13):
+no other study's package is imported, only their files. Every table keys its question as `question`
+(dataset | item id for 05-06 and 08, where item ids repeat across datasets; for 12 dataset | its GTU question's id; for
 13 the id before ':', the question its pairs were built from)."""
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ RATINGS_FILE = "pointwise_ratings.jsonl"  # notebook 05
 PAIRS_FILE = "generation_pairs.jsonl"  # notebook 06
 JUDGE_FILE = "rewardbench_raw.jsonl"  # notebook 13
 K_RUNS_FILE = "utility_k_runs.jsonl"  # notebook 12 (lib.utility.k_sampling.RUNS_FILE)
+STYLE_FILE = "style_pairs.jsonl"  # notebook 08 (lib.self_preference.style_records.STYLE_FILE)
 READS = {RATINGS_FILE: "05_pointwise_reranking", PAIRS_FILE: "06_generation_phase", JUDGE_FILE: "13_rewardbench",
-         K_RUNS_FILE: "12_utility_for_answering"}
+         K_RUNS_FILE: "12_utility_for_answering", STYLE_FILE: "08_writing_style"}
+STYLE_FIELDS = {"dataset", "item_id", "evaluator", "kind", "a_author", "b_author", "order", "len_a", "len_b", "choice"}
 K_RUNS_FIELDS = {"model", "id", "source", "ground_truth", "orders", "selected", "failed", "voted"}
 
 
@@ -92,3 +94,12 @@ def k_runs(folder: Path) -> pd.DataFrame:
     if not len(got):
         return got.assign(question=pd.Series(dtype=str))
     return got.assign(question=got["source"].astype(str) + "|" + got["id"].astype(str)).reset_index(drop=True)
+
+
+def style_pairs(folder: Path) -> pd.DataFrame:
+    """08's style pairs: per pair and order the styled passage A's and the other passage B's authors
+    and lengths in words, and the parsed choice (1 or 2 shown; missing: the reply did not parse)."""
+    got = _frame(folder, STYLE_FILE, STYLE_FIELDS)
+    if not len(got):
+        return got.assign(question=pd.Series(dtype=str))
+    return got.assign(question=question_key(got)).reset_index(drop=True)

@@ -108,11 +108,13 @@ def generated_design(records: pd.DataFrame) -> pd.DataFrame:
 
 def _matrix(rows: pd.DataFrame) -> np.ndarray:
     """The regressors, length last: position where both orders were seen, quality per category (the
-    intercepts of scalar rows), the length difference."""
+    intercepts of scalar rows), authorship where the rows carry it and it varies (08's `own`: own
+    passage 1 minus own passage 2), the length difference."""
     cats = pd.Categorical(rows["category"] if "category" in rows else np.zeros(len(rows)))
     quality = pd.get_dummies(cats).to_numpy(float) * rows["quality"].to_numpy(float)[:, None]
     pos = [rows["pos"].to_numpy(float)[:, None]] if rows["pos"].any() else []
-    return np.hstack(pos + [quality, rows["length"].to_numpy(float)[:, None]])
+    own = [rows["own"].to_numpy(float)[:, None]] if "own" in rows and rows["own"].any() else []
+    return np.hstack(pos + [quality] + own + [rows["length"].to_numpy(float)[:, None]])
 
 
 MAX_BINARY_COEF = 15.0  # log-odds: a 0/1 fit's coefficient beyond this is a (quasi-)separated category

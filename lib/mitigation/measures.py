@@ -9,7 +9,7 @@ from lib.report.measures import Measure
 NB = "18_mitigation"
 STUDY = "mitigation"
 TRUTH = "lib.simulate.mitigation.truth:mitigation_truths"  # the balanced, length, order and decomposition truths
-_NO_JUDGMENTS = ("the arms re-read 05, 06, 12 and 13's judgments (inspect those notebooks'); 18 keeps only "
+_NO_JUDGMENTS = ("the arms re-read 05, 06, 08, 12 and 13's judgments (inspect those notebooks'); 18 keeps only "
                  "content-free replies")
 _NO_CONTENT_FREE = "the simulator's echo of a content-free rating prompt (05) is not a planted prior"
 
@@ -36,6 +36,8 @@ MEASURES = (
        0.0, "change (after minus before)", no_truth=_NO_CONTENT_FREE),
     _m("temperature.{source}.{quantity}", "temperature scaling of the expected score: after minus before", 0.0,
        "change in rating points (after minus before)"),
+    _m("length_control.08.{kind}", "length-controlled style preference minus style preference, 08's generated "
+       "verdicts (a 0/1 logistic fit)", 0.0, "change in the preference at equal lengths"),
     _m("length_control.{source}.{quantity}", "length-controlled accuracy minus accuracy", 0.0,
        "change in accuracy at equal lengths"),
     _m("length_control.{source}.{quantity}.generate_and_parse",

@@ -16,6 +16,7 @@ import pandas as pd
 from . import replicate_steps as S
 from .self_preference.knowledge_rows import knowledge_rows
 from .self_preference.likelihood_truth import likelihood_truths
+from .self_preference.style_length import design_pairs
 from .replicate_summary import family, summarize  # noqa: F401  (the benchmark's summary, re-exported)
 from .core.scratch import own_cache
 from .core.truth import Design
@@ -69,13 +70,15 @@ def utility_sets(truth: Truth, size: int, retriever: str = "dense"):
 
 
 def run_config(run: S.SeedRun) -> dict:
-    """The part of a runner config the truth readers take (rewardbench.validate.rm_design, self_preference.knowledge_rows)."""
+    """The part of a runner config the truth readers take (rewardbench.validate.rm_design, self_preference.knowledge_rows
+    and style_length.design_pairs)."""
     return {"parameters": {}, "_overrides": {},
             "per_notebook": {"01_dataset": {"datasets": list(S.DATASETS)},
                              "04_knowledge_probe": {"n_samples": S.KNOWLEDGE_SAMPLES},
                              "10_relevance_vs_utility": {"n_items": run.utility_size or run.size},
                              "11_utility_factors": {"n_items": run.utility_size or run.size, **S.FACTORS},
                              "12_utility_for_answering": {"n_items": run.utility_size or run.size, **S.ANSWERING},
+                             "08_writing_style": {"n_items": 0},  # 08 reads the whole bank 02 wrote
                              "13_rewardbench": {"pairs_path": "", "n_per_category": run.size, "seed": run.seed},
                              "15_best_of_n": {"n_samples": S.BON_SAMPLES}}}
 
@@ -113,7 +116,8 @@ def truth_table(truth: Truth, run: S.SeedRun, notebooks: tuple) -> pd.DataFrame:
     findings = collect(run.run_dir)
     findings.to_csv(run.run_dir / "findings.csv", index=False)  # what compare reads
     cfg = run_config(run)
-    design = Design(datasets=S.DATASETS, settings=S.SETTINGS, utility=utility_part(run, cfg, notebooks))
+    design = Design(datasets=S.DATASETS, settings=S.SETTINGS, utility=utility_part(run, cfg, notebooks),
+                    style_pairs=design_pairs(cfg, run.run_dir) if "08" in notebooks else ())
     truths_of = model_truths(truth, cfg, run.run_dir,
                              lambda t, d: {**measure_truths(t, d), **likelihood_truths(t, d)}, design)
     parts = [compare_by_model(findings, truths_of, compare) if len(findings) else None,

@@ -36,6 +36,7 @@ from .rewardbench.validate import compare_by_model, lifted, model_truths, paired
 from .self_preference.knowledge_rows import knowledge_rows
 from .mitigation.truth import mitigation_truths
 from .self_preference.likelihood_truth import likelihood_truths
+from .self_preference.style_length import design_pairs
 from .server import SimServer
 from .truth import measure_truths
 from .truth_ranges import is_rate, out_of_range
@@ -231,13 +232,14 @@ def verdict(table: pd.DataFrame, papers_size: bool = False) -> tuple[bool, str]:
 
 def design_of(cfg: dict, run_dir: Path | None = None) -> Design:
     """The part of the run's design the truth depends on, from the runner config (and notebook 09's
-    candidate sets, the utility study's design, when the run has them)."""
+    candidate sets, the utility study's design, and 08's style pairs' lengths, when the run has them)."""
     per = cfg.get("per_notebook", {})
     return Design(datasets=tuple(per.get("01_dataset", {}).get("datasets", ("nq", "marco", "triviaqa"))),
                   settings=tuple(per.get("05_pointwise_reranking", {}).get("settings", ("normal", "rag"))),
                   combos=tuple(per.get("06_generation_phase", {}).get("combos", ("TT", "TF", "FT", "FF"))),
                   temperature=float(per.get("18_mitigation", {}).get("temperature", Design.temperature)),
-                  utility=utility_design(run_dir, cfg) if run_dir else None)  # 10-12 (utility/design.py)
+                  utility=utility_design(run_dir, cfg) if run_dir else None,  # 10-12 (utility/design.py)
+                  style_pairs=design_pairs(cfg, run_dir) if run_dir else ())  # 08 (self_preference/style_length.py)
 
 
 PAPER_CONFIG = paths.CONFIGS / "paper.yaml"

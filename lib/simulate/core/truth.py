@@ -45,3 +45,5 @@ class Design:
     rm_retries: int = 0
     utility: object = None  # notebook 10's candidate sets (utility.truth.UtilityDesign)
     temperature: float = 2.0  # 18's temperature scaling of 05's score log-probabilities (its parameter)
+    # 08's own style pairs as the run asks them: (kind, dataset, styled minus other passage's words), ...
+    style_pairs: tuple = ()

@@ -47,12 +47,14 @@ class Pointwise:
 class Pairwise:
     """Notebooks 06 and 08: log-odds of choosing passage 1 = position + self (own1 - own2) + factual
     (true1 - true2) + style (styled1 - styled2) + a question effect on the own passage's side; a
-    styled passage is one the simulator wrote as a gen-by-QA or long passage."""
+    styled passage is one the simulator wrote as a gen-by-QA or long passage. 08's pairs (a styled
+    passage shown) add length (words1 - words2) / 100; 06's pairs, both of normal style, carry none."""
 
     position: float = 0.4
     self: float = 0.6
     factual: float = 1.5
     style: float = 0.0
+    length: float = 0.0  # log-odds per 100 words toward the longer passage of 08's pairs (self_preference/style_length.py)
 
 
 @section

@@ -27,6 +27,10 @@ is not a planted prior).
 - Length control of 13's generate-and-parse judge (a 0/1 logistic fit): its verdict is drawn with
   P(chosen) = sigmoid(b +- position + length + u), so the truth is the mean over pairs and orders of
   E_u[sigmoid(b +- position + u)] - E_u[sigmoid(b +- position + length + u)].
+- Length control of 08's long passages (generated verdicts, the same 0/1 fit): the evaluator names
+  its long passage with P = sigmoid(style +- position + length + u) (`pairwise.length`, per 100 words
+  of the pair's length difference, read from the run's bank); the truth is the mean over the run's
+  pairs and both orders of E_u[sigmoid(style +- position + u)] - E_u[sigmoid(style +- position + length + u)].
 - Listwise order averaging of 12's k-sampling runs: the utility listwise-set judgment drawn on k
   shuffles of each GTU question (its roles in stored order, one question effect for all k; k the
   largest of 12's k values), as `utility.draws` draws them; before is run 0, after the vote of all k.
@@ -45,6 +49,7 @@ from ..core import planted as M
 from ..core.truth import expect
 from ..core.truth_file import Truth
 from ..rewardbench.length import pair_terms
+from ..self_preference.style_length import styled_leans
 from ..self_preference.truth import human_minus_self
 from ..utility import draws as UD
 from ..utility.truth import FACTOR_DRAWS, sampling_ks
@@ -131,6 +136,21 @@ def generated_length_truth(truth: Truth, design) -> float:
         lambda u: float(M.sigmoid(x + u)) - float(M.sigmoid(x + lean + u)), sd))
 
 
+def style_length_truth(truth: Truth, design, kind: str = "long") -> float:
+    """08's own style pairs (`kind`): the evaluator names the styled passage with probability
+    sigmoid(toward-styled log-odds + length + u) in each order; the length-controlled rate is that
+    probability with the length term at 0, so the truth is the mean over the run's pairs and both
+    orders of E_u[sigmoid(x + u)] - E_u[sigmoid(x + length + u)] (x: position, style and self terms
+    toward the styled passage, `planted.pair_logit`)."""
+    own = (True, True) if kind == "long" else (True, False)
+    sd = M.pair_sd(truth, own, (True, True))
+    toward = (M.pair_logit(truth, own, (True, True), 0.0, (True, False)),  # styled shown first
+              -M.pair_logit(truth, own[::-1], (True, True), 0.0, (False, True)))  # styled second: 1 - P(1)
+    diffs = [sum(expect(lambda u: float(M.sigmoid(x + u)) - float(M.sigmoid(x + lean + u)), sd) for x in toward) / 2
+             for lean in styled_leans(truth, design, kind)]
+    return float(np.mean(diffs))
+
+
 def temperature_truth(truth: Truth, temperature: float) -> float:
     """05's human minus own expected score (true passages) after temperature scaling minus before."""
     spread = truth.pointwise.spread
@@ -201,6 +221,7 @@ def mitigation_truths(truth: Truth, design) -> dict:
             out[f"{arm}.13.{q}"] = (nb, after - before, float("nan") if q == "flipped" else 0.0)
     out["length_control.13.accuracy"] = (nb, length_control_truth(truth, design), 0.0)
     out["length_control.13.accuracy.generate_and_parse"] = (nb, generated_length_truth(truth, design), 0.0)
+    out["length_control.08.long"] = (nb, style_length_truth(truth, design), 0.0)
     for setting in design.settings:  # the planted rating model has no setting term: one truth for each
         out[f"temperature.05.human_minus_self_{setting}"] = (nb, temperature_truth(truth, design.temperature), 0.0)
     for q, v in order_averaged_truths(truth, design).items():

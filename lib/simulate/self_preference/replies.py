@@ -12,6 +12,7 @@ from ..core.labels import simulator_false_answer
 from ..core.roles import Roles, norm
 from ..core.truth_file import Truth
 from .knowledge import knowledge_reply
+from .style_length import length_lean
 
 
 class SelfPreferenceReplier:
@@ -74,7 +75,9 @@ class SelfPreferenceReplier:
         true = (p1.true if p1 else True, p2.true if p2 else True)
         u, u_position, u_factual = M.pair_effects(self.truth, f["question"])
         styled = (self.roles.is_styled(f["passage_1"]), self.roles.is_styled(f["passage_2"]))
-        return float(M.sigmoid(M.pair_logit(self.truth, own, true, u, styled, u_position, u_factual))), p1, p2
+        x = M.pair_logit(self.truth, own, true, u, styled, u_position, u_factual)
+        x += length_lean(self.truth, styled, f["passage_1"], f["passage_2"])  # 08's pairs only
+        return float(M.sigmoid(x)), p1, p2
 
     def _pair(self, f, key, k):
         q1, p1, p2 = self.pair_choice(f)

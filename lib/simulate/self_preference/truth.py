@@ -8,6 +8,7 @@ import numpy as np
 from ..core import planted as M
 from ..core.truth import COMBOS, PAPER, Design, expect
 from ..core.truth_file import Truth
+from .style_length import styled_leans
 
 
 # ---------------------------------------------------------------- 05
@@ -63,15 +64,20 @@ def pairwise_truths(truth: Truth, combos=COMBOS) -> dict:
     return out
 
 
-def style_truths(truth: Truth) -> dict:
+def style_truths(truth: Truth, design: Design = Design(), dataset: str | None = None) -> dict:
     """Notebook 08: P(the styled own passage is chosen), both orders averaged (TT pairs): the own
-    gen-by-QA passage against the human one, the own long passage against the own normal one."""
-    def p_styled(own):
+    gen-by-QA passage against the human one, the own long passage against the own normal one; with a
+    planted length term, the mean over the run's pairs (of `dataset`) of each pair's value at its
+    length difference (`style_length.styled_leans`)."""
+    def p_styled(own, kind):
         sd = M.pair_sd(truth, own, (True, True))
-        first = expect(lambda u: float(M.sigmoid(M.pair_logit(truth, own, (True, True), 0.0, (True, False)) + u)), sd)
-        second = expect(lambda u: float(M.sigmoid(M.pair_logit(truth, own[::-1], (True, True), 0.0, (False, True)) + u)), sd)
-        return (first + 1 - second) / 2
-    return {"gen_by_qa": p_styled((True, False)), "long": p_styled((True, True))}
+        x_first = M.pair_logit(truth, own, (True, True), 0.0, (True, False))
+        x_second = M.pair_logit(truth, own[::-1], (True, True), 0.0, (False, True))
+        values = [(expect(lambda u: float(M.sigmoid(x_first + lean + u)), sd)
+                   + 1 - expect(lambda u: float(M.sigmoid(x_second - lean + u)), sd)) / 2
+                  for lean in styled_leans(truth, design, kind, dataset)]
+        return float(np.mean(values))
+    return {"gen_by_qa": p_styled((True, False), "gen_by_qa"), "long": p_styled((True, True), "long")}
 
 
 def paper_reading_truths(truth: Truth, design: Design = Design()) -> dict:
@@ -91,7 +97,7 @@ def paper_reading_truths(truth: Truth, design: Design = Design()) -> dict:
     if "factual" in pw:
         out[f"factual_preference_rate.{PAPER}"] = (nb, pw["factual"], 0.5)
         out[f"tf_minus_ft_asymmetry.{PAPER}"] = (nb, pw["asymmetry"], 0.0)
-    for kind, value in style_truths(truth).items():
-        for dataset in design.datasets:
+    for dataset in design.datasets:
+        for kind, value in style_truths(truth, design, dataset).items():
             out[f"style_preference.{kind}.{dataset}"] = ("08_writing_style", value, 0.5)
     return out

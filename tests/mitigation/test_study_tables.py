@@ -37,3 +37,24 @@ def test_the_before_after_figure_says_which_marker_is_which_and_names_every_row_
     assert len(labels) == len(set(labels)) == 4
     assert [t.get_text() for t in fig.legends[0].get_texts()][0] == "before"
     plt.close(fig)
+
+
+def test_the_before_after_panels_keep_their_width_at_a_column():
+    """The demo's 18_before_after had panels 0.3 in wide: the 05 panel's centred title, wider than
+    the panel, made constrained layout narrow the whole column. Each panel keeps at least 1.2 in."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from lib.mitigation.figures import before_after_figure
+    from lib.report import plotting
+    from lib.report.outputs import RunOutputs
+
+    plotting.house_style()  # the notebook's text sizes
+    rows = [{"arm": "length_control", "source": "13", "quantity": "accuracy", "model": f"implicit:local:m{i};mean",
+             "n": 24, "before": 0.5, "after": 0.55, "diff": 0.05, "ci_low": -0.1, "ci_high": 0.1} for i in range(3)]
+    rows.append({"arm": "temperature", "source": "05", "quantity": "human_minus_self_rag", "model": "local:m0",
+                 "n": 33, "before": 0.04, "after": 0.01, "diff": -0.03, "ci_low": -0.05, "ci_high": -0.01})
+    fig = before_after_figure(pd.DataFrame(rows))
+    RunOutputs("t", "nb").figure(fig, "before_after", caption="bars: 95% CI of the change")  # as 18 saves it
+    assert plotting.narrowest_panel_in(fig) >= 1.2, plotting.narrowest_panel_in(fig)
+    plt.close(fig)

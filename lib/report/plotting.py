@@ -261,7 +261,7 @@ def use_constrained_layout(fig) -> None:
             under = leg.get_window_extent(fig.canvas.get_renderer()).y1 <= 0.2 * fig.bbox.height
             leg = _remake_legend(leg, *_entries(leg), loc="outside lower center" if under else "outside right upper",
                                  bbox_to_anchor=None, bbox_transform=None)
-        if leg._outside_loc == "lower" and not getattr(leg, "_room_added", False):
+        if leg is not None and leg._outside_loc == "lower" and not getattr(leg, "_room_added", False):
             # under the panels it adds height, as a legend_below legend does
             _grow(fig, leg.get_window_extent(fig.canvas.get_renderer()).height / fig.dpi)
             leg._room_added = True
@@ -387,6 +387,14 @@ def _reflow_legends_below(fig) -> None:
                 h.set_label(text)
             kw.update(handles=handles, title=leg.get_title().get_text() or None)
             legend_below(ax, ncols=leg._ncols, **kw)
+    for leg in list(fig.legends):  # a figure's legend under its panels: fewer entries to a row likewise
+        while getattr(leg, "_outside_loc", None) == "lower" and leg._ncols > 1 \
+                and leg.get_window_extent(renderer).width > fig.bbox.width:
+            height = leg.get_window_extent(renderer).height
+            leg = _remake_legend(leg, *_entries(leg), owner=fig, ncols=leg._ncols - 1)
+            leg._room_added = True
+            draw(fig)
+            _grow(fig, (leg.get_window_extent(renderer).height - height) / fig.dpi)
 
 
 def text_outline(t: Text, renderer, shrink: float = 0.0) -> np.ndarray:

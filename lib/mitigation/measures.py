@@ -64,6 +64,7 @@ MITIGATES = {
     "factual": ("balanced.06.factual",),
     "self_pointwise": ("contextual.05.human_minus_self_rag", "temperature.05.human_minus_self_rag"),
     "judge_accuracy": ("balanced.13.accuracy", "contextual.13.accuracy", "length_control.13.accuracy"),
+    "style_long": ("length_control.08.long",),
 }
 # captions of the tables notebook 18 writes (lib.report.captions reads them from here)
 CAPTIONS = {

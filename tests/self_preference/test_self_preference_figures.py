@@ -5,6 +5,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from lib.paths import ROOT  # noqa: E402
 from lib.report.plotting import is_empty  # noqa: E402
 from lib.self_preference import figures  # noqa: E402
 from lib.self_preference import pairwise as pr  # noqa: E402
@@ -194,3 +195,26 @@ def test_preference_bars_resample_questions_and_withhold_below_ten():
     few = figures.group_rates(rows(6).assign(style_pref=lambda d: d["chose_a"].astype(float)), "kind",
                               "style_pref", "evaluator")
     assert few["ci_low"].isna().all() and few["rate"].notna().all()
+
+
+def test_figure_3_at_the_papers_size_keeps_both_panels_readable(tmp_path, monkeypatch):
+    """06's Figure 3 from the papers'-size known-truth run (two readings, three datasets, 'TT q=698'
+    ticks): a layout that let its panels collapse to a sliver (constrained layout giving up with its
+    'axes sizes collapsed to zero') must not pass for a saved figure."""
+    import warnings
+
+    from lib.report import plotting
+    from lib.report.outputs import RunOutputs
+
+    monkeypatch.setenv("RAGBIAS_RUNS", str(tmp_path / "runs"))
+    monkeypatch.setenv("RAGBIAS_FIGURES", str(tmp_path / "figures"))
+    plotting.house_style()
+    table = pd.read_csv(ROOT / "tests" / "fixtures" / "06_self_by_combo_papers_size.csv")
+    fig = figures.self_by_combo_figure(table, ["TT", "TF", "FT", "FF"])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        RunOutputs("t", "nb").figure(fig, "06_figure3_self_by_combo")
+    assert not [w for w in seen if "collapsed" in str(w.message)]
+    assert len([ax for ax in fig.axes if plotting.is_panel(ax)]) == 2
+    assert plotting.narrowest_panel_in(fig) >= 0.8, plotting.narrowest_panel_in(fig)
+    plt.close(fig)

@@ -33,8 +33,11 @@ def _labels(part: pd.DataFrame, kinds: bool) -> list[str]:
     rows = part.to_dict("records")
     texts = [_label(r, kinds) for r in rows]
     repeated = {t for t in texts if texts.count(t) > 1}
-    return [f"{t} {spec_label(r['model']).partition(', ')[2]}".rstrip() if t in repeated else t
-            for t, r in zip(texts, rows)]
+    labels = [spec_label(r["model"]) for r in rows]
+    with_options = [f"{t} {lab.partition(', ')[2]}".rstrip() if t in repeated else t for t, lab in zip(texts, labels)]
+    # two judges of one kind ('sim judge (16 tokens, 0 retries)', 'sim_b judge (...)') differ by name only
+    return [f"{t} {lab.split(' ')[0]}" if with_options.count(w) > 1 else w
+            for t, lab, w in zip(texts, labels, with_options)]
 
 
 def before_after_figure(table: pd.DataFrame):

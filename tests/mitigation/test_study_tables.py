@@ -58,3 +58,18 @@ def test_the_before_after_panels_keep_their_width_at_a_column():
     RunOutputs("t", "nb").figure(fig, "before_after", caption="bars: 95% CI of the change")  # as 18 saves it
     assert plotting.narrowest_panel_in(fig) >= 1.2, plotting.narrowest_panel_in(fig)
     plt.close(fig)
+
+
+def test_two_generate_and_parse_judges_are_told_apart_by_name():
+    """The papers'-size run's 18_before_after labelled 13's two simulated judges (sim and sim_b, the same
+    options) both 'length 13 acc. J 0 retries)'."""
+    import pandas as pd
+
+    from lib.mitigation.figures import _labels
+
+    specs = ["judge:openai:sim@http://x/v1;max_tokens:16;retries:0", "judge:openai:sim_b@http://x/v1;max_tokens:16;retries:0",
+             "judge:openai:sim@http://x/v1;logprob", "implicit:local:smollm2", "implicit:local:smollm2;mean"]
+    part = pd.DataFrame([{"arm": "length_control", "source": "13", "quantity": "accuracy", "model": m} for m in specs])
+    labels = _labels(part, True)
+    assert len(set(labels)) == 5 and not any(label.endswith(")") for label in labels), labels
+    assert labels[3:] == ["length 13 acc. RM", "length 13 acc. RM mean"]

@@ -195,20 +195,30 @@ def length_controlled(rows: pd.DataFrame, n_boot: int = N_BOOT, seed: int = 0, b
     return out
 
 
+def fitted_rows(design: pd.DataFrame, binary: bool, source: str, quantity: str, failed: str,
+                n_boot: int = N_BOOT) -> tuple[list[dict], list[str]]:
+    """One arm row per model of a design (`length_controlled`), and `failed` (formatted with the model)
+    for each model whose fit failed."""
+    rows, notes = [], []
+    for model, g in design.groupby("model", sort=False):
+        got = length_controlled(g, n_boot=n_boot, binary=binary)
+        if got.pop("failed"):
+            notes.append(failed.format(model=model))
+            continue
+        got.pop("length_coef")
+        rows.append({"arm": "length_control", "source": source, "quantity": quantity, "model": model, **got})
+    return rows, notes
+
+
 def length_rows(records: pd.DataFrame, n_boot: int = N_BOOT) -> tuple[pd.DataFrame, list[str]]:
     """One row per reward model of 13 (log-probability judges, scalar models, generate-and-parse
     judges), and one sentence per failed fit."""
     rows, notes = [], []
     for design, binary in ((judge_design(records), False), (scalar_design(records), False),
                            (generated_design(records), True)):
-        for model, g in design.groupby("model", sort=False):
-            got = length_controlled(g, n_boot=n_boot, binary=binary)
-            if got.pop("failed"):
-                why = ("a category separates the 0/1 verdicts, no spread in length or a singular design" if binary
-                       else "no spread in length or a singular design")
-                notes.append(f"{model}: the length model did not fit ({why}); its length-controlled accuracy "
-                             "is not reported.")
-                continue
-            got.pop("length_coef")
-            rows.append({"arm": "length_control", "source": "13", "quantity": "accuracy", "model": model, **got})
+        why = ("a category separates the 0/1 verdicts, no spread in length or a singular design" if binary
+               else "no spread in length or a singular design")
+        got, failed = fitted_rows(design, binary, "13", "accuracy", "{model}: the length model did not fit (" + why
+                                  + "); its length-controlled accuracy is not reported.", n_boot)
+        rows, notes = rows + got, notes + failed
     return pd.DataFrame(rows, columns=TABLE_COLUMNS), notes

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .arms import TABLE_COLUMNS
-from .length_control import DESIGN_COLUMNS, N_BOOT, PER_WORDS, length_controlled
+from .length_control import DESIGN_COLUMNS, N_BOOT, PER_WORDS, fitted_rows
 
 KINDS = ("long",)  # 08's kinds length-controlled (gen-by-QA passages: authorship would be the style term)
 STYLE_COLUMNS = DESIGN_COLUMNS[:-1] + ["own", "length"]
@@ -45,12 +45,9 @@ def style_length_rows(records: pd.DataFrame, n_boot: int = N_BOOT) -> tuple[pd.D
     control), and one sentence per failed fit."""
     rows, notes = [], []
     for kind in KINDS:
-        for model, g in style_design(records, kind).groupby("model", sort=False):
-            got = length_controlled(g, n_boot=n_boot, binary=True)
-            if got.pop("failed"):
-                notes.append(f"{model}: 08's {kind}-passage length model did not fit (separated verdicts, no spread "
-                             "in length or a singular design); its length-controlled rate is not reported.")
-                continue
-            got.pop("length_coef")
-            rows.append({"arm": "length_control", "source": "08", "quantity": kind, "model": model, **got})
+        got, failed = fitted_rows(style_design(records, kind), True, "08", kind,
+                                  "{model}: 08's " + kind + "-passage length model did not fit (separated verdicts, "
+                                  "no spread in length or a singular design); its length-controlled rate is not "
+                                  "reported.", n_boot)
+        rows, notes = rows + got, notes + failed
     return pd.DataFrame(rows, columns=TABLE_COLUMNS), notes

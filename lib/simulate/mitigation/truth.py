@@ -49,7 +49,7 @@ from ..core import planted as M
 from ..core.truth import expect
 from ..core.truth_file import Truth
 from ..rewardbench.length import pair_terms
-from ..self_preference.style_length import styled_leans
+from ..self_preference.style_length import styled_leans, styled_logits
 from ..self_preference.truth import human_minus_self
 from ..utility import draws as UD
 from ..utility.truth import FACTOR_DRAWS, sampling_ks
@@ -142,10 +142,8 @@ def style_length_truth(truth: Truth, design, kind: str = "long") -> float:
     probability with the length term at 0, so the truth is the mean over the run's pairs and both
     orders of E_u[sigmoid(x + u)] - E_u[sigmoid(x + length + u)] (x: position, style and self terms
     toward the styled passage, `planted.pair_logit`)."""
-    own = (True, True) if kind == "long" else (True, False)
-    sd = M.pair_sd(truth, own, (True, True))
-    toward = (M.pair_logit(truth, own, (True, True), 0.0, (True, False)),  # styled shown first
-              -M.pair_logit(truth, own[::-1], (True, True), 0.0, (False, True)))  # styled second: 1 - P(1)
+    sd, first, second = styled_logits(truth, kind)
+    toward = (first, -second)  # styled shown second: toward it is 1 - P(passage 1)
     diffs = [sum(expect(lambda u: float(M.sigmoid(x + u)) - float(M.sigmoid(x + lean + u)), sd) for x in toward) / 2
              for lean in styled_leans(truth, design, kind)]
     return float(np.mean(diffs))

@@ -8,8 +8,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core import planted as M
+
 PER_WORDS = 100.0
 NB = "08_writing_style"
+# whose the two passages of a kind's pair are (the styled one first): the own gen-by-QA passage against
+# the human one, the own long passage against the own normal one
+OWN = {"gen_by_qa": (True, False), "long": (True, True)}
+
+
+def styled_logits(truth, kind: str) -> tuple[float, float, float]:
+    """(question-effect sd, log-odds of choosing passage 1 with the styled passage shown first, the
+    same with it shown second) of a `kind` pair of true passages, before any length term."""
+    own = OWN[kind]
+    return (M.pair_sd(truth, own, (True, True)), M.pair_logit(truth, own, (True, True), 0.0, (True, False)),
+            M.pair_logit(truth, own[::-1], (True, True), 0.0, (False, True)))
 
 
 def word_count(text: str) -> int:
@@ -35,12 +48,6 @@ def styled_leans(truth, design, kind: str, dataset: str | None = None) -> list[f
     return got or [0.0]
 
 
-def _param(cfg: dict, key: str, default):
-    """An 08 parameter as the runner gives it: the command line's, the notebook's, the run's."""
-    return (cfg.get("_overrides") or {}).get(key, (cfg.get("per_notebook", {}).get(NB) or {}).get(
-        key, (cfg.get("parameters") or {}).get(key, default)))
-
-
 def design_pairs(cfg: dict, run_dir: Path) -> tuple:
     """08's style pairs as the run asks them, from the run's bank: (kind, dataset, styled minus other
     passage's words) of every pair whose styled passage is not the human's (in a validate run the one
@@ -49,13 +56,15 @@ def design_pairs(cfg: dict, run_dir: Path) -> tuple:
     from lib.self_preference.pairwise import STYLE_COMPARISONS, style_pairs
     from lib.self_preference.release import drop_style_duplicates
 
+    from ..utility.design import notebook_parameters
+
     if NB not in (cfg.get("per_notebook") or {}):
         return ()
-    path = Path(_param(cfg, "bank_path", "") or Path(run_dir) / "passage_bank.jsonl")
+    p = notebook_parameters(cfg, NB)  # the runner's own reading: command line, notebook, run, defaults
+    path = Path(p["bank_path"] or Path(run_dir) / "passage_bank.jsonl")
     if not path.exists():
         return ()
-    bank = subsample_bank(load_bank(path), _param(cfg, "n_items", 2), _param(cfg, "datasets", []) or None,
-                          int(_param(cfg, "seed", 0)))
+    bank = subsample_bank(load_bank(path), p["n_items"], p["datasets"] or None, int(p["seed"]))
     kept, _ = drop_style_duplicates(bank)
     out = []
     for kind, focus_style, other in STYLE_COMPARISONS:

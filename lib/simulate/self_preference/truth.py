@@ -8,7 +8,7 @@ import numpy as np
 from ..core import planted as M
 from ..core.truth import COMBOS, PAPER, Design, expect
 from ..core.truth_file import Truth
-from .style_length import styled_leans
+from .style_length import styled_leans, styled_logits
 
 
 # ---------------------------------------------------------------- 05
@@ -69,15 +69,13 @@ def style_truths(truth: Truth, design: Design = Design(), dataset: str | None = 
     gen-by-QA passage against the human one, the own long passage against the own normal one; with a
     planted length term, the mean over the run's pairs (of `dataset`) of each pair's value at its
     length difference (`style_length.styled_leans`)."""
-    def p_styled(own, kind):
-        sd = M.pair_sd(truth, own, (True, True))
-        x_first = M.pair_logit(truth, own, (True, True), 0.0, (True, False))
-        x_second = M.pair_logit(truth, own[::-1], (True, True), 0.0, (False, True))
+    def p_styled(kind):
+        sd, x_first, x_second = styled_logits(truth, kind)
         values = [(expect(lambda u: float(M.sigmoid(x_first + lean + u)), sd)
                    + 1 - expect(lambda u: float(M.sigmoid(x_second - lean + u)), sd)) / 2
                   for lean in styled_leans(truth, design, kind, dataset)]
         return float(np.mean(values))
-    return {"gen_by_qa": p_styled((True, False), "gen_by_qa"), "long": p_styled((True, True), "long")}
+    return {kind: p_styled(kind) for kind in ("gen_by_qa", "long")}
 
 
 def paper_reading_truths(truth: Truth, design: Design = Design()) -> dict:

@@ -56,18 +56,20 @@ def _swapped_which(which):
 
 
 def test_stratified_and_style_rows_cover_and_miss_with_a_swapped_passage_parser(monkeypatch):
-    right = _replicate(TRUTH, 10, ("07", "08"))
+    # 30 questions: with 08's length term (pairwise.length) the long style's truths sit nearer 0.5,
+    # and at 10 a swapped estimate's wide interval still reaches back to its truth
+    right = _replicate(TRUTH, 30, ("07", "08"))
     strat, style = _rows(right, "knowledge_stratified_factual."), _rows(right, "style_preference.")
     assert strat["covered"].dropna().mean() >= 0.9 and len(strat.dropna(subset=["covered"])) >= 3
     assert len(style) == 6 and style["covered"].mean() >= 0.8
     monkeypatch.setattr(pairwise, "which_passage", _swapped_which(pairwise.which_passage))
-    wrong = _replicate(TRUTH, 10, ("07", "08"))
+    wrong = _replicate(TRUTH, 30, ("07", "08"))
     w_strat, w_style = _rows(wrong, "knowledge_stratified_factual."), _rows(wrong, "style_preference.")
     overall = w_strat[w_strat["measure_id"].str.endswith(".overall")]
     assert len(overall) == 3 and (overall["covered"] == 0).all() and (overall["estimate"] < 0.5).all()
     assert w_strat["covered"].dropna().mean() <= 0.5  # a level of a few questions has a wide interval
     # the swap moves each style's estimate to the other side of 0.5 from its planted truth (the default
-    # file plants one style below its null and one above)
+    # file plants both styles below 0.5: chosen less)
     flipped = (w_style["estimate"] - 0.5) * (w_style["truth"] - 0.5) < 0
     assert w_style["covered"].mean() <= 0.5 and flipped.mean() >= 0.5
 

@@ -100,7 +100,6 @@ def difficulty_figure(by_gap: pd.DataFrame, by_length: pd.DataFrame, results: pd
         binned_lines(df, xlabel, ax=ax)
         ax.get_legend().remove()  # one legend for both panels, under the last
         ax.set_title(f"Accuracy {title}", fontsize="medium")
-    fig.tight_layout()
     legend_below(axes[-1, 0], fontsize="small")
     # what is left out goes with the n, in the figure's small heading, not in a panel title
     missing = f"; score-gap panel left out: {NO_SCORES}" if by_gap.empty else ""
@@ -139,7 +138,6 @@ def best_of_n_figure(bon: pd.DataFrame, basis: str, n_samples: int):
     overall = basis.startswith("overall")
     ax.set(xlabel="accuracy, all pairs" if overall else "accuracy, multi-hop reasoning pairs",
            ylabel="recall gain over a random pick")
-    fig.tight_layout()
     legend_below(ax, ncols=1, fontsize="small")
     n = int(bon["items"].max()) if len(bon) else 0
     lines = [f"Accuracy vs best-of-{n_samples} gain (bars: 95% CI over questions; none below 10)", n_label(n, "questions")]

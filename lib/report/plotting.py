@@ -235,6 +235,9 @@ def _remake_legend(leg, handles, labels, owner=None, **changes):
         return None
     new = (owner.legend if owner is not None else fig.legend)(list(handles), list(labels), **kw)
     new.below = below
+    if below:  # a legend_below legend: its panel finds it again (legend_of), and it is reflowed as made
+        new._below_kw, new._below_ax = getattr(leg, "_below_kw", {}), leg._below_ax
+        leg._below_ax._legend_below = new
     return new
 
 
@@ -250,6 +253,8 @@ def use_constrained_layout(fig) -> None:
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
     if not isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
+        # the panels' height as the maker drew them: the layout keeps it (keep_panel_height)
+        fig._panel_height_in = _lowest_panel_in(fig) if any(is_panel(ax) for ax in fig.axes) else None
         try:
             fig.set_layout_engine("constrained")
         except RuntimeError:  # a colorbar made under another engine: matplotlib refuses the switch
@@ -259,12 +264,8 @@ def use_constrained_layout(fig) -> None:
     for leg in list(fig.legends):
         if not getattr(leg, "_outside_loc", None):
             under = leg.get_window_extent(fig.canvas.get_renderer()).y1 <= 0.2 * fig.bbox.height
-            leg = _remake_legend(leg, *_entries(leg), loc="outside lower center" if under else "outside right upper",
-                                 bbox_to_anchor=None, bbox_transform=None)
-        if leg is not None and leg._outside_loc == "lower" and not getattr(leg, "_room_added", False):
-            # under the panels it adds height, as a legend_below legend does
-            _grow(fig, leg.get_window_extent(fig.canvas.get_renderer()).height / fig.dpi)
-            leg._room_added = True
+            _remake_legend(leg, *_entries(leg), loc="outside lower center" if under else "outside right upper",
+                           bbox_to_anchor=None, bbox_transform=None)
 
 
 COLLAPSED = "axes sizes collapsed to zero"  # constrained layout's warning when the panels get no room
@@ -308,9 +309,10 @@ def _legends_outside(fig, renderer) -> None:
 
 
 def legend_below(ax, ncols: int | None = None, handles: list | None = None, **kw) -> None:
-    """Put the axes' legend in a row under it, clear of its x label: it adds height, not width, so the
-    figure stays narrow enough for a column. `handles`: proxy artists (their labels) instead of the axes' own;
-    without them, the entries of the axes' legend as shown (relabelled, empty series dropped), else its artists'."""
+    """Put the axes' legend under the panels, as a figure legend at constrained layout's 'outside lower
+    center': it adds height, not width, so the figure stays narrow enough for a column. `handles`: proxy
+    artists (their labels) instead of the axes' own; without them, the entries of the axes' legend as
+    shown (relabelled, empty series dropped), else its artists'. `legend_of(ax)` finds it again."""
     if handles is None and ax.get_legend() is not None:
         handles, labels = _entries(ax.get_legend())  # the finishing pass may have relabelled or dropped some
     elif handles is None:
@@ -320,12 +322,17 @@ def legend_below(ax, ncols: int | None = None, handles: list | None = None, **kw
     if ax.get_legend() is not None:
         kw.setdefault("title", ax.get_legend().get_title().get_text() or None)  # keeps its title
         ax.get_legend().remove()
+    fig = ax.get_figure(root=True)
+    old = getattr(ax, "_legend_below", None)
+    if old is not None and old in fig.legends:
+        old.remove()
+    ax._legend_below = None
     if not handles:
         return
-    fig = ax.figure
+    use_constrained_layout(fig)  # the 'outside' place is constrained layout's
     ncols = ncols or min(len(labels), 3)
     while True:
-        leg = ax.legend(handles, labels, loc="upper center", frameon=False, ncols=ncols, **kw)
+        leg = fig.legend(handles, labels, loc="outside lower center", frameon=False, ncols=ncols, **kw)
         draw(fig)
         # matplotlib picks no number of columns: fewer entries to a row while the row is wider than the figure
         if ncols == 1 or leg.get_window_extent(fig.canvas.get_renderer()).width <= fig.bbox.width:
@@ -337,64 +344,60 @@ def legend_below(ax, ncols: int | None = None, handles: list | None = None, **kw
         chars = max(int((fig.get_figwidth() - 0.5) * 72 / (0.5 * size)), 12)  # a character: about 0.5 em
         for t in leg.get_texts():  # one entry to a row and still too wide: its long labels wrap
             t.set_text(textwrap.fill(t.get_text(), chars, break_long_words=False))
-    leg.below, leg._below_kw = True, dict(kw, handles=list(handles))
-    _anchor_below(ax)
+    leg.below, leg._below_kw, leg._below_ax = True, dict(kw, handles=list(handles)), ax
+    ax._legend_below = leg
+    keep_panel_height(fig)
 
 
-def _anchor_below(ax) -> None:
-    """Anchor a legend_below legend under everything else of its axes (tick labels, x label): its offset
-    is in inches, so it holds whatever size the layout gives the panel. Under a panel alone in its row,
-    or the one legend under a row of panels, it is centred on the figure, where a row as wide as it fits."""
-    leg, fig = ax.get_legend(), ax.figure
-    leg.set_visible(False)  # not counted in the axes' own extent
-    draw(fig)
-    renderer = fig.canvas.get_renderer()
-    drop = (ax.get_window_extent(renderer).y0 - ax.get_tightbbox(renderer).y0) / fig.dpi
-    centred = _alone_in_row(fig, ax) or _only_legend_below_in_row(fig, ax)
-    across = blended_transform_factory(fig.transFigure if centred else ax.transAxes, ax.transAxes)
-    leg.set_bbox_to_anchor((0.5, 0.0), transform=across + ScaledTranslation(0, -drop, fig.dpi_scale_trans))
-    leg.set_visible(True)
-    # it adds height, not width: the figure grows by the legend's height (constrained layout would take
-    # it from the panels), and by the change in it when the legend is made again
-    height = leg.get_window_extent(renderer).height / fig.dpi
-    _grow(fig, height - getattr(ax, "_legend_room", 0.0))
-    ax._legend_room = height
+def legend_of(ax):
+    """The axes' legend: its own, else the one `legend_below` put under the panels for it (None without)."""
+    leg = getattr(ax, "_legend_below", None)
+    return ax.get_legend() or (leg if leg is not None and leg in ax.get_figure(root=True).legends else None)
 
 
-def _grow(fig, inches: float) -> None:
-    """Make the figure taller by `inches` (a legend under the panels takes height of its own)."""
-    if abs(inches) > 1e-3:
-        fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() + inches, forward=True)
+def keep_panel_height(fig, tries: int = 4) -> None:
+    """Make the figure taller by what constrained layout took from its panels' height (the height the
+    maker gave them): a heading, wrapped titles, turned tick labels and a legend under the panels take
+    room of their own, as they did when saved with bbox_inches='tight', instead of squeezing the panels
+    (or collapsing them, when they need more than the figure's height)."""
+    wanted = getattr(fig, "_panel_height_in", None)
+    for _ in range(tries if wanted else 0):
+        draw(fig)
+        if getattr(fig, "_collapsed", False):
+            # the layout left the panels where they were: their height says nothing; grow and look again
+            fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() * 1.5, forward=True)
+            continue
+        short = wanted - _lowest_panel_in(fig)
+        if short < 0.02:
+            break
+        fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() + short, forward=True)
 
 
-def _anchor_all_below(fig) -> None:
-    for ax in fig.axes:
-        if getattr(ax.get_legend(), "below", False):
-            _anchor_below(ax)
+def _lowest_panel_in(fig) -> float:
+    """Height in inches of the lowest data panel (inf without panels)."""
+    return min((ax.get_position().height * fig.get_figheight() for ax in fig.axes if is_panel(ax)),
+               default=float("inf"))
 
 
 def _reflow_legends_below(fig) -> None:
-    """Legends under their panel that are wider than the figure (made at the drawn width) are made again
+    """A figure's legend under its panels wider than the figure (made at the drawn width) is made again
     at its width: fewer entries to a row, or wrapped labels."""
     draw(fig)
     renderer = fig.canvas.get_renderer()
-    for ax in fig.axes:
-        leg = ax.get_legend()
+    for leg in list(fig.legends):
         if getattr(leg, "below", False) and leg.get_window_extent(renderer).width > fig.bbox.width:
             kw = dict(getattr(leg, "_below_kw", {}))
             handles, labels = _entries(leg)
             for h, text in zip(handles, labels):
                 h.set_label(text)
             kw.update(handles=handles, title=leg.get_title().get_text() or None)
-            legend_below(ax, ncols=leg._ncols, **kw)
-    for leg in list(fig.legends):  # a figure's legend under its panels: fewer entries to a row likewise
+            legend_below(leg._below_ax, ncols=leg._ncols, **kw)
+            continue
         while getattr(leg, "_outside_loc", None) == "lower" and leg._ncols > 1 \
-                and leg.get_window_extent(renderer).width > fig.bbox.width:
-            height = leg.get_window_extent(renderer).height
+                and leg.get_window_extent(renderer).width > fig.bbox.width:  # another maker's legend likewise
             leg = _remake_legend(leg, *_entries(leg), owner=fig, ncols=leg._ncols - 1)
-            leg._room_added = True
             draw(fig)
-            _grow(fig, (leg.get_window_extent(renderer).height - height) / fig.dpi)
+    keep_panel_height(fig)
 
 
 def text_outline(t: Text, renderer, shrink: float = 0.0) -> np.ndarray:
@@ -434,11 +437,6 @@ def texts_overlap(a: Text, b: Text, renderer, tolerance: float = 0.0) -> bool:
     """True when two texts are drawn over each other, rotated texts by their own outline;
     `tolerance` pixels of touching are allowed (a negative one asks for that gap between them)."""
     return _outlines_overlap(text_outline(a, renderer, tolerance), text_outline(b, renderer, tolerance))
-
-
-def _only_legend_below_in_row(fig, ax) -> bool:
-    """True when no other panel of the axes' row has a legend under it."""
-    return not any(getattr(o.get_legend(), "below", False) for o in _row_mates(fig, ax))
 
 
 def _x_ticks_overlap(ax, renderer) -> bool:
@@ -600,10 +598,9 @@ def drop_empty_legend_entries(fig) -> None:
         keep = [e for e, ok, useful in zip(entries, shown, _headers_with_entries(entries, shown)) if ok and useful]
         if len(keep) == len(entries):
             continue
-        below_kw = getattr(leg, "_below_kw", None)
         new = _remake_legend(leg, *(zip(*keep) if keep else ([], [])))
-        if new is not None and below_kw is not None:
-            new._below_kw = dict(below_kw, handles=list(new.legend_handles))
+        if new is not None and getattr(new, "below", False):
+            new._below_kw = dict(new._below_kw, handles=list(new.legend_handles))
 
 
 def tidy_content(fig) -> None:
@@ -627,8 +624,8 @@ def tidy(fig) -> None:
     renderer = fig.canvas.get_renderer()
     _legends_outside(fig, renderer)
     _unoverlap_ticks(fig, renderer)
-    _anchor_all_below(fig)
     _wrap_to_panels(fig)
+    keep_panel_height(fig)
 
 
 _N_STATED = re.compile(r"\bn\s?=", re.IGNORECASE)
@@ -792,7 +789,6 @@ def fit_to_span(fig, span: str = "column", tries: int = 4) -> float:
         _fit_width(fig, target, tries)
     draw(fig)
     _unoverlap_ticks(fig, fig.canvas.get_renderer())
-    _anchor_all_below(fig)  # turned tick labels reach further down
     _fit_width(fig, target, tries)
     _fit_notes(fig)
     return saved_width(fig) + 2 * float(plt.rcParams["savefig.pad_inches"])

@@ -16,7 +16,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
 from matplotlib.ticker import AutoLocator, MaxNLocator
-from matplotlib.transforms import ScaledTranslation, blended_transform_factory
+from matplotlib.transforms import blended_transform_factory
 
 from lib.stats import shown_interval
 
@@ -364,13 +364,27 @@ def keep_panel_height(fig, tries: int = 4) -> None:
     for _ in range(tries if wanted else 0):
         draw(fig)
         if getattr(fig, "_collapsed", False):
-            # the layout left the panels where they were: their height says nothing; grow and look again
-            fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() * 1.5, forward=True)
+            # the layout left the panels where they were, so their height says nothing: a figure half as tall
+            # again lays them out when height was short; when width is (fit_to_span's to fix), it goes back
+            height = fig.get_figheight()
+            fig.set_size_inches(fig.get_figwidth(), height * 1.5, forward=True)
+            draw(fig)
+            if fig._collapsed:
+                fig.set_size_inches(fig.get_figwidth(), height, forward=True)
+                draw(fig)
+                return
             continue
-        short = wanted - _lowest_panel_in(fig)
-        if short < 0.02:
+        now = _lowest_panel_in(fig)
+        if wanted - now < 0.02:
             break
-        fig.set_size_inches(fig.get_figwidth(), fig.get_figheight() + short, forward=True)
+        height = fig.get_figheight()
+        fig.set_size_inches(fig.get_figwidth(), height + wanted - now, forward=True)
+        draw(fig)
+        if fig._collapsed or _lowest_panel_in(fig) - now < 0.5 * (wanted - now):
+            # the panels' height is held by something else (a fixed aspect): a taller figure only adds space
+            fig.set_size_inches(fig.get_figwidth(), height, forward=True)
+            draw(fig)
+            return
 
 
 def _lowest_panel_in(fig) -> float:
@@ -689,10 +703,10 @@ def _one_line(text: str) -> str:
 
 
 def _wrap_to_panels(fig) -> None:
-    """A y label longer than its panel is tall wraps to its height; an x label or a title wider than its
-    panel, in a row of panels, wraps to the panel's width: it would run under or over the next panel (the x label of an empty panel, without tick labels, sits level
-    with its neighbour's; a title centred on a narrow panel reaches over its neighbour's). Constrained
-    layout makes room for text but never wraps it."""
+    """A y label longer than its panel is tall wraps to its height; an x label wider than its panel, in a
+    row of panels, wraps to the panel's width. Constrained layout makes room for text but never wraps
+    it: an unwrapped label would take its overhang from the panels' width (titles keep their line:
+    `_wrap_titles` fits them to their share of the row, and the layout keeps neighbours' apart)."""
     draw(fig)
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
@@ -702,19 +716,11 @@ def _wrap_to_panels(fig) -> None:
             original = getattr(label_, "_unwrapped", None) or label_.get_text()
             label_._unwrapped = original  # its own line breaks (a label set on two lines on purpose) kept
             _wrap_to(label_, renderer, ax.get_window_extent(renderer).height, original)
-        if not is_panel(ax) or _alone_in_row(fig, ax):
-            continue
-        box = ax.get_window_extent(renderer)
-        centre = (box.x0 + box.x1) / 2
-        # two titles centred on their panels meet when their half widths add up to the centres' distance
-        row = [o.get_window_extent(renderer) for o in _row_mates(fig, ax)]
-        title_room = min(abs((o.x0 + o.x1) / 2 - centre) for o in row) - 4
-        for text, room in ((ax.xaxis.label, box.width), (ax.title, title_room)):
-            if not (text.get_visible() and text.get_text().strip()):
-                continue
-            original = getattr(text, "_unwrapped", None) or _one_line(text.get_text())
-            text._unwrapped = original  # the layout changes the panel's width: wrap from the whole text
-            _wrap_to(text, renderer, room, original)
+        label_ = ax.xaxis.label
+        if is_panel(ax) and not _alone_in_row(fig, ax) and label_.get_visible() and label_.get_text().strip():
+            original = getattr(label_, "_unwrapped", None) or _one_line(label_.get_text())
+            label_._unwrapped = original  # the layout changes the panel's width: wrap from the whole text
+            _wrap_to(label_, renderer, ax.get_window_extent(renderer).width, original)
 
 
 NOTE_PAD_PX = 4  # pixels kept between an empty panel's note and the panel's frame

@@ -14,8 +14,8 @@ import pytest  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from lib.report.outputs import FigureWarning, RunOutputs  # noqa: E402
-from lib.report.plotting import (COLUMN_WIDTH, house_style, layout_problems, note_empty, state_n,  # noqa: E402
-                                 texts_overlap)
+from lib.report.plotting import (COLUMN_WIDTH, house_style, layout_problems, legend_of, note_empty,  # noqa: E402
+                                 state_n, texts_overlap)
 
 LONG_NOTE = "no reply in the paper's format: see the likelihood panel"
 
@@ -129,7 +129,7 @@ def test_a_legend_beside_a_lone_panel_that_leaves_it_under_half_the_column_moves
     with warnings.catch_warnings():
         warnings.simplefilter("error", FigureWarning)
         out.figure(fig, "perplexity")
-    assert ax.get_legend().below
+    assert legend_of(ax).below
     assert ax.get_position().width * fig.get_figwidth() >= 0.5 * (COLUMN_WIDTH - 0.2)
     assert layout_problems(fig) == []
 

@@ -5,6 +5,7 @@ matplotlib.use("Agg")
 import pandas as pd
 import pytest
 
+from lib.report.plotting import legend_of
 from lib.utility import figures as F
 from lib.utility.evaluate import SET_METRICS, RANK_METRICS, summarize
 
@@ -135,7 +136,7 @@ def test_rq1_bars_state_their_readable_n_and_few_are_hatched_not_findings():
     said = fig._suptitle.get_text()
     assert " ".join(said.split()).startswith(F.RQ1_TITLE + " n = 0 to 8 readable questions per bar (of 10)")
     assert "no readable reply, not shown: listwise-rank" in said
-    assert F.FEW_LABEL in [t.get_text() for t in ax.get_legend().get_texts()]
+    assert F.FEW_LABEL in [t.get_text() for t in legend_of(ax).get_texts()]
     tidy(fig)
     assert overlapping_texts(fig) == []
     assert saved_width(fig) <= COLUMN_WIDTH + 0.2
@@ -144,7 +145,7 @@ def test_rq1_bars_state_their_readable_n_and_few_are_hatched_not_findings():
     enough = per_q.copy()
     enough.loc[ok, ["failed", "headline"]] = [False, 0.5]  # 10 readable per bar: no hatch, no legend note
     fig = F.relevance_vs_utility_figure(enough, pd.DataFrame({"n": [10], "n_failed_questions": [0]}))
-    assert F.FEW_LABEL not in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert F.FEW_LABEL not in [t.get_text() for t in legend_of(fig.axes[0]).get_texts()]
     assert not any(p.get_hatch() for p in fig.axes[0].patches)
     plt.close(fig)
 

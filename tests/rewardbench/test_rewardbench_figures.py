@@ -76,6 +76,21 @@ def test_best_of_n_names_models_in_a_legend_not_beside_close_points():
     _readable(fig)
 
 
+def test_best_of_n_at_smoke_size_is_drawn_on_the_rates_whole_range_not_zoomed():
+    """15 at n = 3 questions (the smoke job) drew its gains on a 0-0.11 axis, as if their spread were a
+    result; at the smoke size both rates keep their whole range, at a study's size the axes fit the points."""
+    from lib.report.findings import SMOKE_N
+
+    bon = pd.DataFrame({"rm": RMS[:3], "items": 3, "accuracy": [0.2, 0.5, 0.52], "gain": [0.0, 0.11, 0.11],
+                        "gain_ci_low": 0.0, "gain_ci_high": 0.33})
+    ax = figures.best_of_n_figure(bon, "overall (these pairs have no reason subset)", 3).axes[0]
+    low, high = ax.get_ylim()
+    assert low <= -1 and high >= 1 and ax.get_xlim() == (0, 1)
+    big = figures.best_of_n_figure(bon.assign(items=SMOKE_N), "overall (these pairs have no reason subset)", 3).axes[0]
+    assert big.get_ylim()[1] - big.get_ylim()[0] < 1  # a result's points are not squeezed into the range
+    plt.close("all")
+
+
 def test_best_of_n_names_its_error_bars_and_keeps_its_x_label_over_its_panel():
     # seen on a known-truth run: the x label ran wider than the square panel and nothing named the bars
     from lib.report.plotting import layout_problems, names_error_bars

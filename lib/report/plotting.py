@@ -703,10 +703,10 @@ def _one_line(text: str) -> str:
 
 
 def _wrap_to_panels(fig) -> None:
-    """A y label longer than its panel is tall wraps to its height; an x label wider than its panel, in a
-    row of panels, wraps to the panel's width. Constrained layout makes room for text but never wraps
-    it: an unwrapped label would take its overhang from the panels' width (titles keep their line:
-    `_wrap_titles` fits them to their share of the row, and the layout keeps neighbours' apart)."""
+    """A y label longer than its panel is tall wraps to its height; in a row of panels, an x label wider
+    than its panel wraps to the panel's width, and a title to the room its neighbours' titles leave it.
+    Constrained layout counts only the height of titles and x labels (their width is not kept apart from
+    the next panel's) and never wraps text."""
     draw(fig)
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
@@ -716,11 +716,24 @@ def _wrap_to_panels(fig) -> None:
             original = getattr(label_, "_unwrapped", None) or label_.get_text()
             label_._unwrapped = original  # its own line breaks (a label set on two lines on purpose) kept
             _wrap_to(label_, renderer, ax.get_window_extent(renderer).height, original)
-        label_ = ax.xaxis.label
-        if is_panel(ax) and not _alone_in_row(fig, ax) and label_.get_visible() and label_.get_text().strip():
-            original = getattr(label_, "_unwrapped", None) or _one_line(label_.get_text())
-            label_._unwrapped = original  # the layout changes the panel's width: wrap from the whole text
-            _wrap_to(label_, renderer, ax.get_window_extent(renderer).width, original)
+        if not is_panel(ax) or _alone_in_row(fig, ax):
+            continue
+        box = ax.get_window_extent(renderer)
+        centre = (box.x0 + box.x1) / 2
+        # two titles centred on their panels meet when their half widths add up to the centres' distance:
+        # a title beside a short one may take what that one leaves ("human passage" beside "query")
+        rooms = []
+        for other in _row_mates(fig, ax):
+            o_box, o_title = other.get_window_extent(renderer), other.title
+            gap = abs((o_box.x0 + o_box.x1) / 2 - centre) - 4
+            o_width = o_title.get_window_extent(renderer).width if o_title.get_text().strip() else 0.0
+            rooms.append(max(gap, 2 * gap - o_width))
+        for text, room in ((ax.xaxis.label, box.width), (ax.title, min(rooms))):
+            if not (text.get_visible() and text.get_text().strip()):
+                continue
+            original = getattr(text, "_unwrapped", None) or _one_line(text.get_text())
+            text._unwrapped = original  # the layout changes the panel's width: wrap from the whole text
+            _wrap_to(text, renderer, room, original)
 
 
 NOTE_PAD_PX = 4  # pixels kept between an empty panel's note and the panel's frame

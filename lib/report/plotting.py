@@ -704,7 +704,8 @@ def _one_line(text: str) -> str:
 
 def _wrap_to_panels(fig) -> None:
     """A y label longer than its panel is tall wraps to its height; in a row of panels, an x label wider
-    than its panel wraps to the panel's width, and a title to the room its neighbours' titles leave it.
+    than its panel wraps to the panel's width, and a title to the room its neighbours' titles leave it;
+    the x label of a panel alone in its row wraps to the figure's width around the panel's centre.
     Constrained layout counts only the height of titles and x labels (their width is not kept apart from
     the next panel's) and never wraps text."""
     draw(fig)
@@ -716,10 +717,19 @@ def _wrap_to_panels(fig) -> None:
             original = getattr(label_, "_unwrapped", None) or label_.get_text()
             label_._unwrapped = original  # its own line breaks (a label set on two lines on purpose) kept
             _wrap_to(label_, renderer, ax.get_window_extent(renderer).height, original)
-        if not is_panel(ax) or _alone_in_row(fig, ax):
+        if not is_panel(ax):
             continue
         box = ax.get_window_extent(renderer)
         centre = (box.x0 + box.x1) / 2
+        if _alone_in_row(fig, ax):
+            # centred on its panel, a long x label ("one point, not a curve: ...") may run out of the
+            # figure, and the saved figure then widens past its span: it wraps to the room on both sides
+            label_ = ax.xaxis.label
+            if label_.get_visible() and label_.get_text().strip():
+                original = getattr(label_, "_unwrapped", None) or label_.get_text()
+                label_._unwrapped = original
+                _wrap_to(label_, renderer, 2 * min(centre, fig.bbox.width - centre) - 4, original)
+            continue
         # two titles centred on their panels meet when their half widths add up to the centres' distance:
         # a title beside a short one may take what that one leaves ("human passage" beside "query")
         rooms = []

@@ -99,10 +99,8 @@ class RunOutputs:
         for ax in empty:
             if not ax.texts:  # a panel that already explains itself keeps its own words
                 plotting.note_empty(ax, empty_note)
-        from matplotlib.layout_engine import ConstrainedLayoutEngine
-
-        if isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
-            # laid out by matplotlib at its span's width already: the house layout passes would move its axes
+        if plotting.laid_out_by_maker(fig):
+            # laid out by its maker at its span's width already: the house passes would change its layout
             plotting.tidy_content(fig)
             target = plotting.SPANS[span]
             for _ in range(2):  # the saved box is the drawn content: widen the figure by what it trims

@@ -16,6 +16,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
 from matplotlib.ticker import AutoLocator, MaxNLocator
+from matplotlib.transforms import blended_transform_factory
 
 from lib.stats import shown_interval
 
@@ -153,6 +154,7 @@ def note_empty(ax, reason: str) -> None:
     note = ax.text(0.5, 0.5, textwrap.fill(text, max(12, min(chars - 2, 40))), transform=ax.transAxes, ha="center",
                    va="center", fontsize="medium", color="0.3")
     note.set_gid(NOTE_GID)  # fit_to_span re-wraps it to the panel's final width
+    note.set_in_layout(False)  # inside its panel: the layout need not make room for it
     # Only an axis of its own loses its ticks: a facet's shared axis may carry the scale of its
     # neighbours (which hide their own tick labels), and set_xticks([]) would empty theirs too.
     if len(ax.get_shared_x_axes().get_siblings(ax)) == 1:
@@ -205,7 +207,93 @@ def _legend_over_data(ax, leg, renderer) -> bool:
     return bool(box.count_contains(_along_lines(ax)))
 
 
+def _legend_kw(leg) -> dict:
+    """The settings a legend is made again with (after entries are dropped or it moves): title, sizes,
+    columns, frame, and its place: a figure legend's 'outside' place, else its loc and its anchor with
+    the anchor's own transform (a legend under its panel keeps its offset below the tick labels)."""
+    kw = dict(title=leg.get_title().get_text() or None, frameon=leg.get_frame_on(), fontsize=leg._fontsize,
+              title_fontsize=leg.get_title().get_fontsize(), ncols=leg._ncols, loc=leg._loc)
+    if getattr(leg, "_outside_loc", None):  # "outside right upper": constrained layout makes room for it
+        name = {code: name for name, code in leg.codes.items()}[leg._loc]
+        side = leg._outside_loc
+        kw["loc"] = f"outside {side} {name.split()[0]}" if side in ("left", "right") else f"outside {name}"
+    elif leg._bbox_to_anchor is not None:
+        kw.update(bbox_to_anchor=leg._bbox_to_anchor._bbox, bbox_transform=leg._bbox_to_anchor._transform)
+    return kw
+
+
+def _remake_legend(leg, handles, labels, owner=None, **changes):
+    """A legend made again with these entries (and `changes` to its settings) on its axes, else on its
+    figure; the old one is removed. Returns the new legend (None without entries)."""
+    fig = leg.get_figure(root=True)
+    owner = owner if owner is not None else next((ax for ax in fig.axes if ax.get_legend() is leg), None)
+    kw = {**_legend_kw(leg), **changes}
+    kw["ncols"] = max(1, min(kw["ncols"], len(labels)))
+    below = getattr(leg, "below", False)
+    leg.remove()
+    if not labels:
+        return None
+    new = (owner.legend if owner is not None else fig.legend)(list(handles), list(labels), **kw)
+    new.below = below
+    if below:  # a legend_below legend: its panel finds it again (legend_of), and it is reflowed as made
+        new._below_kw, new._below_ax = getattr(leg, "_below_kw", {}), leg._below_ax
+        leg._below_ax._legend_below = new
+    return new
+
+
+def _entries(leg) -> tuple[list, list]:
+    """A legend's handles and its texts as shown (relabelled, entries without data dropped)."""
+    return list(leg.legend_handles), [t.get_text() for t in leg.get_texts()]
+
+
+def use_constrained_layout(fig) -> None:
+    """Hand the figure's layout to matplotlib's constrained layout; a figure legend not yet placed
+    outside the panels (seaborn's beside its facets, one anchored under them) takes the matching
+    'outside' place, where the layout makes room for it."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    if not isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
+        # the panels' height as the maker drew them: the layout keeps it (keep_panel_height)
+        fig._panel_height_in = _lowest_panel_in(fig) if any(is_panel(ax) for ax in fig.axes) else None
+        try:
+            fig.set_layout_engine("constrained")
+        except RuntimeError:  # a colorbar made under another engine: matplotlib refuses the switch
+            return
+        fig._house_layout = True  # switched here: the finishing pass lays it out (see `laid_out_by_maker`)
+    draw(fig)
+    for leg in list(fig.legends):
+        if not getattr(leg, "_outside_loc", None):
+            under = leg.get_window_extent(fig.canvas.get_renderer()).y1 <= 0.2 * fig.bbox.height
+            _remake_legend(leg, *_entries(leg), loc="outside lower center" if under else "outside right upper",
+                           bbox_to_anchor=None, bbox_transform=None)
+
+
+COLLAPSED = "axes sizes collapsed to zero"  # constrained layout's warning when the panels get no room
+
+
+def draw(fig) -> None:
+    """Draw the figure; when constrained layout finds no room for the panels (it then leaves them where
+    they were, and warns), the figure is marked `_collapsed` so that `narrowest_panel_in` says 0 in."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig.canvas.draw()
+    fig._collapsed = any(COLLAPSED in str(w.message) for w in caught)
+    for w in caught:
+        if COLLAPSED not in str(w.message):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def laid_out_by_maker(fig) -> bool:
+    """True for a figure its maker laid out with constrained layout at its span (the forest plots, the
+    bias card): the finishing pass keeps its layout and line breaks."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    return isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine) and not getattr(fig, "_house_layout", False)
+
+
 def _legends_outside(fig, renderer) -> None:
+    """A panel's legend that covers its data moves beside it (constrained layout makes room); beside a
+    panel with a neighbour on its right it would lie under that neighbour, so it goes beside the figure."""
     panels = [ax for ax in fig.axes if is_panel(ax)]
     right = max((ax.get_position().x1 for ax in panels), default=1.0)
     for ax in fig.axes:
@@ -213,25 +301,20 @@ def _legends_outside(fig, renderer) -> None:
         if leg is None or getattr(leg, "below", False) or not _legend_over_data(ax, leg, renderer):
             continue
         if ax.get_position().x1 < right - 1e-6:
-            # a panel with neighbours on its right: beside it the legend would lie under the next panel,
-            # so it goes beside the whole figure, level with its panel's top
-            # the legend's own entries (not the axes' artists): entries dropped for having no data stay out
-            handles, labels = leg.legend_handles, [t.get_text() for t in leg.get_texts()]
-            title = leg.get_title().get_text()
-            leg.remove()
-            fig.legend(handles, labels, title=title or None, loc="upper left", frameon=False,
-                       bbox_to_anchor=(right + 0.01, ax.get_position().y1))
+            _remake_legend(leg, *_entries(leg), owner=fig, loc="outside right upper", frameon=False,
+                           bbox_to_anchor=None, bbox_transform=None)
         else:
-            sns.move_legend(ax, "upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+            _remake_legend(leg, *_entries(leg), loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                           bbox_transform=ax.transAxes, frameon=False)
 
 
 def legend_below(ax, ncols: int | None = None, handles: list | None = None, **kw) -> None:
-    """Put the axes' legend in a row under it, clear of its x label: it adds height, not width, so the
-    figure stays narrow enough for a column. `handles`: proxy artists (their labels) instead of the axes' own;
-    without them, the entries of the axes' legend as shown (relabelled, empty series dropped), else its artists'."""
+    """Put the axes' legend under the panels, as a figure legend at constrained layout's 'outside lower
+    center': it adds height, not width, so the figure stays narrow enough for a column. `handles`: proxy
+    artists (their labels) instead of the axes' own; without them, the entries of the axes' legend as
+    shown (relabelled, empty series dropped), else its artists'. `legend_of(ax)` finds it again."""
     if handles is None and ax.get_legend() is not None:
-        # the legend's own entries: the finishing pass may already have relabelled or dropped some
-        handles, labels = list(ax.get_legend().legend_handles), [t.get_text() for t in ax.get_legend().get_texts()]
+        handles, labels = _entries(ax.get_legend())  # the finishing pass may have relabelled or dropped some
     elif handles is None:
         handles, labels = ax.get_legend_handles_labels()
     else:
@@ -239,36 +322,96 @@ def legend_below(ax, ncols: int | None = None, handles: list | None = None, **kw
     if ax.get_legend() is not None:
         kw.setdefault("title", ax.get_legend().get_title().get_text() or None)  # keeps its title
         ax.get_legend().remove()
+    fig = ax.get_figure(root=True)
+    old = getattr(ax, "_legend_below", None)
+    if old is not None and old in fig.legends:
+        old.remove()
+    ax._legend_below = None
     if not handles:
         return
-    fig = ax.figure
+    use_constrained_layout(fig)  # the 'outside' place is constrained layout's
     ncols = ncols or min(len(labels), 3)
     while True:
-        leg = ax.legend(handles, labels, loc="upper center", frameon=False, ncols=ncols, **kw)
-        fig.canvas.draw()
-        # fewer entries to a row while the row is wider than the figure (it would widen it)
+        leg = fig.legend(handles, labels, loc="outside lower center", frameon=False, ncols=ncols, **kw)
+        draw(fig)
+        # matplotlib picks no number of columns: fewer entries to a row while the row is wider than the figure
         if ncols == 1 or leg.get_window_extent(fig.canvas.get_renderer()).width <= fig.bbox.width:
             break
         leg.remove()
         ncols -= 1
-    leg.below = True  # tidy re-anchors it once tick labels have taken their final place
-    _anchor_below(ax)
+    if ncols == 1 and leg.get_window_extent(fig.canvas.get_renderer()).width > fig.bbox.width:
+        size = max((t.get_fontsize() for t in leg.get_texts()), default=10.0)
+        chars = max(int((fig.get_figwidth() - 0.5) * 72 / (0.5 * size)), 12)  # a character: about 0.5 em
+        for t in leg.get_texts():  # one entry to a row and still too wide: its long labels wrap
+            t.set_text(textwrap.fill(t.get_text(), chars, break_long_words=False))
+    leg.below, leg._below_kw, leg._below_ax = True, dict(kw, handles=list(handles)), ax
+    ax._legend_below = leg
+    keep_panel_height(fig)
 
 
-def _anchor_below(ax) -> None:
-    """Anchor a legend_below legend under everything else of its axes (tick labels, x label)."""
-    leg, fig = ax.get_legend(), ax.figure
-    leg.set_visible(False)  # not counted in the axes' own extent
-    fig.canvas.draw()
+def legend_of(ax):
+    """The axes' legend: its own, else the one `legend_below` put under the panels for it (None without)."""
+    leg = getattr(ax, "_legend_below", None)
+    return ax.get_legend() or (leg if leg is not None and leg in ax.get_figure(root=True).legends else None)
+
+
+def keep_panel_height(fig, tries: int = 4) -> None:
+    """Make the figure taller by what constrained layout took from its panels' height (the height the
+    maker gave them): a heading, wrapped titles, turned tick labels and a legend under the panels take
+    room of their own, as they did when saved with bbox_inches='tight', instead of squeezing the panels
+    (or collapsing them, when they need more than the figure's height)."""
+    wanted = getattr(fig, "_panel_height_in", None)
+    for _ in range(tries if wanted else 0):
+        draw(fig)
+        if getattr(fig, "_collapsed", False):
+            # the layout left the panels where they were, so their height says nothing: a figure half as tall
+            # again lays them out when height was short; when width is (fit_to_span's to fix), it goes back
+            height = fig.get_figheight()
+            fig.set_size_inches(fig.get_figwidth(), height * 1.5, forward=True)
+            draw(fig)
+            if fig._collapsed:
+                fig.set_size_inches(fig.get_figwidth(), height, forward=True)
+                draw(fig)
+                return
+            continue
+        now = _lowest_panel_in(fig)
+        if wanted - now < 0.02:
+            break
+        height = fig.get_figheight()
+        fig.set_size_inches(fig.get_figwidth(), height + wanted - now, forward=True)
+        draw(fig)
+        if fig._collapsed or _lowest_panel_in(fig) - now < 0.5 * (wanted - now):
+            # the panels' height is held by something else (a fixed aspect): a taller figure only adds space
+            fig.set_size_inches(fig.get_figwidth(), height, forward=True)
+            draw(fig)
+            return
+
+
+def _lowest_panel_in(fig) -> float:
+    """Height in inches of the lowest data panel (inf without panels)."""
+    return min((ax.get_position().height * fig.get_figheight() for ax in fig.axes if is_panel(ax)),
+               default=float("inf"))
+
+
+def _reflow_legends_below(fig) -> None:
+    """A figure's legend under its panels wider than the figure (made at the drawn width) is made again
+    at its width: fewer entries to a row, or wrapped labels."""
+    draw(fig)
     renderer = fig.canvas.get_renderer()
-    box = ax.get_tightbbox(renderer).transformed(ax.transAxes.inverted())
-    pos = ax.get_position()
-    # under a panel alone in its row, or the one legend under a row of panels (method_panels' legend of
-    # them all), the legend is centred on the figure, where a row as wide as it fits
-    centred = _alone_in_row(fig, ax) or _only_legend_below_in_row(fig, ax)
-    x = (0.5 - pos.x0) / pos.width if centred and pos.width else 0.5
-    leg.set_bbox_to_anchor((x, box.y0), transform=ax.transAxes)
-    leg.set_visible(True)
+    for leg in list(fig.legends):
+        if getattr(leg, "below", False) and leg.get_window_extent(renderer).width > fig.bbox.width:
+            kw = dict(getattr(leg, "_below_kw", {}))
+            handles, labels = _entries(leg)
+            for h, text in zip(handles, labels):
+                h.set_label(text)
+            kw.update(handles=handles, title=leg.get_title().get_text() or None)
+            legend_below(leg._below_ax, ncols=leg._ncols, **kw)
+            continue
+        while getattr(leg, "_outside_loc", None) == "lower" and leg._ncols > 1 \
+                and leg.get_window_extent(renderer).width > fig.bbox.width:  # another maker's legend likewise
+            leg = _remake_legend(leg, *_entries(leg), owner=fig, ncols=leg._ncols - 1)
+            draw(fig)
+    keep_panel_height(fig)
 
 
 def text_outline(t: Text, renderer, shrink: float = 0.0) -> np.ndarray:
@@ -310,11 +453,6 @@ def texts_overlap(a: Text, b: Text, renderer, tolerance: float = 0.0) -> bool:
     return _outlines_overlap(text_outline(a, renderer, tolerance), text_outline(b, renderer, tolerance))
 
 
-def _only_legend_below_in_row(fig, ax) -> bool:
-    """True when no other panel of the axes' row has a legend under it."""
-    return not any(getattr(o.get_legend(), "below", False) for o in _row_mates(fig, ax))
-
-
 def _x_ticks_overlap(ax, renderer) -> bool:
     """True when two neighbouring x tick labels in view are drawn over each other."""
     ticks = ax.xaxis._update_ticks()  # the ticks in view (get_ticklabels also returns those beyond the limits)
@@ -334,7 +472,7 @@ def _turn_ticks_back(ax) -> None:
     for t in ax.get_xticklabels():
         t.set_rotation(0), t.set_ha("center"), t.set_rotation_mode("default")
     ax._ticks_before_turn = None
-    ax.figure.canvas.draw()
+    draw(ax.figure)
 
 
 def _unoverlap_ticks(fig, renderer) -> None:
@@ -348,17 +486,17 @@ def _unoverlap_ticks(fig, renderer) -> None:
                 if not _x_ticks_overlap(ax, renderer):
                     break
                 locator.set_params(nbins=nbins)
-                fig.canvas.draw()
+                draw(fig)
         if _x_ticks_overlap(ax, renderer):
             ax._ticks_before_turn = (ax.xaxis.get_major_locator(), ax.xaxis.get_major_formatter())
             for t in ax.get_xticklabels():
                 t.set_rotation(30), t.set_ha("right"), t.set_rotation_mode("anchor")
-            fig.canvas.draw()
+            draw(fig)
         if _x_ticks_overlap(ax, renderer):
             # set through the axis: tick labels set one by one are re-made from the formatter
             ax.set_xticks(ax.get_xticks(), [" ".join(t.get_text().split("\n")) for t in ax.get_xticklabels()],
                           rotation=90, ha="center", rotation_mode="default")
-            fig.canvas.draw()
+            draw(fig)
 
 
 def _mark_lone_points(ax) -> None:
@@ -474,30 +612,17 @@ def drop_empty_legend_entries(fig) -> None:
         keep = [e for e, ok, useful in zip(entries, shown, _headers_with_entries(entries, shown)) if ok and useful]
         if len(keep) == len(entries):
             continue
-        owner = next((ax for ax in fig.axes if ax.get_legend() is leg), None)
-        kw = dict(title=leg.get_title().get_text() or None, loc=leg._loc, frameon=leg.get_frame_on(),
-                  fontsize=leg._fontsize, ncols=min(leg._ncols, max(len(keep), 1)))
-        if getattr(leg, "_outside_loc", None):  # a constrained layout's legend beside the panels stays outside
-            kw["loc"] = "outside " + {code: name for name, code in leg.codes.items()}[leg._loc]
-        if leg._bbox_to_anchor is not None:
-            # an explicit anchor is kept as it is, in display units: the default transform would
-            # scale it by the axes' box a second time (a legend miles off the figure)
-            kw.update(bbox_to_anchor=leg._bbox_to_anchor, bbox_transform=matplotlib.transforms.IdentityTransform())
-        leg.remove()
-        if keep:
-            handles, labels = zip(*keep)
-            new = (owner.legend if owner is not None else fig.legend)(list(handles), list(labels), **kw)
-            new.below = getattr(leg, "below", False)
+        new = _remake_legend(leg, *(zip(*keep) if keep else ([], [])))
+        if new is not None and getattr(new, "below", False):
+            new._below_kw = dict(new._below_kw, handles=list(new.legend_handles))
 
 
 def tidy_content(fig) -> None:
     """The finishing pass's part that is not layout (every figure gets it, one laid out by matplotlib's
     constrained layout too): machine names become labels, legend entries of series without data go, axes
-    of whole numbers get integer ticks, a one-point line gets a marker. A figure in constrained layout keeps
+    of whole numbers get integer ticks, a one-point line gets a marker. A figure its maker laid out keeps
     its own line breaks (its width was laid out for them)."""
-    from matplotlib.layout_engine import ConstrainedLayoutEngine
-
-    _relabel_texts(fig, wrap=not isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine))
+    _relabel_texts(fig, wrap=not laid_out_by_maker(fig))
     drop_empty_legend_entries(fig)
     for ax in fig.axes:
         if is_panel(ax) and not is_empty(ax):
@@ -506,16 +631,15 @@ def tidy_content(fig) -> None:
 
 
 def tidy(fig) -> None:
-    """The finishing pass before a figure is saved: `tidy_content`, then the house layout for a figure
-    not laid out by matplotlib: a legend covering data moves outside, overlapping tick labels rotate."""
+    """The finishing pass before a figure is saved: `tidy_content`, then the house layout on matplotlib's
+    constrained layout: a legend covering data moves outside, overlapping tick labels rotate."""
     tidy_content(fig)
-    fig.canvas.draw()
+    use_constrained_layout(fig)
     renderer = fig.canvas.get_renderer()
     _legends_outside(fig, renderer)
     _unoverlap_ticks(fig, renderer)
-    for ax in fig.axes:
-        if getattr(ax.get_legend(), "below", False):
-            _anchor_below(ax)
+    _wrap_to_panels(fig)
+    keep_panel_height(fig)
 
 
 _N_STATED = re.compile(r"\bn\s?=", re.IGNORECASE)
@@ -529,13 +653,13 @@ def states_n(fig, caption: str | None = None) -> bool:
 
 def saved_width(fig) -> float:
     """Width in inches of the figure as saved with bbox_inches='tight' (legends outside included)."""
-    fig.canvas.draw()
+    draw(fig)
     return fig.get_tightbbox(fig.canvas.get_renderer()).width
 
 
 def smallest_text_pt(fig) -> float:
     """Size in points of the smallest visible, non-empty text of the figure (ticks, labels, legends, notes)."""
-    fig.canvas.draw()
+    draw(fig)
     sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
     return min(sizes, default=float(plt.rcParams["font.size"]))
 
@@ -549,118 +673,14 @@ def printed_text_pt(fig, span: str = "column") -> tuple[float, float, float]:
     return smallest * min(1.0, SPANS[span] / width), smallest, width
 
 
-def _suptitle_above(fig) -> None:
-    """Lift a suptitle written at the top (state_n's) over every panel title, which wrapping may have
-    made taller than the room left for it."""
-    sup = fig._suptitle
-    if sup is None or not sup.get_text().strip() or sup.get_va() != "bottom":
-        return
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    tops = [t.get_window_extent(renderer).y1 for ax in fig.axes for t in (ax.title, ax._left_title, ax._right_title)
-            if t.get_visible() and t.get_text().strip()]
-    if tops:
-        sup.set_y(max(sup.get_position()[1], max(tops) / fig.bbox.height + 0.01))
-
-
-def _grid_relayout(fig, renderer) -> None:
-    """tight_layout for panels side by side (seaborn facets), keeping the room of figure legends on
-    the right and of a suptitle on top."""
-    width, height = fig.bbox.width, fig.bbox.height
-    right = min([leg.get_window_extent(renderer).x0 / width for leg in fig.legends
-                 if leg.get_window_extent(renderer).x0 > 0.5 * width] + [1.0])
-    top = 1.0
-    sup = fig._suptitle
-    # state_n's suptitle sits above the figure (va="bottom" at its top edge): tight_layout would still
-    # keep its height free under the top edge, a gap as tall as the title between it and the panels
-    above = sup is not None and sup.get_va() == "bottom" and sup.get_in_layout()
-    if sup is not None and sup.get_text().strip() and not above:
-        top = min(1.0, sup.get_window_extent(renderer).y0 / height)
-    if above:
-        sup.set_in_layout(False)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # tight_layout warns about what it cannot fit; the width check says so
-            fig.tight_layout(rect=(0, 0, right, top))
-    finally:
-        if above:
-            sup.set_in_layout(True)  # bbox_inches="tight" keeps only artists in the layout
-
-
-def _relayout(fig) -> None:
-    """Panels moved and resized, horizontally only, so that their tick labels, axis labels and legends
-    fill the figure's width after a change of width, no more (heights and vertical layout are kept;
-    figure legends on the right keep their room)."""
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    panels = [ax for ax in fig.axes if is_panel(ax)]
-    if not panels:
-        return
-    below = [ax.get_legend() for ax in fig.axes if getattr(ax.get_legend(), "below", False)]
-    if not below and not all(_alone_in_row(fig, ax) for ax in panels):
-        _grid_relayout(fig, renderer)  # panels side by side: their gaps are laid out again too
-        return
-    titles = [t for ax in panels for t in (ax.title, ax._left_title, ax._right_title) if t.get_visible()]
-    # a legend under a panel is re-flowed to the width and a title wrapped to it: neither is a margin
-    for artist in below + titles:
-        artist.set_visible(False)
-    boxes = [ax.get_tightbbox(renderer) for ax in panels]
-    for artist in below + titles:
-        artist.set_visible(True)
-    width = fig.bbox.width
-    # the room the panels may take: the whole width, less figure legends set beside them on the right
-    limit = min([leg.get_window_extent(renderer).x0 for leg in fig.legends
-                 if leg.get_window_extent(renderer).x0 > 0.5 * width] + [width])
-    # signed: positive where labels stick out of the room, negative where room is left unused
-    over_left = -min(b.x0 for b in boxes) / width
-    over_right = (max(b.x1 for b in boxes) - limit) / width
-    if abs(over_left) < 0.005 and abs(over_right) < 0.005:
-        return
-    left = min(ax.get_position().x0 for ax in panels)
-    right = max(ax.get_position().x1 for ax in panels)
-    new_left, new_right = left + over_left, right - over_right
-    if new_right - new_left < 0.1 * (right - left):
-        return  # nothing sensible left: the width warning reports the figure
-    scale = (new_right - new_left) / (right - left)
-    for ax in fig.axes:  # colorbars too, so they stay beside their panel
-        box = ax.get_position()
-        ax.set_position([new_left + (box.x0 - left) * scale, box.y0, box.width * scale, box.height])
-
-    for ax in fig.axes:
-        if getattr(ax.get_legend(), "below", False):
-            _anchor_below(ax)
-
-
 def _center_titles(fig) -> None:
-    """The title of a panel alone in its row centred on the figure, where a title as wide as the figure
-    fits (the panel's labels on the left push the panel, and so its title, off-centre)."""
+    """The title of a panel alone in its row centred on the figure, not on the panel (its tick labels
+    push it off-centre): there a title as wide as the figure fits, and constrained layout, which
+    keeps a title inside the figure, does not shrink the panel for it. x in figure, y in axes units."""
     for ax in fig.axes:
         if is_panel(ax) and _alone_in_row(fig, ax) and ax.title.get_text().strip():
-            box = ax.get_position()
-            ax.title.set_x((0.5 - box.x0) / box.width if box.width else 0.5)
-
-
-def _reflow_legends_below(fig) -> None:
-    """Legends under their panel that are wider than the figure get fewer entries to a row."""
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    for ax in fig.axes:
-        leg = ax.get_legend()
-        if not getattr(leg, "below", False) or leg.get_window_extent(renderer).width <= fig.bbox.width:
-            continue
-        if leg._ncols == 1:  # one entry to a row and still too wide: its long labels wrap
-            texts = leg.get_texts()
-            size = max((t.get_fontsize() for t in texts), default=10.0)
-            chars = max(int((fig.bbox.width / fig.dpi - 0.5) * 72 / (0.5 * size)), 12)
-            for t in texts:
-                t.set_text(textwrap.fill(t.get_text(), chars, break_long_words=False))
-            continue
-        handles, labels = leg.legend_handles, [t.get_text() for t in leg.get_texts()]
-        for h, text in zip(handles, labels):
-            h.set_label(text)
-        title = leg.get_title().get_text() or None
-        size = leg._fontsize
-        legend_below(ax, ncols=max(1, leg._ncols - 1), handles=list(handles), title=title, fontsize=size)
+            ax.title.set_transform(blended_transform_factory(fig.transFigure, ax.transAxes) + ax.titleOffsetTrans)
+            ax.title.set_x(0.5)
 
 
 def _wrap_to(t: Text, renderer, room: float, original: str, min_chars: int = 8) -> None:
@@ -683,10 +703,12 @@ def _one_line(text: str) -> str:
 
 
 def _wrap_to_panels(fig) -> None:
-    """A y label longer than its panel is tall wraps to its height; an x label or a title wider than its
-    panel, in a row of panels, wraps to the panel's width: it would run under or over the next panel (the x label of an empty panel, without tick labels, sits level
-    with its neighbour's; a title centred on a narrow panel reaches over its neighbour's)."""
-    fig.canvas.draw()
+    """A y label longer than its panel is tall wraps to its height; in a row of panels, an x label wider
+    than its panel wraps to the panel's width, and a title to the room its neighbours' titles leave it;
+    the x label of a panel alone in its row wraps to the figure's width around the panel's centre.
+    Constrained layout counts only the height of titles and x labels (their width is not kept apart from
+    the next panel's) and never wraps text."""
+    draw(fig)
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
         label_ = ax.yaxis.label
@@ -695,18 +717,32 @@ def _wrap_to_panels(fig) -> None:
             original = getattr(label_, "_unwrapped", None) or label_.get_text()
             label_._unwrapped = original  # its own line breaks (a label set on two lines on purpose) kept
             _wrap_to(label_, renderer, ax.get_window_extent(renderer).height, original)
-        if not is_panel(ax) or _alone_in_row(fig, ax):
+        if not is_panel(ax):
             continue
         box = ax.get_window_extent(renderer)
         centre = (box.x0 + box.x1) / 2
-        # two titles centred on their panels meet when their half widths add up to the centres' distance
-        row = [o.get_window_extent(renderer) for o in _row_mates(fig, ax)]
-        title_room = min(abs((o.x0 + o.x1) / 2 - centre) for o in row) - 4
-        for text, room in ((ax.xaxis.label, box.width), (ax.title, title_room)):
+        if _alone_in_row(fig, ax):
+            # centred on its panel, a long x label ("one point, not a curve: ...") may run out of the
+            # figure, and the saved figure then widens past its span: it wraps to the room on both sides
+            label_ = ax.xaxis.label
+            if label_.get_visible() and label_.get_text().strip():
+                original = getattr(label_, "_unwrapped", None) or label_.get_text()
+                label_._unwrapped = original
+                _wrap_to(label_, renderer, 2 * min(centre, fig.bbox.width - centre) - 4, original)
+            continue
+        # two titles centred on their panels meet when their half widths add up to the centres' distance:
+        # a title beside a short one may take what that one leaves ("human passage" beside "query")
+        rooms = []
+        for other in _row_mates(fig, ax):
+            o_box, o_title = other.get_window_extent(renderer), other.title
+            gap = abs((o_box.x0 + o_box.x1) / 2 - centre) - 4
+            o_width = o_title.get_window_extent(renderer).width if o_title.get_text().strip() else 0.0
+            rooms.append(max(gap, 2 * gap - o_width))
+        for text, room in ((ax.xaxis.label, box.width), (ax.title, min(rooms))):
             if not (text.get_visible() and text.get_text().strip()):
                 continue
             original = getattr(text, "_unwrapped", None) or _one_line(text.get_text())
-            text._unwrapped = original  # the layout loop changes the panel's width: wrap from the whole text
+            text._unwrapped = original  # the layout changes the panel's width: wrap from the whole text
             _wrap_to(text, renderer, room, original)
 
 
@@ -714,9 +750,9 @@ NOTE_PAD_PX = 4  # pixels kept between an empty panel's note and the panel's fra
 
 
 def _fit_notes(fig) -> None:
-    """An empty panel's note (note_empty's) re-wrapped to the panel's final width, in a smaller size if
-    its lines are still wider: spilling out of the panel it covers the tick labels beside it."""
-    fig.canvas.draw()
+    """An empty panel's note (note_empty's, outside the layout) re-wrapped to the panel's final width,
+    in a smaller size if its lines are still wider: spilling out of the panel it covers the tick labels beside it."""
+    draw(fig)
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
         box = ax.get_window_extent(renderer)
@@ -733,32 +769,38 @@ def _fit_notes(fig) -> None:
 
 
 def _fit_width(fig, target: float, tries: int) -> float:
-    """Change the figure's width until its tight bounding box is `target` inches wide; that width.
-    Each step first brings what sticks out back inside (so a change of width is a change of the same
-    size in the saved figure), then sets the width."""
+    """Set the figure's width so that its tight bounding box is `target` inches wide (constrained layout
+    lays the panels out in it); labels and legends are wrapped and reflowed to the width at each step."""
     for _ in range(tries):
         _wrap_to_panels(fig)
-        _relayout(fig)
-        _center_titles(fig)
         _reflow_legends_below(fig)
         width = saved_width(fig)
         if abs(width - target) < 0.02:
             break
-        fig.set_size_inches(max(fig.get_figwidth() + (target - width), 0.5), fig.get_figheight(), forward=True)
+        # within MAX_WIDTH_STEP of the span: content that cannot fit (a legend beside long names) makes
+        # constrained layout give up, and a narrower figure would only fit less
+        step = min(max(target - width, -MAX_WIDTH_STEP), MAX_WIDTH_STEP)
+        fig.set_size_inches(min(max(fig.get_figwidth() + step, target - MAX_WIDTH_STEP), target + MAX_WIDTH_STEP),
+                            fig.get_figheight(), forward=True)
     return saved_width(fig)
 
 
-def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
-    """Resize the figure so that, saved with bbox_inches='tight', it is as wide as its span (3.3 in for
-    a column, 7 in for the page): text keeps its size, so what prints is what was drawn. Only the width
-    changes; tick labels that then overlap are rotated. Returns the saved width in inches (padding included)."""
+MAX_WIDTH_STEP = 0.3  # inches: how far the figure's width may move from its span's to make the saved width fit
+
+
+def fit_to_span(fig, span: str = "column", tries: int = 4) -> float:
+    """Lay the figure out (matplotlib's constrained layout) as wide as its span once saved with
+    bbox_inches='tight' (3.3 in for a column, 7 in for the page): text keeps its size, so what prints is
+    what was drawn. Only the width changes; tick labels that then overlap are rotated. Returns the saved
+    width in inches (padding included)."""
     # bbox_inches='tight' adds savefig.pad_inches on each side of the drawn content
     target = SPANS[span] - 2 * float(plt.rcParams["savefig.pad_inches"])
-    _wrap_titles(fig, target)
+    use_constrained_layout(fig)
     for ax in fig.axes:
         _turn_ticks_back(ax)  # turned by tidy at the drawn width, they may fit upright at the span's
-    size = fig.get_size_inches().copy()
-    positions = [ax.get_position() for ax in fig.axes]
+    fig.set_size_inches(target, fig.get_figheight(), forward=True)
+    _center_titles(fig)
+    _wrap_titles(fig, target)
     _fit_width(fig, target, tries)
     if _narrow_y_labels(fig, target):
         _fit_width(fig, target, tries)
@@ -766,36 +808,18 @@ def fit_to_span(fig, span: str = "column", tries: int = 8) -> float:
     # a legend placed at 'best' for the drawn width may lie over the data at the span's width
     covering = any(_legend_over_data(ax, ax.get_legend(), renderer) for ax in fig.axes
                    if ax.get_legend() is not None and not getattr(ax.get_legend(), "below", False))
-    if narrowest_panel_in(fig) < MIN_PANEL_IN or covering or _squeezed_by_legend(fig, target):
+    too_wide = saved_width(fig) > target + 0.05
+    if narrowest_panel_in(fig) < MIN_PANEL_IN or covering or too_wide or _squeezed_by_legend(fig, target):
         # a legend beside the panel takes the width it needs: under the panel it takes height instead
-        moved = False
+        fig.set_size_inches(target, fig.get_figheight(), forward=True)
         for ax in fig.axes:
             if ax.get_legend() is not None and not getattr(ax.get_legend(), "below", False):
                 legend_below(ax)
-                moved = True
-        if moved:  # start again from the size and layout the figure was drawn at
-            fig.set_size_inches(size, forward=True)
-            for ax, box in zip(fig.axes, positions):
-                ax.set_position(box)
-            for ax in fig.axes:
-                if getattr(ax.get_legend(), "below", False):
-                    _anchor_below(ax)
-            _fit_width(fig, target, tries)
-    _reflow_legends_below(fig)
-    fig.canvas.draw()
-    _unoverlap_ticks(fig, fig.canvas.get_renderer())
-    if any(getattr(ax, "_ticks_before_turn", None) is not None for ax in fig.axes):
-        # turned labels take other room: the panels are laid out again, panels stacked in a column
-        # (each alone in its row, which the width fit moves only sideways) top to bottom too
-        panels = [ax for ax in fig.axes if is_panel(ax)]
-        if len(panels) > 1 and all(_alone_in_row(fig, ax) for ax in panels):
-            _grid_relayout(fig, fig.canvas.get_renderer())
         _fit_width(fig, target, tries)
+    draw(fig)
+    _unoverlap_ticks(fig, fig.canvas.get_renderer())
+    _fit_width(fig, target, tries)
     _fit_notes(fig)
-    for ax in fig.axes:
-        if getattr(ax.get_legend(), "below", False):
-            _anchor_below(ax)
-    _suptitle_above(fig)
     return saved_width(fig) + 2 * float(plt.rcParams["savefig.pad_inches"])
 
 
@@ -828,7 +852,7 @@ def _narrow_y_labels(fig, target: float) -> bool:
 def _squeezed_by_legend(fig, target: float) -> bool:
     """True when a panel alone in its row has a legend beside it and is left narrower than half the
     span (03_perplexity: a 1.25-in panel beside its legend in a 3.3-in column)."""
-    fig.canvas.draw()
+    draw(fig)
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
         leg = ax.get_legend()
@@ -865,7 +889,7 @@ def _alone_in_row(fig, ax) -> bool:
 def _wrap_titles(fig, width_in: float) -> None:
     """Titles (the suptitle, each panel's) wider than their room wrap onto more lines: a caption-like
     title must not widen the figure beyond its span."""
-    fig.canvas.draw()
+    draw(fig)
     renderer = fig.canvas.get_renderer()
     texts = [(fig._suptitle, width_in)] if fig._suptitle is not None else []
     for ax in fig.axes:
@@ -894,6 +918,9 @@ MIN_PANEL_IN = 0.8  # inches: a panel narrower than this at its span's width sho
 
 def narrowest_panel_in(fig) -> float:
     """Width in inches of the narrowest data panel as the figure now stands (inf without panels)."""
+    draw(fig)
+    if getattr(fig, "_collapsed", False):
+        return 0.0  # constrained layout found no room for the panels at this width
     return min((ax.get_position().width * fig.get_figwidth() for ax in fig.axes if is_panel(ax)),
                default=float("inf"))
 
@@ -1014,7 +1041,7 @@ def _drawn_texts(fig) -> list[Text]:
 def overlapping_texts(fig, tolerance: float = 1.0) -> list[tuple[str, str]]:
     """Pairs of texts of the figure that are drawn over each other (titles, labels, ticks, notes,
     legends), by their texts; `tolerance` pixels of touching are allowed."""
-    fig.canvas.draw()
+    draw(fig)
     renderer = fig.canvas.get_renderer()
     outlines = [(t.get_text(), text_outline(t, renderer, tolerance)) for t in _drawn_texts(fig)]
     return [(a, b) for i, (a, box_a) in enumerate(outlines) for b, box_b in outlines[i + 1:]

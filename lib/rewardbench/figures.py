@@ -7,6 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from lib.report.findings import SMOKE_N
 from lib.report.intervals import unit_count
 from lib.report.plotting import (COLUMN_WIDTH, FIGSIZE, failed_label, interval_errors, legend_below, n_label, note_empty,
                                  state_n)
@@ -100,7 +101,6 @@ def difficulty_figure(by_gap: pd.DataFrame, by_length: pd.DataFrame, results: pd
         binned_lines(df, xlabel, ax=ax)
         ax.get_legend().remove()  # one legend for both panels, under the last
         ax.set_title(f"Accuracy {title}", fontsize="medium")
-    fig.tight_layout()
     legend_below(axes[-1, 0], fontsize="small")
     # what is left out goes with the n, in the figure's small heading, not in a panel title
     missing = f"; score-gap panel left out: {NO_SCORES}" if by_gap.empty else ""
@@ -139,9 +139,12 @@ def best_of_n_figure(bon: pd.DataFrame, basis: str, n_samples: int):
     overall = basis.startswith("overall")
     ax.set(xlabel="accuracy, all pairs" if overall else "accuracy, multi-hop reasoning pairs",
            ylabel="recall gain over a random pick")
-    fig.tight_layout()
     legend_below(ax, ncols=1, fontsize="small")
     n = int(bon["items"].max()) if len(bon) else 0
+    if n < SMOKE_N:
+        # a smoke-size run's points are no result: on their rates' whole range (accuracy 0-1, a recall
+        # gain -1 to 1) they are not drawn zoomed, as if their spread meant something
+        ax.set(xlim=(0, 1), ylim=(-1, 1))
     lines = [f"Accuracy vs best-of-{n_samples} gain (bars: 95% CI over questions; none below 10)", n_label(n, "questions")]
     if overall:  # the paper's accuracy is on its multi-hop reasoning pairs
         lines.append("the paper takes its multi-hop reasoning pairs; these pairs have none")

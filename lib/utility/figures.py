@@ -18,7 +18,8 @@ from matplotlib.patches import Patch
 
 from lib.report.findings import SMOKE_N
 from lib.report.labels import label
-from lib.report.plotting import COLUMN_WIDTH, failed_label, interval_errors, legend_below, n_label, note_empty, state_n
+from lib.report.plotting import (COLUMN_WIDTH, failed_label, interval_errors, legend_below, n_label, note_empty, state_n,
+                                 use_constrained_layout)
 from lib.utility.evaluate import SET_EXTRA
 from lib.stats import shown_interval
 
@@ -79,15 +80,15 @@ def _facets(long: pd.DataFrame, row: str | None, col: str, wrap: int = WRAP):
             yield axes[i * lines + j // per_row][j % per_row], sub, textwrap.fill(title, 30)
         for j in range(len(cols), lines * per_row):  # the unused end of the last row
             axes[i * lines + j // per_row][j % per_row].remove()
-    fig.tight_layout()
 
 
 def _legend_below(fig, title: str) -> None:
-    """One legend for all panels, centred under them (it adds no width), from the first panel with entries."""
+    """One legend for all panels, centred under them (it adds no width; constrained layout makes its
+    room), from the first panel with entries."""
     for ax in fig.axes:
         handles, labels = ax.get_legend_handles_labels()
         if handles:
-            fig.legend(handles, labels, title=title, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+            fig.legend(handles, labels, title=title, loc="outside lower center",
                        ncols=min(len(labels), 3), fontsize="small", title_fontsize="small")
             return
 
@@ -266,8 +267,7 @@ def relevance_vs_utility_figure(per_q: pd.DataFrame, summary: pd.DataFrame):
         _bar_panel(ax, bars[bars["form"] == form], judgments, colors, top)
         ax.set_title(f"{form}: {titles[form]}" if form in titles else str(form), fontsize="small")
         ax.set(xlabel="dataset", ylabel=ylabel)
-    fig.tight_layout()
-    fig.canvas.draw()
+    use_constrained_layout(fig)  # the n over each bar is measured at the panels' laid-out width
     for ax in axes[:, 0]:
         _n_texts_apart(ax)
     handles = [Patch(facecolor=colors[j], edgecolor=colors[j], label=str(j)) for j in judgments]

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from lib.report.plotting import COLUMN_WIDTH, house_style, overlapping_texts, tidy  # noqa: E402
+from lib.report.plotting import COLUMN_WIDTH, house_style, legend_of, overlapping_texts, tidy  # noqa: E402
 from lib.rewardbench import figures  # noqa: E402
 
 RMS = ["implicit-mean:smollm2", "implicit:smollm2", "judge-logprob:smollm2", "judge:smollm2;max_tokens:8;retries:0"]
@@ -43,8 +43,8 @@ def test_difficulty_panels_are_stacked_with_one_legend_below():
     fig = figures.difficulty_figure(_bins(0.1), _bins(), RESULTS)
     top, bottom = fig.axes
     assert top.get_position().y0 > bottom.get_position().y1  # one over the other, not side by side
-    assert top.get_legend() is None and bottom.get_legend().below
-    assert len(bottom.get_legend().get_texts()) == len(RMS)
+    assert legend_of(top) is None and legend_of(bottom).below
+    assert len(legend_of(bottom).get_texts()) == len(RMS)
     assert top.get_title() == "Accuracy by score gap"
     assert "bars: 95% intervals over questions" in fig._suptitle.get_text()
     _readable(fig)
@@ -66,7 +66,7 @@ def test_best_of_n_names_models_in_a_legend_not_beside_close_points():
     fig = figures.best_of_n_figure(bon, "overall (these pairs have no reason subset)", 3)
     ax = fig.axes[0]
     assert len(ax.texts) == 0  # no label beside a point
-    leg = ax.get_legend()
+    leg = legend_of(ax)
     assert leg.below and [t.get_text() for t in leg.get_texts()] == RMS[:3]
     points = [line for line in ax.lines if len(line.get_xdata()) == 1 and line.get_marker() not in ("None", "", "_")]  # not the caps
     assert len({line.get_marker() for line in points}) == 3 and len({line.get_color() for line in points}) == 3
@@ -74,6 +74,21 @@ def test_best_of_n_names_models_in_a_legend_not_beside_close_points():
     assert title.startswith("Accuracy vs best-of-3 gain") and "Figure" not in title and n == "n = 3 questions"
     assert ax.get_xlabel() == "accuracy, all pairs" and "multi-hop reasoning pairs" in why
     _readable(fig)
+
+
+def test_best_of_n_at_smoke_size_is_drawn_on_the_rates_whole_range_not_zoomed():
+    """15 at n = 3 questions (the smoke job) drew its gains on a 0-0.11 axis, as if their spread were a
+    result; at the smoke size both rates keep their whole range, at a study's size the axes fit the points."""
+    from lib.report.findings import SMOKE_N
+
+    bon = pd.DataFrame({"rm": RMS[:3], "items": 3, "accuracy": [0.2, 0.5, 0.52], "gain": [0.0, 0.11, 0.11],
+                        "gain_ci_low": 0.0, "gain_ci_high": 0.33})
+    ax = figures.best_of_n_figure(bon, "overall (these pairs have no reason subset)", 3).axes[0]
+    low, high = ax.get_ylim()
+    assert low <= -1 and high >= 1 and ax.get_xlim() == (0, 1)
+    big = figures.best_of_n_figure(bon.assign(items=SMOKE_N), "overall (these pairs have no reason subset)", 3).axes[0]
+    assert big.get_ylim()[1] - big.get_ylim()[0] < 1  # a result's points are not squeezed into the range
+    plt.close("all")
 
 
 def test_best_of_n_names_its_error_bars_and_keeps_its_x_label_over_its_panel():
@@ -100,7 +115,7 @@ def test_a_reward_model_at_zero_everywhere_is_named_so_and_marked():
     df = pd.DataFrame([{"name": c, "rm": rm, "accuracy": a, "ci_low": a, "ci_high": a}
                        for c in ("cat a", "cat b") for rm, a in (("judge", 0.0), ("implicit", 0.5))])
     ax = figures.grouped_bars(df, x="name", hue="rm")
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    labels = [t.get_text() for t in legend_of(ax).get_texts()]
     assert labels == ["judge (0 in every group)", "implicit"]
     assert any(line.get_marker() == "_" and list(line.get_ydata()) == [0, 0] for line in ax.lines)
 
@@ -121,7 +136,7 @@ def test_a_judge_that_parsed_nothing_takes_no_slot_and_the_heading_names_it():
                        for c in ("cat a", "cat b") for rm, a in (("judge", float("nan")), ("implicit", 0.5))])
     fig, ax = plt.subplots()
     figures.grouped_bars(df, x="name", hue="rm", ax=ax)
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["implicit"] and len(ax.patches) == 2
+    assert [t.get_text() for t in legend_of(ax).get_texts()] == ["implicit"] and len(ax.patches) == 2
     results = pd.DataFrame({"rm": ["judge"] * 3 + ["implicit"] * 3, "kind": ["judge"] * 3 + ["implicit"] * 3,
                             "unparsed": [2, 2, 2, 0, 0, 0], "id": list(range(3)) * 2})
     assert fig is figures.with_n(fig, results)

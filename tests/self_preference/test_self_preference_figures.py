@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from lib.paths import ROOT  # noqa: E402
-from lib.report.plotting import is_empty  # noqa: E402
+from lib.report.plotting import is_empty, legend_of  # noqa: E402
 from lib.self_preference import figures  # noqa: E402
 from lib.self_preference import pairwise as pr  # noqa: E402
 
@@ -88,7 +88,7 @@ def test_fact_by_knowledge_drops_the_empty_paper_panel_and_says_so_in_its_title(
     assert lik.yaxis.get_label().get_text() == "factual preference"
     # passage 1 is the true one in the a_first order only: half the pairs chose the true passage
     assert sorted(round(b.get_height(), 6) for b in lik.patches) == [0.5, 0.5]
-    assert lik.get_legend() is not None
+    assert legend_of(lik) is not None
     lines = _suptitle(fig).splitlines()
     assert lines[0].startswith("paper (parsed reply), no panel: n = 0 pairs from 0 questions; 4 of 4")
     assert lines[1].startswith("likelihood sum: n = 4 pairs from 2 questions")
@@ -171,7 +171,7 @@ def test_the_method_figures_of_06_and_07_lay_out_cleanly_at_a_columns_width(tmp_
             assert out.figure(fig, name)
         assert layout_problems(fig) == [], name
         if name == "combo":  # the legend names models and datasets as readers know them
-            legend = next(a.get_legend() for a in fig.axes if a.get_legend())
+            legend = next(legend_of(a) for a in fig.axes if legend_of(a))
             assert [t.get_text() for t in legend.get_texts()] == ["SmolLM2 / NQ", "SmolLM2 / MS MARCO",
                                                                  "SmolLM2 / TriviaQA"]
         plt.close(fig)

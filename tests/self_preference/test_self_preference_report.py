@@ -7,6 +7,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
+from lib.report.plotting import legend_of  # noqa: E402
 from lib.self_preference import likelihood as lk  # noqa: E402
 from lib.self_preference import pairwise as pr  # noqa: E402
 from lib.self_preference import figures, report  # noqa: E402
@@ -148,7 +149,7 @@ def test_figure3_never_averages_interval_bounds_across_datasets():
     ax = fig.axes[0]
     tops = sorted({round(float(b.get_height()), 6) for b in ax.patches})
     assert tops == [0.4, 0.6]  # one bar per dataset, not one at their mean 0.5
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    labels = [t.get_text() for t in legend_of(ax).get_texts()]
     assert labels == ["e / NQ", "e / MS MARCO"]
     # the error bars reach each dataset's own bounds (0.1 .. 0.7), not their averages (0.3 .. 0.6)
     ys = np.concatenate([seg[:, 1] for coll in ax.collections for seg in coll.get_segments()])
@@ -174,7 +175,7 @@ def test_pointwise_scores_figure_fits_its_span_without_a_warning(settings, span)
     with warnings.catch_warnings():
         warnings.simplefilter("error", FigureWarning)
         assert RunOutputs("t", "05").figure(fig, "05_pointwise_scores", span=span)
-    legend = [leg for ax in fig.axes for leg in [ax.get_legend()] if leg is not None]
+    legend = [leg for ax in fig.axes for leg in [legend_of(ax)] if leg is not None]
     assert len(legend) == 1 and [t.get_text() for t in legend[0].get_texts()] == ["true", "false"]
     assert [a.get_title() for a in fig.axes if a.get_title()] == ["normal prompt", "RAG prompt"][-len(settings):]
     assert overlapping_texts(fig) == []
@@ -191,7 +192,7 @@ def test_pointwise_scores_legend_survives_a_panel_with_nothing_to_draw():
     r = pd.concat([r, r.assign(factuality="false", score=r["score"] - 1)], ignore_index=True)
     r.loc[r["setting"] == "normal", ["score", "parsed"]] = [np.nan, False]  # the first panel draws nothing
     fig = figures.pointwise_scores_figure(r)
-    legend = next(leg for ax in fig.axes for leg in [ax.get_legend()] if leg is not None)
+    legend = next(leg for ax in fig.axes for leg in [legend_of(ax)] if leg is not None)
     assert [t.get_text() for t in legend.get_texts()] == ["true", "false"]
     drawn = {to_hex(p.get_facecolor()) for ax in fig.axes for p in ax.patches}
     assert {to_hex(h.get_facecolor()) for h in legend.legend_handles} <= drawn

@@ -14,8 +14,8 @@ import pytest  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from lib.report.outputs import FigureWarning, RunOutputs  # noqa: E402
-from lib.report.plotting import (COLUMN_WIDTH, house_style, layout_problems, note_empty, state_n,  # noqa: E402
-                                 texts_overlap)
+from lib.report.plotting import (COLUMN_WIDTH, house_style, layout_problems, legend_of, note_empty,  # noqa: E402
+                                 state_n, texts_overlap)
 
 LONG_NOTE = "no reply in the paper's format: see the likelihood panel"
 
@@ -129,7 +129,7 @@ def test_a_legend_beside_a_lone_panel_that_leaves_it_under_half_the_column_moves
     with warnings.catch_warnings():
         warnings.simplefilter("error", FigureWarning)
         out.figure(fig, "perplexity")
-    assert ax.get_legend().below
+    assert legend_of(ax).below
     assert ax.get_position().width * fig.get_figwidth() >= 0.5 * (COLUMN_WIDTH - 0.2)
     assert layout_problems(fig) == []
 
@@ -219,3 +219,20 @@ def test_a_hyphenated_category_name_is_not_split_at_its_hyphen(out):
     out.figure(fig, "paper_check")
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert all("utility-judgments" in t for t in labels), labels
+
+
+def test_a_lone_panels_long_x_label_wraps_rather_than_widen_the_figure(out):
+    """12's k curve at the smoke size: its x label ("one point, not a curve: ...") ran out of the figure,
+    which constrained layout does not count in a panel's width, and the saved figure was 3.7 in wide."""
+    from lib.report.plotting import saved_width
+
+    fig, ax = plt.subplots(figsize=(2.8, 2.8))
+    ax.plot([2], [0.0], marker="o", ls="none", label="NQ")
+    ax.set(xlabel="k (shuffles voted)\none point, not a curve: NQ: k = 2 only", ylim=(0, 100),
+           ylabel="answer F1 (factoid) /\nROUGE-L (marco), x100", title="SmolLM2 (n = 1 question)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FigureWarning)
+        out.figure(fig, "k_curve")
+    assert saved_width(fig) + 0.2 == pytest.approx(COLUMN_WIDTH, abs=0.05)
+    assert ax.get_position().width * fig.get_figwidth() >= 0.5 * (COLUMN_WIDTH - 0.2)
+    assert layout_problems(fig) == []

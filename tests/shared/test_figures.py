@@ -14,7 +14,7 @@ import seaborn as sns  # noqa: E402
 
 from lib.report.labels import humanize, label  # noqa: E402
 from lib.report.outputs import FigureWarning, RunOutputs  # noqa: E402
-from lib.report.plotting import house_style, is_empty, states_n, tidy  # noqa: E402
+from lib.report.plotting import house_style, is_empty, legend_of, states_n, tidy  # noqa: E402
 
 
 @pytest.fixture
@@ -297,7 +297,7 @@ def test_series_without_data_has_no_legend_entry():
     tidy(fig)
     # a legend over its bars moves beside the figure (a figure legend): look in every legend
     legends = sorted([t.get_text() for t in leg.get_texts()] for leg in [*fig.legends, *(
-        ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)])
+        legend_of(ax) for ax in fig.axes if legend_of(ax) is not None)])
     assert legends == [["drawn", "chance"], ["paper", "likelihood"], ["paper", "likelihood"]]
     plt.close(fig)
     g = sns.catplot(df[df["method"] != "paper"], x="x", y="y", hue="method", kind="bar")
@@ -329,7 +329,7 @@ def test_legend_below_stays_under_rotated_tick_labels_and_adds_no_width():
     legend_below(ax)
     tidy(fig)  # the long tick labels overlap, so they rotate and reach further down
     renderer = fig.canvas.get_renderer()
-    legend_box = ax.get_legend().get_window_extent(renderer)
+    legend_box = legend_of(ax).get_window_extent(renderer)
     lowest_tick = min(t.get_window_extent(renderer).y0 for t in ax.get_xticklabels())
     assert legend_box.y1 <= lowest_tick + 1 and ax.get_xticklabels()[0].get_rotation() == 30
     assert legend_box.width <= fig.bbox.width  # its rows fold rather than widen the figure
@@ -381,7 +381,7 @@ def test_legend_below_takes_proxy_handles():
     fig, ax = plt.subplots(figsize=(3.3, 2.4))
     ax.bar([0, 1], [1, 2])  # bars without labels: the legend names only the proxies
     legend_below(ax, handles=[Patch(facecolor="C0", label="relevance"), Patch(hatch="//", label="n < 5")])
-    leg = ax.get_legend()
+    leg = legend_of(ax)
     assert [t.get_text() for t in leg.get_texts()] == ["relevance", "n < 5"] and leg.below
     plt.close(fig)
 
@@ -399,7 +399,7 @@ def test_a_legend_beside_a_panel_that_leaves_it_too_narrow_moves_under_it(out):
     with warnings.catch_warnings():
         warnings.simplefilter("error", FigureWarning)
         out.figure(fig, "verification")
-    assert narrowest_panel_in(fig) >= MIN_PANEL_IN and ax.get_legend().below
+    assert narrowest_panel_in(fig) >= MIN_PANEL_IN and legend_of(ax).below
 
 
 def test_wide_category_labels_and_a_best_placed_legend_fit_a_column(out):
@@ -421,7 +421,7 @@ def test_wide_category_labels_and_a_best_placed_legend_fit_a_column(out):
         out.figure(fig, "verification_column")
     assert saved_width(fig) + 0.2 == pytest.approx(3.3, abs=0.05)
     assert narrowest_panel_in(fig) >= MIN_PANEL_IN
-    leg = ax.get_legend()
+    leg = legend_of(ax)
     assert leg.below and [t.get_text() for t in leg.get_texts()] == ["ok first try", "ok after a retry", "dropped"]
     assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())
     assert overlapping_texts(fig) == []
@@ -490,7 +490,7 @@ def test_a_series_at_zero_everywhere_keeps_its_legend_entry_and_says_so(out):
                            "partial (%)": [40.0, 30.0], "full (%)": [0.0, 0.0], "n": [7, 7]})
     fig = knowledge_levels_figure(shares)
     out.figure(fig, "levels")
-    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    texts = [t.get_text() for t in legend_of(fig.axes[0]).get_texts()]
     assert texts == ["none (%)", "partial (%)", "full (%)" + ZERO_NOTE]
     assert not is_empty(fig.axes[0])
 

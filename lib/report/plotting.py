@@ -237,7 +237,6 @@ def _remake_legend(leg, handles, labels, owner=None, **changes):
     new.below = below
     if below:  # a legend_below legend: its panel finds it again (legend_of), and it is reflowed as made
         new._below_kw, new._below_ax = getattr(leg, "_below_kw", {}), leg._below_ax
-        leg._below_ax._legend_below = new
     return new
 
 
@@ -323,10 +322,9 @@ def legend_below(ax, ncols: int | None = None, handles: list | None = None, **kw
         kw.setdefault("title", ax.get_legend().get_title().get_text() or None)  # keeps its title
         ax.get_legend().remove()
     fig = ax.get_figure(root=True)
-    old = getattr(ax, "_legend_below", None)
-    if old is not None and old in fig.legends:
+    old = _below_legend(ax)
+    if old is not None:
         old.remove()
-    ax._legend_below = None
     if not handles:
         return
     use_constrained_layout(fig)  # the 'outside' place is constrained layout's
@@ -345,14 +343,23 @@ def legend_below(ax, ncols: int | None = None, handles: list | None = None, **kw
         for t in leg.get_texts():  # one entry to a row and still too wide: its long labels wrap
             t.set_text(textwrap.fill(t.get_text(), chars, break_long_words=False))
     leg.below, leg._below_kw, leg._below_ax = True, dict(kw, handles=list(handles)), ax
-    ax._legend_below = leg
     keep_panel_height(fig)
+
+
+def _below_legend(ax):
+    """The figure legend `legend_below` put under the panels for the axes (None without)."""
+    return next((leg for leg in ax.get_figure(root=True).legends if getattr(leg, "_below_ax", None) is ax), None)
 
 
 def legend_of(ax):
     """The axes' legend: its own, else the one `legend_below` put under the panels for it (None without)."""
-    leg = getattr(ax, "_legend_below", None)
-    return ax.get_legend() or (leg if leg is not None and leg in ax.get_figure(root=True).legends else None)
+    return ax.get_legend() or _below_legend(ax)
+
+
+def _set_height(fig, height: float) -> None:
+    """The figure at this height (inches, its width kept), laid out again."""
+    fig.set_size_inches(fig.get_figwidth(), height, forward=True)
+    draw(fig)
 
 
 def keep_panel_height(fig, tries: int = 4) -> None:
@@ -367,23 +374,19 @@ def keep_panel_height(fig, tries: int = 4) -> None:
             # the layout left the panels where they were, so their height says nothing: a figure half as tall
             # again lays them out when height was short; when width is (fit_to_span's to fix), it goes back
             height = fig.get_figheight()
-            fig.set_size_inches(fig.get_figwidth(), height * 1.5, forward=True)
-            draw(fig)
+            _set_height(fig, height * 1.5)
             if fig._collapsed:
-                fig.set_size_inches(fig.get_figwidth(), height, forward=True)
-                draw(fig)
+                _set_height(fig, height)
                 return
             continue
         now = _lowest_panel_in(fig)
         if wanted - now < 0.02:
             break
         height = fig.get_figheight()
-        fig.set_size_inches(fig.get_figwidth(), height + wanted - now, forward=True)
-        draw(fig)
+        _set_height(fig, height + wanted - now)
         if fig._collapsed or _lowest_panel_in(fig) - now < 0.5 * (wanted - now):
             # the panels' height is held by something else (a fixed aspect): a taller figure only adds space
-            fig.set_size_inches(fig.get_figwidth(), height, forward=True)
-            draw(fig)
+            _set_height(fig, height)
             return
 
 
@@ -702,6 +705,14 @@ def _one_line(text: str) -> str:
     return re.sub(r"[ \n]+", " ", text).strip()
 
 
+def _unwrapped(t: Text, keep_breaks: bool = False) -> str:
+    """The text as first set, before this module wrapped it (each layout pass wraps again from it, kept on
+    the text): its own line breaks kept with `keep_breaks`, else on one line."""
+    if not getattr(t, "_unwrapped", None):
+        t._unwrapped = t.get_text() if keep_breaks else _one_line(t.get_text())
+    return t._unwrapped
+
+
 def _wrap_to_panels(fig) -> None:
     """A y label longer than its panel is tall wraps to its height; in a row of panels, an x label wider
     than its panel wraps to the panel's width, and a title to the room its neighbours' titles leave it;
@@ -714,9 +725,8 @@ def _wrap_to_panels(fig) -> None:
         label_ = ax.yaxis.label
         if is_panel(ax) and label_.get_visible() and label_.get_text().strip():
             # a y label longer than its panel is tall runs past it into the title (05_likelihood_vs_parsed)
-            original = getattr(label_, "_unwrapped", None) or label_.get_text()
-            label_._unwrapped = original  # its own line breaks (a label set on two lines on purpose) kept
-            _wrap_to(label_, renderer, ax.get_window_extent(renderer).height, original)
+            # its own line breaks (a label set on two lines on purpose) kept
+            _wrap_to(label_, renderer, ax.get_window_extent(renderer).height, _unwrapped(label_, keep_breaks=True))
         if not is_panel(ax):
             continue
         box = ax.get_window_extent(renderer)
@@ -726,9 +736,8 @@ def _wrap_to_panels(fig) -> None:
             # figure, and the saved figure then widens past its span: it wraps to the room on both sides
             label_ = ax.xaxis.label
             if label_.get_visible() and label_.get_text().strip():
-                original = getattr(label_, "_unwrapped", None) or label_.get_text()
-                label_._unwrapped = original
-                _wrap_to(label_, renderer, 2 * min(centre, fig.bbox.width - centre) - 4, original)
+                _wrap_to(label_, renderer, 2 * min(centre, fig.bbox.width - centre) - 4,
+                         _unwrapped(label_, keep_breaks=True))
             continue
         # two titles centred on their panels meet when their half widths add up to the centres' distance:
         # a title beside a short one may take what that one leaves ("human passage" beside "query")
@@ -741,9 +750,7 @@ def _wrap_to_panels(fig) -> None:
         for text, room in ((ax.xaxis.label, box.width), (ax.title, min(rooms))):
             if not (text.get_visible() and text.get_text().strip()):
                 continue
-            original = getattr(text, "_unwrapped", None) or _one_line(text.get_text())
-            text._unwrapped = original  # the layout changes the panel's width: wrap from the whole text
-            _wrap_to(text, renderer, room, original)
+            _wrap_to(text, renderer, room, _unwrapped(text))  # the panel's width changed: wrap the whole text
 
 
 NOTE_PAD_PX = 4  # pixels kept between an empty panel's note and the panel's frame
@@ -758,8 +765,7 @@ def _fit_notes(fig) -> None:
         box = ax.get_window_extent(renderer)
         room_w, room_h = box.width - 2 * NOTE_PAD_PX, box.height - 2 * NOTE_PAD_PX
         for note in [t for t in ax.texts if t.get_gid() == NOTE_GID and t.get_visible()]:
-            original = getattr(note, "_unwrapped", None) or _one_line(note.get_text())
-            note._unwrapped = original
+            original = _unwrapped(note)
             for size in ("medium", "small", "x-small"):  # x-small: 6.9 pt, still above MIN_PRINTED_PT
                 note.set_fontsize(size)
                 _wrap_to(note, renderer, room_w, original)

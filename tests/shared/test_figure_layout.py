@@ -203,7 +203,7 @@ def test_a_y_label_longer_than_its_panel_is_tall_wraps_to_it(out):
     panel's top into the title."""
     fig, ax = plt.subplots(figsize=(4.5, 3.5))
     ax.scatter([1, 3, 3], [2.4, 2.5, 2.6])
-    ax.set(xlabel="parsed score (paper method)", ylabel="next-token expected score after ### (1-5 scale)",
+    ax.set(xlabel="parsed 1-5 score (paper method)", ylabel="next-token expected score after ### (1-5 scale)",
            ylim=(1, 5), title="Parsed score vs the likelihood's expected score (n = 3 ratings)")
     out.figure(fig, "ylabel")
     renderer = fig.canvas.get_renderer()
@@ -235,4 +235,23 @@ def test_a_lone_panels_long_x_label_wraps_rather_than_widen_the_figure(out):
         out.figure(fig, "k_curve")
     assert saved_width(fig) + 0.2 == pytest.approx(COLUMN_WIDTH, abs=0.05)
     assert ax.get_position().width * fig.get_figwidth() >= 0.5 * (COLUMN_WIDTH - 0.2)
+    assert layout_problems(fig) == []
+
+
+def test_a_lone_panels_x_label_that_fits_the_figure_stays_on_one_line_inside_it(out):
+    """05's likelihood figure: its panel sits right of the figure's centre (a two-line y label on the left),
+    and "parsed score (paper method)", wider than twice the room right of the panel's centre, was split
+    in two though the figure had room for it: it now moves left only as far as it must."""
+    fig, ax = plt.subplots(figsize=(4.5, 3.5))
+    ax.plot([1, 2, 3, 4, 5], [2.1, 2.9, 3.4, 3.9, 4.3], "o")
+    ax.set(xlabel="parsed 1-5 score (paper method)", ylim=(1, 5),
+           ylabel="next-token expected score after ###")
+    out.figure(fig, "lone_x_label")
+    renderer = fig.canvas.get_renderer()
+    label_, box = ax.xaxis.label, ax.get_window_extent(renderer)
+    extent = label_.get_window_extent(renderer)
+    assert "\n" not in label_.get_text()
+    # the case the old rule wrapped: centred on the panel, the label would run out of the figure
+    assert extent.width > 2 * (fig.bbox.width - (box.x0 + box.x1) / 2)
+    assert 0 <= extent.x0 and extent.x1 <= fig.bbox.width
     assert layout_problems(fig) == []

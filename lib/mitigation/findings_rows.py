@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lib.models.specs import SpecError, parse_reward_spec
-from lib.report.measures import declared_finding
+from lib.report.findings import declared_finding
 
 from .measures import NB, STUDY
 

@@ -105,6 +105,22 @@ def _num(value) -> float:
     return float("nan") if value is None or value is pd.NA else float(value)
 
 
+def declared_finding(study: str, notebook: str, measure: str, model: str, n: int, estimate: float, *args,
+        measure_id: str | None = None, **kwargs) -> dict:
+    """A findings row (`finding`) of a measure declared in `lib.report.measures`: an undeclared
+    measure_id, or one declared for another study or notebook, is refused; the declaration's reading
+    sets the row's `primary` and its unit."""
+    from . import measures
+
+    mid = measure_id or slug(measure)
+    m = measures.find(mid)
+    if (m.study, m.notebook) != (study, notebook):
+        raise ValueError(f"{mid} is declared for {m.study} / {m.notebook}, not {study} / {notebook}.")
+    kwargs.setdefault("primary", m.primary)
+    kwargs.setdefault("unit", m.unit)
+    return finding(study, notebook, measure, model, n, estimate, *args, measure_id=mid, **kwargs)
+
+
 def findings_dir(run_name: str) -> Path:
     """Folder of one run's per-notebook findings files."""
     return paths.run_dir(run_name) / "findings"

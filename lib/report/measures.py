@@ -9,7 +9,6 @@ a measure_id belongs to the first declaration whose pattern matches it.
 from __future__ import annotations
 
 import importlib
-import inspect
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -219,23 +218,6 @@ def holm_family(measure_id: str, study: str, primary: bool = True) -> str:
     if m is None:
         return study if primary else ""
     return m.holm_family
-
-
-def declared_finding(study: str, notebook: str, measure: str, model: str, n: int, estimate: float, *args,
-        measure_id: str | None = None, **kwargs) -> dict:
-    """A findings row (lib.report.findings.finding) of a declared measure: an undeclared measure_id,
-    or one declared for another study or notebook, is refused; the declaration's reading sets the
-    row's `primary` where findings takes it."""
-    from . import findings
-
-    mid = measure_id or findings.slug(measure)
-    m = find(mid)
-    if (m.study, m.notebook) != (study, notebook):
-        raise ValueError(f"{mid} is declared for {m.study} / {m.notebook}, not {study} / {notebook}.")
-    if "primary" in inspect.signature(findings.finding).parameters:
-        kwargs.setdefault("primary", m.primary)
-    kwargs.setdefault("unit", m.unit)
-    return findings.finding(study, notebook, measure, model, n, estimate, *args, measure_id=mid, **kwargs)
 
 
 def finding_notebooks() -> list[str]:

@@ -8,7 +8,7 @@ import pandas as pd
 
 from lib.models.specs import parse_reward_spec
 from lib.report.findings import slug
-from lib.report.measures import declared_finding
+from lib.report.findings import declared_finding
 from lib.stats import wilson_ci
 
 from .accuracy_tables import never_parsed, picked_longer, question_units, weighted_accuracy
@@ -94,7 +94,7 @@ def length_findings(results: pd.DataFrame, notebook: str = "14_rm_difficulty") -
     """Per reward model: the share of verdicts picking the longer response over pairs of unequal
     length (orders averaged per pair; unparsed verdicts pick neither), with a cluster-bootstrap 95%
     interval over questions (pairs built from one question are one unit). No test: beyond the paper."""
-    from lib.report.measures import declared_finding
+    from lib.report.findings import declared_finding
     from lib.stats import clustered_mean
 
     from lib.report.findings import slug
@@ -123,7 +123,7 @@ def best_of_n_findings(candidates: pd.DataFrame, picks: pd.DataFrame, reward_mod
                        notebook: str = "15_best_of_n") -> list[dict]:
     """Per reward model: the best-of-N gain (recall of its pick minus the mean recall of the N
     samples), one value per question, with a bootstrap 95% interval over questions. No test."""
-    from lib.report.measures import declared_finding
+    from lib.report.findings import declared_finding
     from lib.stats import clustered_mean
 
     spec_of = {parse_reward_spec(s).name: s for s in reward_models}

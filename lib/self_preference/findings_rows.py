@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lib.report.findings import slug
-from lib.report.measures import declared_finding
+from lib.report.findings import declared_finding
 
 from .likelihood import asymmetry
 from .tables import UNIT, balanced_rate_cell, question_ids, rate_cell

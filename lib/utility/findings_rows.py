@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lib.report.findings import slug
-from lib.report.measures import declared_finding
+from lib.report.findings import declared_finding
 from lib.stats import cluster_bootstrap, wilson_ci
 from lib.utility.evaluate import HEADLINE
 

@@ -41,20 +41,20 @@ def demo_shaped_05() -> list[dict]:
     sizes = {"nq": 14, "marco": 10, "triviaqa": 9}
     for fact in ("true", "false"):
         for d, n in sizes.items():
-            rows.append(measures.declared_finding(
+            rows.append(findings.declared_finding(
                 "self-preference", "05_pointwise_reranking", f"paper {d} {fact}", "local:m", 1, 0.0,
                 measure_id=HMS.format(dataset=d, fact=fact, method="paper_parsed_reply")))
             for method, p in (("next_token_argmax_after", 0.3), ("next_token_expected_score_after", 0.06)):
-                rows.append(measures.declared_finding(
+                rows.append(findings.declared_finding(
                     "self-preference", "05_pointwise_reranking", f"{method} {d} {fact}", "local:m", n, 0.1,
                     -0.1 if n >= 10 else None, 0.3 if n >= 10 else None, p=p,
                     measure_id=HMS.format(dataset=d, fact=fact, method=method)))
-        rows.append(measures.declared_finding(
+        rows.append(findings.declared_finding(
             "self-preference", "05_pointwise_reranking", f"paper all {fact}", "local:m", 6, 0.0, pooled=True,
             measure_id=HMS.format(dataset="all", fact=fact, method="paper_parsed_reply")))
         for method, p in (("next_token_argmax_after", 0.18 if fact == "true" else 0.42),
                           ("next_token_expected_score_after", 0.074 if fact == "true" else 0.073)):
-            rows.append(measures.declared_finding(
+            rows.append(findings.declared_finding(
                 "self-preference", "05_pointwise_reranking", f"{method} all {fact}", "local:m", 33, 0.04,
                 -0.004, 0.084, p=p, pooled=True, measure_id=HMS.format(dataset="all", fact=fact, method=method)))
     return rows
@@ -79,9 +79,9 @@ def test_the_pooled_likelihood_rows_of_a_demo_sized_run_are_tested_in_their_fami
 def test_a_secondary_reading_is_never_tested_beside_the_reading_it_repeats(tmp_runs):
     """With the paper's reading at 40 items as well, the two readings land in two families."""
     mid = "human_minus_self.nq.rag.self_true.{}"
-    rows = [measures.declared_finding("self-preference", "05_pointwise_reranking", "paper", "local:m", 40, 0.1, 0.0,
+    rows = [findings.declared_finding("self-preference", "05_pointwise_reranking", "paper", "local:m", 40, 0.1, 0.0,
                                       0.2, p=0.01, measure_id=mid.format("paper_parsed_reply")),
-            measures.declared_finding("self-preference", "05_pointwise_reranking", "argmax", "local:m", 40, 0.1, 0.0,
+            findings.declared_finding("self-preference", "05_pointwise_reranking", "argmax", "local:m", 40, 0.1, 0.0,
                                       0.2, p=0.02, measure_id=mid.format("next_token_argmax_after"))]
     frame = findings.adjust(pd.DataFrame(rows).reindex(columns=findings.COLUMNS))
     assert frame["family"].tolist() == ["self-preference", SECONDARY]

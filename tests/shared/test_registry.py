@@ -8,7 +8,7 @@ import pytest
 from lib import pipeline, runner
 from lib.models.backends import OPENAI
 from lib.paths import ROOT
-from lib.report import measures
+from lib.report import findings, measures
 
 DEMO = ROOT / "configs" / "demo.yaml"
 GENERIC = [*sorted((ROOT / "lib" / "compare").glob("*.py")), *sorted((ROOT / "lib" / "profile").glob("*.py")),
@@ -48,10 +48,10 @@ def test_every_card_row_and_paired_measure_is_declared():
 
 def test_an_undeclared_measure_id_is_refused():
     with pytest.raises(KeyError, match="no_such_measure.x"):
-        measures.declared_finding("utility", "10_relevance_vs_utility", "x", "m", 3, 0.5, measure_id="no_such_measure.x")
+        findings.declared_finding("utility", "10_relevance_vs_utility", "x", "m", 3, 0.5, measure_id="no_such_measure.x")
     with pytest.raises(ValueError, match="declared for utility"):
-        measures.declared_finding("rewardbench", "13_rewardbench", "x", "m", 3, 0.5, measure_id="set_f1.nq.utility")
-    row = measures.declared_finding("utility", "10_relevance_vs_utility", "x", "m", 3, 0.5, measure_id="set_f1.nq.utility")
+        findings.declared_finding("rewardbench", "13_rewardbench", "x", "m", 3, 0.5, measure_id="set_f1.nq.utility")
+    row = findings.declared_finding("utility", "10_relevance_vs_utility", "x", "m", 3, 0.5, measure_id="set_f1.nq.utility")
     assert row["unit"] == "question" and row["measure_id"] == "set_f1.nq.utility"
 
 

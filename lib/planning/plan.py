@@ -18,7 +18,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from lib import pipeline
+from lib import pipeline, run_config
 from lib.models import cache
 from lib.models.backends import declared_for
 from lib.models.prices import PRICES_AS_OF, price_of
@@ -135,7 +135,7 @@ def _retry_share(model: str, given: float | None = None) -> float:
 
 def retry_share_of(params: dict) -> float | None:
     """The run's `retry_share` (None when not given), checked: a share in [0, 1)."""
-    from lib.runner import RETRY, ConfigError
+    from lib.run_config import RETRY, ConfigError
 
     value = params.get(RETRY)
     if value is None:
@@ -210,17 +210,15 @@ class Plan:
 
 
 def build(cfg: dict, only: list[str] | None = None, from_cache: bool = True) -> Plan:
-    """The plan of a runner config (as lib.runner.load_config reads it), for the notebooks it (or
+    """The plan of a runner config (as lib.run_config.load_config reads it), for the notebooks it (or
     `only`) selects; `from_cache=False` plans as from an empty results cache (a finished run's plan)."""
-    from lib import runner
-
-    selected = runner.select_notebooks(cfg, only)
-    every = runner.numbered_notebooks()
-    effective = runner.effective_parameters(cfg, every)  # every notebook's, for what flows downstream
+    selected = run_config.select_notebooks(cfg, only)
+    every = run_config.numbered_notebooks()
+    effective = run_config.effective_parameters(cfg, every)  # every notebook's, for what flows downstream
     params = {nb.stem: {k: v for k, (v, _) in eff.items()} for nb, eff in effective}
     stems = [nb.stem for nb in selected]
     view = RunView(params, stems)
-    specs = runner.model_specs([(nb, eff) for nb, eff in effective if nb.stem in stems])
+    specs = run_config.model_specs([(nb, eff) for nb, eff in effective if nb.stem in stems])
     known = _known_capabilities(specs)
     left = [part for s in stems for part in pipeline.left_out(s, params[s], known)]
     dropped = {(p["notebook"], p["part"], p["model"]) for p in left}

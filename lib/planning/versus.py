@@ -75,7 +75,7 @@ def plan_of_run(run_folder: Path, retry_share: float | None = None):
     """The plan of a finished run, from its manifest: the config and command-line parameters it ran
     with, for the notebooks it ran, from an empty cache (what it sent, not what is cached now);
     `retry_share` plans the re-asks at another share than the run's (e.g. one measured on the run)."""
-    from lib.runner import RETRY
+    from lib.run_config import RETRY
 
     from .plan import build
 

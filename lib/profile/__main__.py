@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from lib import runner
+from lib.parameters import RUN_MODEL
 from lib.paths import CONFIGS, NOTEBOOKS, display_path, run_dir
 
 from . import card
@@ -72,7 +73,7 @@ def main(argv=None) -> int:
     started = time.time()
     try:
         if not args.render_only:
-            cfg = runner.load_config(args.config, {runner.RUN_MODEL: args.model})
+            cfg = runner.load_config(args.config, {RUN_MODEL: args.model})
             runner.run(cfg, name, kernel=args.kernel)
         html = render(name, args.model, args.kernel)
     except runner.NotebookFailed as e:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from lib import runner
+from lib import run_config, runner
 from lib.paths import ROOT
 from tests.docs import doc_commands as dc
 
@@ -84,14 +84,14 @@ def dry_runner(monkeypatch):
     seen = []
 
     def run(cfg, only, **_):
-        seen.append(runner.plan(cfg, runner.select_notebooks(cfg, only)))
+        seen.append(run_config.plan(cfg, runner.select_notebooks(cfg, only)))
         return {"status": "ok"}
 
     def sweep(cfg, grid, only, jobs, executor, resources, **_):
         assert executor == "ray" or jobs >= 1, f"--jobs {jobs}"
         parse_overrides(resources)
         for _, combo in runner.grid_runs(cfg, grid):
-            seen.append(runner.plan(runner.sweep_config(cfg, combo), runner.select_notebooks(cfg, only)))
+            seen.append(run_config.plan(runner.sweep_config(cfg, combo), runner.select_notebooks(cfg, only)))
         return 0
 
     def compare(runs, name, **_):

@@ -14,7 +14,7 @@ import uuid
 import httpx
 import pytest
 
-from lib import nbstrip, runner
+from lib import nbstrip, run_config, runner
 from lib.paths import NOTEBOOKS, ROOT
 
 DEADLINE = 90  # seconds for the whole test; the server is always stopped
@@ -100,7 +100,7 @@ def test_jupyterlab_lists_notebooks_and_runs_the_project_kernel(tmp_path):
         assert httpx.get(f"{base}/api/status").status_code == 403, "the API must need the token"
         assert http.get("/lab").status_code == 200, "JupyterLab's page is served"
         names = {c["name"] for c in http.get("/api/contents/notebooks").json()["content"]}
-        assert {p.name for p in runner.numbered_notebooks()} <= names
+        assert {p.name for p in run_config.numbered_notebooks()} <= names
         specs = http.get("/api/kernelspecs").json()
         assert kernel in specs["kernelspecs"] and specs["default"] == kernel
         assert specs["kernelspecs"][kernel]["spec"]["display_name"] == "Python (rag-bias-lab)"

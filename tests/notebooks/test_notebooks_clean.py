@@ -13,7 +13,8 @@ import pytest
 
 from lib.paths import NOTEBOOKS
 from lib.nbstrip import language_info, strip, stripped_text
-from lib.runner import KERNEL, KERNEL_DISPLAY, numbered_notebooks
+from lib.run_config import numbered_notebooks
+from lib.runner import KERNEL, KERNEL_DISPLAY
 
 NOTEBOOK_FILES = sorted(NOTEBOOKS.glob("*.ipynb"))
 

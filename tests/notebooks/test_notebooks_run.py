@@ -7,7 +7,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from lib import pipeline, runner
+from lib import pipeline, run_config, runner
 from lib.paths import ROOT, figure_dir
 from lib.rewardbench.accuracy_tables import NEVER_PARSED
 from tests.compare.test_compare import two_runs  # noqa: F401  (two synthetic runs with findings)
@@ -363,7 +363,7 @@ TABLE_CHECKS.update(_study_checks())
 
 def test_every_numbered_notebook_has_a_table_check():
     """A notebook added without an entry here would run with no table check: that fails."""
-    missing = [p.stem for p in runner.numbered_notebooks() if p.stem not in TABLE_CHECKS]
+    missing = [p.stem for p in run_config.numbered_notebooks() if p.stem not in TABLE_CHECKS]
     assert missing == [], f"add a check_NN to TABLE_CHECKS for {missing}"
 
 
@@ -375,10 +375,10 @@ def test_whole_job_runs_with_tiny_parameters(tmp_runs):
     assert man["status"] == "ok"
     ran = [e["notebook"] for e in man["notebooks"]]
     # every numbered notebook but 17, which `all` runs only when given runs to compare (declared on request in lib.pipeline)
-    assert ran == [p.name for p in runner.numbered_notebooks() if not pipeline.step(p.stem).on_request]
+    assert ran == [p.name for p in run_config.numbered_notebooks() if not pipeline.step(p.stem).on_request]
     run = tmp_runs / name
     finished = sorted(f.stem for f in (run / "cache_stats").glob("*.json"))
-    assert finished == [p.stem for p in runner.numbered_notebooks() if not pipeline.step(p.stem).on_request], \
+    assert finished == [p.stem for p in run_config.numbered_notebooks() if not pipeline.step(p.stem).on_request], \
         "every notebook must end with out.finish()"
     tables = [f for f in man["files"] if f["path"].endswith(".csv")]
     figures = [f for f in man["files"] if f["path"].endswith(".png")]

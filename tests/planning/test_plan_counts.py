@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import lib.models
-from lib import runner
+from lib import run_config, runner
 from lib.models import cache
 from lib.paths import CONFIGS
 from lib.planning import plan as planning
@@ -119,7 +119,7 @@ def test_a_server_s_option_scores_are_planned_as_the_echoes_it_receives():
 def _view(cfg):
     from lib.planning.designs import RunView
 
-    every = runner.numbered_notebooks()
+    every = run_config.numbered_notebooks()
     params = {nb.stem: {k: v for k, (v, _) in eff.items()} for nb, eff in runner.effective_parameters(cfg, every)}
     return RunView(params, ["05_pointwise_reranking"])
 

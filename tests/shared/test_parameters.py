@@ -8,7 +8,7 @@ import nbformat
 import pytest
 import yaml
 
-from lib import parameters, runner
+from lib import parameters, run_config, runner
 from lib.paths import ROOT
 from lib.models.specs import SpecError, reward_spec_models, with_model
 
@@ -29,42 +29,42 @@ def _studied(cfg, only=None):
     steps = runner.effective_parameters(cfg, runner.select_notebooks(cfg, only))
     out = {}
     for nb, eff in steps:
-        declared = runner.declared_parameters(nb)
+        declared = run_config.declared_parameters(nb)
         out[nb.stem] = {k: v for k, v in eff.items() if declared[k].kind in parameters.MODEL_KINDS}
     return out
 
 
 def test_every_spec_valued_parameter_is_declared_with_a_role():
     # a parameter whose default names a model but carries no declaration would escape validation and `model`
-    for nb in runner.numbered_notebooks():
-        for p in runner.declared_parameters(nb).values():
+    for nb in run_config.numbered_notebooks():
+        for p in run_config.declared_parameters(nb).values():
             if SPEC_LIKE.search(p.default or ""):
                 assert p.kind in parameters.MODEL_KINDS and p.role, f"{nb.stem}: {p.name} is not declared"
 
 
 def test_declaration_comments_are_read_and_bad_ones_named(tmp_path):
     nb = _notebook(tmp_path, 'run_name = "x"\nn_items = 2  # [size] per dataset\njudges = ["local:smollm2"]  # [models:judge]')
-    got = runner.declared_parameters(nb)
+    got = run_config.declared_parameters(nb)
     assert (got["n_items"].kind, got["n_items"].help, got["judges"].role) == ("size", "per dataset", "judge")
     with pytest.raises(runner.ConfigError, match=r"\[sizes\]"):
-        runner.declared_parameters(_notebook(tmp_path, "n_items = 2  # [sizes]"))
+        run_config.declared_parameters(_notebook(tmp_path, "n_items = 2  # [sizes]"))
     with pytest.raises(runner.ConfigError, match="need a role"):
-        runner.declared_parameters(_notebook(tmp_path, 'm = "local:smollm2"  # [model]'))
+        run_config.declared_parameters(_notebook(tmp_path, 'm = "local:smollm2"  # [model]'))
 
 
 def test_no_notebook_declares_a_parameter_it_never_uses(tmp_path):
-    for nb in runner.numbered_notebooks():
-        assert parameters.unused(nb, runner.declared_parameters(nb)) == [], nb.stem
+    for nb in run_config.numbered_notebooks():
+        assert parameters.unused(nb, run_config.declared_parameters(nb)) == [], nb.stem
     planted = _notebook(tmp_path, "n_items = 2\nknowledge_path = ''")
-    assert parameters.unused(planted, runner.declared_parameters(planted)) == ["knowledge_path"]
+    assert parameters.unused(planted, run_config.declared_parameters(planted)) == ["knowledge_path"]
 
 
 def test_run_model_reaches_every_studied_role_of_every_notebook():
     cfg = runner.load_config(DEMO, {"model": "hf:gpt2"})
     roles = _studied(cfg)
     reached = {(stem, k) for stem, eff in roles.items() for k, (v, src) in eff.items() if src == "model (command line)"}
-    for nb in runner.numbered_notebooks():
-        for p in runner.declared_parameters(nb).values():
+    for nb in run_config.numbered_notebooks():
+        for p in run_config.declared_parameters(nb).values():
             if p.role in parameters.STUDIED_ROLES:
                 assert (nb.stem, p.name) in reached, f"{nb.stem}: {p.name} missed the run-level model"
     assert roles["05_pointwise_reranking"]["evaluators"][0] == ["hf:gpt2"]
@@ -172,8 +172,8 @@ def test_params_lists_every_run_level_parameter(capsys):
     declaring it (concurrency included), above the notebooks' table."""
     assert runner.main(["params"]) == 0
     out = capsys.readouterr().out
-    assert set(runner.RUN_LEVEL) >= {"model", "concurrency"}
-    assert all(f"| `{name}` |" in out for name in runner.RUN_LEVEL)
+    assert set(run_config.RUN_LEVEL) >= {"model", "concurrency"}
+    assert all(f"| `{name}` |" in out for name in run_config.RUN_LEVEL)
     assert out.index("run-level parameter") < out.index(runner.parameter_table().splitlines()[0])
 
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from lib import runner
+from lib import run_config, runner
 from lib.paths import ROOT
 
 
@@ -23,7 +23,7 @@ def test_unknown_top_level_key(tmp_path):
 def test_unknown_parameter_is_named(tmp_path):
     cfg = runner.load_config(write_cfg(tmp_path, {"parameters": {"chat_modle": "local:smollm2"}}))
     with pytest.raises(runner.ConfigError, match="chat_modle"):
-        runner.plan(cfg, runner.select_notebooks(cfg, ["00"]))
+        run_config.plan(cfg, runner.select_notebooks(cfg, ["00"]))
 
 
 def test_bad_model_spec_fails_before_work(tmp_path, tmp_runs):
@@ -45,7 +45,7 @@ DEMO = ROOT / "configs" / "demo.yaml"
 
 def test_command_line_beats_per_notebook_and_parameters():
     cfg = runner.load_config(DEMO, {"evaluators": ["hf:foo/bar"], "chat_model": "hf:gpt2", "k_retries": 3})
-    (nb, params), = runner.plan(cfg, runner.select_notebooks(cfg, ["05"]))
+    (nb, params), = run_config.plan(cfg, runner.select_notebooks(cfg, ["05"]))
     # demo.yaml sets evaluators and k_retries for 05 in per_notebook: the command line still wins
     assert params["evaluators"] == ["hf:foo/bar"] and params["k_retries"] == 3
     (_, eff), = runner.effective_parameters(cfg, [nb])
@@ -66,7 +66,7 @@ def test_bad_command_line_spec_fails_before_work(tmp_runs):
         runner.run(cfg, "never", ["05"])
     assert not (tmp_runs / "never").exists()
     with pytest.raises(runner.ConfigError, match="evalutors"):
-        runner.plan(runner.load_config(DEMO, {"evalutors": ["local:smollm2"]}), runner.select_notebooks(cfg, ["05"]))
+        run_config.plan(runner.load_config(DEMO, {"evalutors": ["local:smollm2"]}), runner.select_notebooks(cfg, ["05"]))
 
 
 @pytest.mark.parametrize("bad,match", [("critic:local:smollm2", "Unknown reward-model kind"),
@@ -108,7 +108,7 @@ def test_sweep_grid_beats_per_notebook():
     got = []
     for name, combo in runs:
         c = runner.sweep_config(cfg, combo)
-        (_, params), = runner.plan(c, runner.select_notebooks(c, ["05"]))
+        (_, params), = run_config.plan(c, runner.select_notebooks(c, ["05"]))
         got.append((params["evaluators"], params["k_retries"]))
     assert got == [(["local:smollm2"], 2), (["hf:gpt2"], 2)], "every run of a sweep must differ"
 
@@ -182,15 +182,15 @@ def test_quickstart_run_manifest_and_warm_rerun(tmp_path, tmp_runs):
 def test_per_notebook_typo_is_named(tmp_path):
     cfg = runner.load_config(write_cfg(tmp_path, {"per_notebook": {"00_quickstart": {"max_tokns": 3}}}))
     with pytest.raises(runner.ConfigError, match="max_tokns"):
-        runner.plan(cfg, runner.select_notebooks(cfg, ["00"]))
+        run_config.plan(cfg, runner.select_notebooks(cfg, ["00"]))
     cfg = runner.load_config(write_cfg(tmp_path, {"per_notebook": {"99_nothing": {}}}))
     with pytest.raises(runner.ConfigError, match="99_nothing"):
-        runner.plan(cfg, runner.select_notebooks(cfg, ["00"]))
+        run_config.plan(cfg, runner.select_notebooks(cfg, ["00"]))
 
 
 def test_only_keeps_global_parameters_of_other_notebooks_valid():
     cfg = runner.load_config(ROOT / "configs" / "demo.yaml")
-    steps = runner.plan(cfg, runner.select_notebooks(cfg, ["09"]))
+    steps = run_config.plan(cfg, runner.select_notebooks(cfg, ["09"]))
     assert [nb.stem for nb, _ in steps] == ["09_utility_benchmarks"] and "ppl_model" not in steps[0][1]
 
 
@@ -236,7 +236,7 @@ def test_misspelled_parameter_suggests_the_closest_name(tmp_path, where):
         {"per_notebook": {"00_quickstart": {"max_tokn": 8}}} if where == "per_notebook" else {}
     cfg = runner.load_config(write_cfg(tmp_path, body), {"max_tokn": 8} if where == "command line" else None)
     with pytest.raises(runner.ConfigError) as e:
-        runner.plan(cfg, runner.select_notebooks(cfg, ["00"]))
+        run_config.plan(cfg, runner.select_notebooks(cfg, ["00"]))
     assert "did you mean 'max_tokn' -> 'max_tokens'?" in str(e.value)
     if where != "per_notebook":  # the notebook's own short list stays; the ~80 names of all do not
         assert "answers_path" not in str(e.value) and "lib.runner params" in str(e.value)

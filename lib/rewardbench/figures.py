@@ -1,7 +1,6 @@
 """Figures of the reward-model notebooks (house style is applied by the notebook)."""
 from __future__ import annotations
 
-import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np

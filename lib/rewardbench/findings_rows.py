@@ -12,7 +12,7 @@ from lib.report.findings import declared_finding
 from lib.stats import wilson_ci
 
 from .accuracy_tables import never_parsed, picked_longer, question_units, weighted_accuracy
-from .measures import judge_method
+from .judge import judge_method
 
 
 def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
@@ -99,7 +99,7 @@ def length_findings(results: pd.DataFrame, notebook: str = "14_rm_difficulty") -
 
     from lib.report.findings import slug
 
-    from .measures import judge_method
+    from .judge import judge_method
 
     rows = []
     for rm, res in results.groupby("rm", sort=False):

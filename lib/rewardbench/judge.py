@@ -30,6 +30,13 @@ GENERATE_METHOD = "generate-and-parse"
 _BETTER = re.compile(r"response\W{0,3}([12])(?!\d)\W{0,3}is\W{0,3}better", re.I)
 
 
+def judge_method(res: pd.DataFrame) -> str:
+    """How one judge's verdicts were decided (its results' `verdict_method`):
+    generate-and-parse, log-probability verdict, or its top-k fallback."""
+    got = res["verdict_method"].dropna() if "verdict_method" in res else pd.Series(dtype=str)
+    return str(got.iloc[0]) if len(got) else GENERATE_METHOD
+
+
 def parse_choice(text: str) -> int | None:
     """1 or 2 from a judge reply ('Choose 1', '**Choose 2**', 'Response 2 is better', a bare '1');
     None when the reply names neither or both."""

@@ -20,7 +20,7 @@ def verdict_judgments(folder: Path, measure_ids, params: dict) -> pd.DataFrame:
     from lib.report.findings import slug
 
     from .accuracy_tables import question_units
-    from .measures import judge_method
+    from .judge import judge_method
     from .replies import RAW_FILE, reparse
 
     path = Path(folder) / RAW_FILE

@@ -22,15 +22,6 @@ LIKELIHOOD_TRUTH = "lib.simulate.self_preference.likelihood_truth:likelihood_tru
 RM_TRUTH = "lib.simulate.rewardbench.truth:rm_truths"
 
 
-def judge_method(res: pd.DataFrame) -> str:
-    """How one judge's verdicts were decided (its results' `verdict_method`, lib.rewardbench.judge):
-    generate-and-parse, log-probability verdict, or its top-k fallback."""
-    from .judge import GENERATE_METHOD
-
-    got = res["verdict_method"].dropna() if "verdict_method" in res else pd.Series(dtype=str)
-    return str(got.iloc[0]) if len(got) else GENERATE_METHOD
-
-
 def judge_units(folder: Path, params: dict) -> pd.DataFrame:
     """Per pair: each generative judge's accuracy over both orders (unparsed = wrong), stratum =
     category, cluster = the pair's question (pairs built from one question are one cluster, as the
@@ -39,6 +30,7 @@ def judge_units(folder: Path, params: dict) -> pd.DataFrame:
     from lib.report.findings import slug
 
     from .accuracy_tables import question_units
+    from .judge import judge_method
     from .replies import RAW_FILE, reparse
 
     path = Path(folder) / RAW_FILE

@@ -157,11 +157,11 @@ _HMS = re.compile(r"human_minus_self\.(?P<dataset>[^.]+)\.(?P<setting>[^.]+)\.se
 def rating_judgments(folder: Path, measure_ids, params: dict) -> pd.DataFrame:
     """05's ratings behind each human-minus-self measure_id: per question the human's true passage
     and the evaluator's own (true or false), each with its prompt, reply and score; a question counts
-    where the findings row's reader (`measures.pointwise_units`) gives it a difference."""
+    where the findings row's reader (`units.pointwise_units`) gives it a difference."""
     from lib.report.findings import slug
 
     from .likelihood import RATING_METHODS
-    from .measures import pointwise_units
+    from .units import pointwise_units
     from .pointwise import pointwise_prompt
 
     ratings = _frame(folder, RATINGS_FILE)

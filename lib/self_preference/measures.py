@@ -2,15 +2,12 @@
 05, 06 and 08 write them, compare pairs 05's across runs from its records, the bias card reads `CARD`."""
 from __future__ import annotations
 
-from pathlib import Path
-
-import pandas as pd
-
 from lib.paper_check import published as pub
-from lib.report.measures import UNIT_COLUMNS, CardRow, Judgments, Measure, Reference, secondary_family
+from lib.report.measures import CardRow, Judgments, Measure, Reference, secondary_family
 
 from .judgments import PAIRS_FILE, RATINGS_FILE, pair_judgments, rating_judgments
 from .tables import UNIT
+from .units import HUMAN_MINUS_SELF_ID, pointwise_units
 
 STUDY = "self-preference"
 # the Holm family of the readings beyond the paper's (likelihoods, the order-balanced rate): tested
@@ -26,40 +23,6 @@ NO_LIKELIHOOD_TRUTH = ("the likelihood decides only pairs with two answer string
                        "where the own passage differs, are undecidable, so the rate is not reported")
 
 
-def pointwise_units(folder: Path, params: dict) -> pd.DataFrame:
-    """Per question: human (true) minus the evaluator's own passage (true / false) for every dataset
-    (and all datasets pooled), setting and rating method, as notebook 05's findings define them, read
-    from its pointwise_ratings.jsonl; `params` are the notebook's run parameters (evaluator specs)."""
-    from lib.models.specs import author_specs
-    from lib.report.findings import slug
-
-    from .likelihood import RATING_METHODS
-
-    path = Path(folder) / "pointwise_ratings.jsonl"
-    if not path.exists():
-        return pd.DataFrame(columns=UNIT_COLUMNS)
-    ratings = pd.read_json(path, lines=True, dtype={"item_id": str})
-    specs = author_specs(params.get("evaluators"), params.get("author_names"))
-    views = [ratings] + ([ratings.assign(dataset="all")] if ratings["dataset"].nunique() > 1 else [])
-    rows = []
-    for view in views:
-        for (dataset, evaluator, setting), g in view.groupby(["dataset", "evaluator", "setting"], sort=False):
-            # the unit is the question: its own dataset and item id, also within the pooled view
-            g = g.assign(unit_id=ratings.loc[g.index, "dataset"].astype(str) + "|" + g["item_id"].astype(str))
-            for method, col in RATING_METHODS.items():
-                if col not in g:
-                    continue
-                score = pd.to_numeric(g[col], errors="coerce")
-                human = score[(g["author"] == "human") & (g["factuality"] == "true")].groupby(g["unit_id"]).mean()
-                for fact in ("true", "false"):
-                    own = score[(g["author"] == evaluator) & (g["factuality"] == fact)].groupby(g["unit_id"]).mean()
-                    diff = (human - own).dropna()
-                    mid = HUMAN_MINUS_SELF_ID.format(dataset=dataset, setting=setting, fact=fact, method=slug(method))
-                    rows += [(mid, specs.get(evaluator, evaluator), u, "", float(v)) for u, v in diff.items()]
-    return pd.DataFrame(rows, columns=UNIT_COLUMNS)
-
-
-HUMAN_MINUS_SELF_ID = "human_minus_self.{dataset}.{setting}.self_{fact}.{method}"
 # where the inspector (lib.inspect) finds each notebook's judgments: the unit is the question
 RATINGS = Judgments(RATINGS_FILE, ("dataset", "item_id"), rating_judgments)
 PAIRS = Judgments(PAIRS_FILE, ("dataset", "item_id"), pair_judgments, pairwise=True)

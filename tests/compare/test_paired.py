@@ -11,7 +11,7 @@ from lib import compare, stats
 from lib.compare import paired
 from lib.report.measures import notebook_parameters
 from lib.rewardbench.measures import judge_units
-from lib.self_preference.measures import pointwise_units
+from lib.self_preference.units import pointwise_units
 from tests.compare.test_compare import _row, write_run
 
 MID = "human_minus_self.nq.rag.self_true.paper_parsed_reply"

@@ -228,7 +228,10 @@ SMALL_PT = 9.0  # \small in a 10 pt article
 OPTICAL_SIZE = 1.028
 # LaTeX source -> pieces to measure: math, an accent over a letter, a command, an escaped character, a brace
 _PIECE = re.compile(r"\$[^$]*\$|\\(?:[`'^\"~=.]|[cvurHk](?=\{))\{([^{}]*)\}|\\[a-zA-Z]+(?:\{\})?|\\.|[{}]|.", re.S)
-# what these set, in glyphs cmr10 has at their ASCII places (\\ldots spaces its dots; ~ is a space)
+# in math: an optional ^ or _, then a command, a group or a character
+_MATH_ATOM = re.compile(r"([\^_]?)(\\[a-zA-Z]+|\{[^{}]*\}|[^{}^_])")
+SCRIPT_SIZE = 6.0 / 9.0  # \small's script size over its text size
+# what these set, in glyphs cmr10 has at their ASCII places (\ldots spaces its dots; ~ is a space)
 _STAND_IN = {r"\ldots{}": ". . .", r"\ldots": ". . .", r"\&": "&", r"\%": "%", r"\$": "$", r"\#": "#", "~": " "}
 
 
@@ -261,13 +264,25 @@ def _piece_em(piece: str, accented: str | None) -> float:
     if piece in _STAND_IN:
         return sum(_advance_em(c) for c in _STAND_IN[piece])
     if piece.startswith("$"):
-        inner = re.sub(r"\\[a-zA-Z]+", "+", piece.strip("$"))
-        return sum(_advance_em(c) for c in inner if c not in "^_{}")
+        return _math_em(piece.strip("$"))
     if piece.startswith("\\"):
         return _advance_em("+")
     if piece in "{}":
         return 0.0
     return _advance_em(piece)
+
+
+def _math_em(formula: str) -> float:
+    """Width in em of a formula: a symbol command as one operator-wide glyph, a super- or subscript
+    at script size (6 pt in \\small's 9)."""
+    total = 0.0
+    for script, atom in _MATH_ATOM.findall(formula):
+        if atom.startswith("{"):
+            em = _math_em(atom[1:-1])
+        else:
+            em = _advance_em("+" if atom.startswith("\\") else atom)
+        total += em * (SCRIPT_SIZE if script else 1.0)
+    return total
 
 
 def _source_em(text: str) -> float:
@@ -307,20 +322,26 @@ def column_groups(columns: list[str], keys: list[str], widths: dict, limit: floa
     return _greedy_groups(columns, keys, widths, high)
 
 
-def _header(text: str, width: float) -> str:
-    """A header cell that wraps onto lines no wider than its column's cells (a nested tabular)."""
-    words, lines, line = text.split(" "), [], ""
-    for w in words:
+def _header_lines(text: str, width: float) -> list[str]:
+    """A header's words on lines no wider than `width` pt (a word wider than that on a line of its own)."""
+    lines, line = [], ""
+    for w in text.split(" "):
         if line and text_width_pt(line + " " + w) > width:
             lines.append(line)
             line = w
         else:
             line = f"{line} {w}".strip()
-    lines.append(line)
+    return lines + [line]
+
+
+def _header(text: str, width: float) -> str:
+    """A header cell that wraps onto lines no wider than its column's cells (a nested tabular)."""
+    lines = _header_lines(text, width)
     if len(lines) == 1:
         return lines[0]
-    # "{}" after each line break: a line starting with "[" would be read as the break's optional argument
-    return r"\begin{tabular}[b]{@{}l@{}}" + r" \\{} ".join(lines) + r"\end{tabular}"
+    # "{}" after each line break: a line starting with "[" would be read as the break's optional argument;
+    # no space after it, which would indent the line
+    return r"\begin{tabular}[b]{@{}l@{}}" + r" \\{}".join(lines) + r"\end{tabular}"
 
 
 def _layout(df: pd.DataFrame, decimals: int) -> dict:
@@ -336,10 +357,11 @@ def _layout(df: pd.DataFrame, decimals: int) -> dict:
             align, body = rf"p{{{WRAP_PT:g}pt}}", WRAP_PT
         else:
             align = "r" if numeric else "l"
-        width = max(body, min(longest_word, WRAP_PT), 0.0)
         # a header wraps only where it is much wider than its cells (two short words stay on one line)
-        out[c] = {"cells": cells, "head": _header(head, max(width, longest_word, 60.0)), "align": align,
-                  "width": max(width, longest_word, min(text_width_pt(head), 60.0)) + COLSEP_PT}
+        wrap = max(body, longest_word, 60.0)
+        lines = _header_lines(head, wrap)
+        out[c] = {"cells": cells, "head": _header(head, wrap), "align": align,
+                  "width": max([body] + [text_width_pt(line) for line in lines]) + COLSEP_PT}
     return out
 
 

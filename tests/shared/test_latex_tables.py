@@ -97,7 +97,7 @@ def test_widths_fit_what_each_table_declares(tmp_path):
     # a wrapped header whose second line starts with "[" (an interval's): not read as \\'s optional argument
     from lib.report.latex_table import _header
     head = _header(r"rate [95\% CI]", 20.0)
-    assert r"\\{} [95" in head  # the second line starts with "["
+    assert r"\\{}[95" in head  # the second line starts with "[" (and no space, which would indent it)
     tables["bracket"] = ("\\begin{table}\n\\caption{x}\n\\begin{tabular}{l}\n\\toprule\n" + head
                          + " \\\\\n\\midrule\n0.5 \\\\\n\\bottomrule\n\\end{tabular}\n\\end{table}\n")
     assert fit_problems(tables, tmp_path) == []
@@ -112,11 +112,13 @@ def test_widths_fit_what_each_table_declares(tmp_path):
 
 
 def test_the_width_check_can_fail(tmp_path):
-    """A table declared for a column that is wider than one is caught (planted: the long-text table
-    relabelled `table`)."""
+    """A table declared for a column that is wider than one is caught, by its measured width and by
+    pdflatex's 'Overfull \\hbox' (planted: the long-text table relabelled `table`)."""
     require_engine()
     tex = to_latex(_long_text(), "t").replace("table*", "table")
-    assert fit_problems({"planted": tex}, tmp_path) and "over the column" in fit_problems({"planted": tex}, tmp_path)[0]
+    problems = fit_problems({"planted": tex}, tmp_path)
+    assert "over the column" in problems[0]
+    assert any(p.startswith("planted: overfull by") for p in problems)  # pdflatex says so too, in the paper's column
 
 
 def test_intervals_in_one_cell_no_helper_columns_short_percentages():

@@ -322,8 +322,8 @@ def column_groups(columns: list[str], keys: list[str], widths: dict, limit: floa
     return _greedy_groups(columns, keys, widths, high)
 
 
-def _header_lines(text: str, width: float) -> list[str]:
-    """A header's words on lines no wider than `width` pt (a word wider than that on a line of its own)."""
+def _wrapped_lines(text: str, width: float) -> list[str]:
+    """Words on lines no wider than `width` pt, filled in turn (a word wider than that on a line of its own)."""
     lines, line = [], ""
     for w in text.split(" "):
         if line and text_width_pt(line + " " + w) > width:
@@ -336,7 +336,7 @@ def _header_lines(text: str, width: float) -> list[str]:
 
 def _header(text: str, width: float) -> str:
     """A header cell that wraps onto lines no wider than its column's cells (a nested tabular)."""
-    lines = _header_lines(text, width)
+    lines = _wrapped_lines(text, width)
     if len(lines) == 1:
         return lines[0]
     # "{}" after each line break: a line starting with "[" would be read as the break's optional argument;
@@ -359,7 +359,7 @@ def _layout(df: pd.DataFrame, decimals: int) -> dict:
             align = "r" if numeric else "l"
         # a header wraps only where it is much wider than its cells (two short words stay on one line)
         wrap = max(body, longest_word, 60.0)
-        lines = _header_lines(head, wrap)
+        lines = _wrapped_lines(head, wrap)
         out[c] = {"cells": cells, "head": _header(head, wrap), "align": align,
                   "width": max([body] + [text_width_pt(line) for line in lines]) + COLSEP_PT}
     return out
@@ -377,11 +377,11 @@ LINE_PT = 11.5  # one line of a row at \small
 
 
 def row_heights(layout: dict, cols: list[str], n_rows: int) -> list[float]:
-    """Each row's estimated height in pt: its tallest cell, a wrapped p{} column taking a line per
-    WRAP_PT of its text."""
+    """Each row's estimated height in pt: its tallest cell, a p{} column's text wrapped word by word
+    at WRAP_PT (no hyphens, so never fewer lines than pdflatex sets)."""
     heights = []
     for i in range(n_rows):
-        lines = max((math.ceil(text_width_pt(layout[c]["cells"][i]) / WRAP_PT) if layout[c]["align"].startswith("p")
+        lines = max((len(_wrapped_lines(layout[c]["cells"][i], WRAP_PT)) if layout[c]["align"].startswith("p")
                      else 1 for c in cols), default=1)
         heights.append(LINE_PT * max(lines, 1))
     return heights

@@ -333,3 +333,37 @@ def test_cmr9_is_wider_than_cmr10_by_the_factor_used():
     nine, ten = widths("cmr9"), widths("cmr10")
     ratios = [nine[c] / (0.9 * ten[c]) for c in nine if c in ten]
     assert len(ratios) > 50 and all(abs(r - OPTICAL_SIZE) < 0.003 for r in ratios), (min(ratios), max(ratios))
+
+
+def _pdflatex_lines(cells: list[str], workdir) -> list[int]:
+    """How many lines pdflatex sets each text in, at \\small in a 120 pt p{} column (its height over
+    the 11 pt baseline skip, struts on the first and last line)."""
+    import re
+    import subprocess
+    from lib.report.latex_table import WRAP_PT
+    from tests.latex_check import DOCUMENT, engine
+
+    body = "\n".join("{\\small\\setbox0\\vbox{\\hsize=%gpt\\noindent\\strut %s\\strut}\\dimen0=\\ht0"
+                     "\\advance\\dimen0\\dp0\\typeout{LINES %d \\the\\dimen0}}" % (WRAP_PT, c, i) for i, c in enumerate(cells))
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "lines.tex").write_text(DOCUMENT % (body + "\nx"))
+    out = subprocess.run([engine(), "-interaction=nonstopmode", "lines.tex"], cwd=workdir, capture_output=True, text=True).stdout
+    found = {int(i): round(float(h) / 11.0) for i, h in re.findall(r"LINES (\d+) ([\d.]+)pt", out)}
+    return [found[i] for i in range(len(cells))]
+
+
+def test_wrapped_text_takes_no_fewer_lines_than_pdflatex_sets(tmp_path):
+    """A row's height counts the lines of its wrapped text word by word: never fewer than pdflatex
+    sets (fewer would let a float grow taller than a page); the old rule, a line per 120 pt of text,
+    counts fewer (planted)."""
+    import math
+    from lib.report.latex_table import WRAP_PT, _wrapped_lines, text_width_pt
+
+    require_engine()
+    words = "Canberra was chosen in 1908 as a compromise between Sydney and Melbourne, the two largest cities".split()
+    cells = [escape(" ".join(words[i:] + words[:i]) * k) for i in range(0, 14, 3) for k in (1, 2, 3)]
+    real = _pdflatex_lines(cells, tmp_path)
+    counted = [len(_wrapped_lines(c, WRAP_PT)) for c in cells]
+    assert all(r <= c <= r + 1 for r, c in zip(real, counted)), list(zip(real, counted))
+    per_width = [math.ceil(text_width_pt(c) / WRAP_PT) for c in cells]
+    assert any(p < r for p, r in zip(per_width, real))

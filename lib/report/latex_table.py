@@ -286,7 +286,7 @@ def _math_em(formula: str) -> float:
 
 
 def _source_em(text: str) -> float:
-    """Width in em of a line of LaTeX source (no kerning or ligatures: both only narrow a line)."""
+    """Width in em of a line of LaTeX source (no kerning or ligatures, which in Computer Modern mostly narrow a line)."""
     return sum(_piece_em(m.group(0), m.group(1)) for m in _PIECE.finditer(text))
 
 

@@ -12,9 +12,12 @@ import pytest
 
 INSTALL = ("apt-get install -y --no-install-recommends texlive-latex-base texlive-latex-recommended "
            "(Debian / Ubuntu; booktabs is in texlive-latex-recommended)")
-# a two-column paper, as the tables are meant for (tables fit its column, table* its page)
-DOCUMENT = "\\documentclass[twocolumn]{article}\n\\usepackage{booktabs}\n\\begin{document}\n%s\n\\end{document}\n"
 COLUMN_PT, PAGE_PT = 240.0, 505.0  # 3.3 in and 7 in
+# a two-column paper, as the tables are meant for (tables fit its column, table* its page): the
+# article's own 229.5 pt column and 469 pt page set to the widths the tables are written for
+DOCUMENT = ("\\documentclass[twocolumn]{article}\n\\usepackage{booktabs}\n"
+            "\\setlength{\\textwidth}{%gpt}\\setlength{\\columnsep}{%gpt}\\setlength{\\columnwidth}{%gpt}\n"
+            % (PAGE_PT, PAGE_PT - 2 * COLUMN_PT, COLUMN_PT) + "\\begin{document}\n%s\n\\end{document}\n")
 TABULAR = re.compile(r"\\begin\{tabular\}\{.*?\n\\end\{tabular\}", re.S)
 # what a table a paper can take never shows: a float with 7+ decimals, a NaN, an unescaped underscore
 RAW_NUMBER = re.compile(r"\d\.\d{7,}")
@@ -91,11 +94,14 @@ def measured_widths(fragments: dict[str, str], workdir: Path) -> dict[str, float
 
 
 TOO_TALL = re.compile(r"Float too large for page by ([\d.]+)pt on input line (\d+)")
+OVERFULL = re.compile(r"Overfull \\hbox \(([\d.]+)pt too wide\) in \w+ at lines? (\d+)")
+OVERFULL_PT = 1.0  # what a reader cannot see: TeX reports a line a hair too wide as overfull too
 
 
-def tall_problems(fragments: dict[str, str], workdir: Path) -> list[str]:
-    """Tables taller than a page: pdflatex's 'Float too large for page' for any float, typeset all in
-    one two-column document and named by the input line it reports."""
+def page_problems(fragments: dict[str, str], workdir: Path) -> list[str]:
+    """Tables taller than a page (pdflatex's 'Float too large for page') or wider than the column or
+    page they are set in ('Overfull \\hbox' over OVERFULL_PT), typeset all in one two-column document
+    and named by the input line pdflatex reports."""
     workdir.mkdir(parents=True, exist_ok=True)
     names, lines, body = [], [], []
     line = DOCUMENT.split("%s")[0].count("\n") + 1
@@ -108,25 +114,33 @@ def tall_problems(fragments: dict[str, str], workdir: Path) -> list[str]:
     run = subprocess.run([engine(), "-interaction=nonstopmode", "-no-shell-escape", "heights.tex"],
                          cwd=workdir, capture_output=True, text=True, timeout=300)
     log = (workdir / "heights.log").read_text(errors="replace") if (workdir / "heights.log").exists() else run.stdout
-    problems = []
-    for over, at in TOO_TALL.findall(re.sub(r"\n(?=\S)", " ", log.replace("\n\n", "\n\n"))):
-        owner = max((i for i, start in enumerate(lines) if start <= int(at)), default=0)
-        problems.append(f"{names[owner]}: taller than a page by {float(over):.0f} pt")
+
+    def owner(at: str) -> str:
+        return names[max((i for i, start in enumerate(lines) if start <= int(at)), default=0)]
+
+    problems = [f"{owner(at)}: taller than a page by {float(over):.0f} pt"
+                for over, at in TOO_TALL.findall(re.sub(r"\n(?=\S)", " ", log.replace("\n\n", "\n\n")))]
+    problems += [f"{owner(at)}: overfull by {float(over):.1f} pt" for over, at in OVERFULL.findall(log)
+                 if float(over) > OVERFULL_PT]
     return problems
+
+
+def tall_problems(fragments: dict[str, str], workdir: Path) -> list[str]:
+    """Tables taller than a page: pdflatex's 'Float too large for page' for any float (`page_problems`)."""
+    return [p for p in page_problems(fragments, workdir) if "taller than a page" in p]
 
 
 def fit_problems(fragments: dict[str, str], workdir: Path) -> list[str]:
     """Tables wider than what they declare (a `table` wider than a column, a `table*` than the page),
-    or taller than a page."""
+    taller than a page, or with a line overfull where it is set."""
     widths = measured_widths(fragments, workdir)
     problems = [f"{name}: not measured (it stops pdflatex, or has no tabular)" for name in fragments if name not in widths]
-    problems += tall_problems(fragments, workdir)
     for name, width in widths.items():
         wide = "\\begin{table*}" in fragments[name]
         limit = PAGE_PT if wide else COLUMN_PT
         if width > limit:
             problems.append(f"{name}: {width:.0f} pt wide, over the {'page' if wide else 'column'}'s {limit:.0f} pt")
-    return problems
+    return problems + page_problems(fragments, workdir)
 
 
 def content_problems(name: str, text: str) -> list[str]:

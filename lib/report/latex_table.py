@@ -1,13 +1,21 @@
 """LaTeX tables that compile and fit a two-column paper: escaped text, booktabs rules, formatted
 numbers, estimates with their intervals in one cell, a caption that says what the table shows and its
-n; a `table` when the estimated width fits a column (3.3 in), a `table*` when it fits the page (7 in),
-and frames wider than the page split into several tabulars that share their key columns."""
+n; a `table` when the width fits a column (3.3 in), a `table*` when it fits the page (7 in), and frames
+wider than the page split into several tabulars that share their key columns.
+
+Our code formats and escapes the cells and lays out the columns; pandas' `Styler.to_latex` writes the
+booktabs tabular. Widths are measured, not guessed: each cell's text with Computer Modern's glyph
+widths (matplotlib's cmr10.ttf) at \\small, 9 pt in a 10 pt article. A table longer or wider than a
+page is split into floats of its own, not set as a `longtable`: longtable does not work in a
+`twocolumn` article ("longtable not in 1-column mode"), which the tables are for."""
 from __future__ import annotations
 
 import math
 import numbers
 import re
 import unicodedata
+from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -214,34 +222,82 @@ COLUMN_PT = 240.0  # 3.3 in
 PAGE_PT = 505.0  # 7 in
 COLSEP_PT = 12.0  # 2 x \tabcolsep (6 pt) per column
 WRAP_PT = 120.0  # a text column wider than this wraps in a p{} column of this width
-# widths in pt of characters at \small (9 pt Computer Modern), rounded up so estimates err wide
-_WIDE = set("MWmw@%")
-_UPPER_PT, _LOWER_PT, _DIGIT_PT, _SPACE_PT, _WIDE_PT = 6.9, 4.7, 4.5, 3.1, 8.5
+SMALL_PT = 9.0  # \small in a 10 pt article
+# \small sets cmr9, whose glyphs are drawn 2.8 % wider than cmr10's scaled to 9 pt (its TFM widths
+# over cmr10's times 0.9, the same for letters, digits and spaces); matplotlib ships only cmr10
+OPTICAL_SIZE = 1.028
+# LaTeX source -> pieces to measure: math, an accent over a letter, a command, an escaped character, a brace
+_PIECE = re.compile(r"\$[^$]*\$|\\(?:[`'^\"~=.]|[cvurHk](?=\{))\{([^{}]*)\}|\\[a-zA-Z]+(?:\{\})?|\\.|[{}]|.", re.S)
+# in math: an optional ^ or _, then a command, a group or a character
+_MATH_ATOM = re.compile(r"([\^_]?)(\\[a-zA-Z]+|\{[^{}]*\}|[^{}^_])")
+SCRIPT_SIZE = 6.0 / 9.0  # \small's script size over its text size
+# what these set, in glyphs cmr10 has at their ASCII places (\ldots spaces its dots; ~ is a space)
+_STAND_IN = {r"\ldots{}": ". . .", r"\ldots": ". . .", r"\&": "&", r"\%": "%", r"\$": "$", r"\#": "#", "~": " "}
 
 
-def text_width_pt(text: str) -> float:
-    """Estimated printed width of a cell's LaTeX text at small size, in pt (commands count as one glyph)."""
-    plain = re.sub(r"\\[a-zA-Z]+\{\}|\\[a-zA-Z]+|\\.", "x", str(text)).replace("{", "").replace("}", "").replace("$", "")
+@lru_cache(maxsize=1)
+def _font():
+    """Computer Modern Roman (matplotlib's cmr10.ttf), loaded once."""
+    from matplotlib import get_data_path
+    from matplotlib.ft2font import FT2Font
+
+    return FT2Font(str(Path(get_data_path()) / "fonts" / "ttf" / "cmr10.ttf"))
+
+
+@lru_cache(maxsize=None)
+def _advance_em(ch: str) -> float:
+    """A glyph's advance in em of cmr10 (its TeX encoding puts letters, digits and punctuation at
+    their ASCII places); a character it has no glyph for counts as a math operator ('+')."""
+    from matplotlib.ft2font import LoadFlags
+
+    font = _font()
+    if not font.get_char_index(ord(ch)):
+        ch = "+"
+    return font.load_char(ord(ch), flags=LoadFlags.NO_SCALE).horiAdvance / font.units_per_EM
+
+
+def _piece_em(piece: str, accented: str | None) -> float:
+    """Width in em of one piece of LaTeX source: a command or math symbol counts as one operator-wide
+    glyph ('+', the width of $\\pm$, $\\geq$, $\\times$), a brace nothing."""
+    if accented is not None:
+        return _source_em(accented)
+    if piece in _STAND_IN:
+        return sum(_advance_em(c) for c in _STAND_IN[piece])
+    if piece.startswith("$"):
+        return _math_em(piece.strip("$"))
+    if piece.startswith("\\"):
+        return _advance_em("+")
+    if piece in "{}":
+        return 0.0
+    return _advance_em(piece)
+
+
+def _math_em(formula: str) -> float:
+    """Width in em of a formula: a symbol command as one operator-wide glyph, a super- or subscript
+    at script size (6 pt in \\small's 9)."""
     total = 0.0
-    for ch in plain:
-        if ch in _WIDE:
-            total += _WIDE_PT
-        elif ch.isupper():
-            total += _UPPER_PT
-        elif ch.isdigit() or ch in ".,;:!?'`()[]-+/*=":
-            total += _DIGIT_PT
-        elif ch == " ":
-            total += _SPACE_PT
+    for script, atom in _MATH_ATOM.findall(formula):
+        if atom.startswith("{"):
+            em = _math_em(atom[1:-1])
         else:
-            total += _LOWER_PT
+            em = _advance_em("+" if atom.startswith("\\") else atom)
+        total += em * (SCRIPT_SIZE if script else 1.0)
     return total
 
 
-def column_groups(columns: list[str], keys: list[str], widths: dict, limit: float = PAGE_PT) -> list[list[str]]:
-    """Columns per tabular: all in one when their widths fit `limit`, else the key columns plus as many
-    others as fit, in order, per part (each part can be read on its own)."""
-    if sum(widths[c] for c in columns) <= limit:
-        return [list(columns)]
+def _source_em(text: str) -> float:
+    """Width in em of a line of LaTeX source (no kerning or ligatures, which in Computer Modern mostly narrow a line)."""
+    return sum(_piece_em(m.group(0), m.group(1)) for m in _PIECE.finditer(text))
+
+
+def text_width_pt(text: str, size_pt: float | None = None) -> float:
+    """Printed width in pt of a cell's LaTeX text at `size_pt` (\\small, 9 pt), measured with
+    Computer Modern's glyph widths."""
+    return _source_em(str(text)) * (SMALL_PT if size_pt is None else size_pt) * OPTICAL_SIZE
+
+
+def _greedy_groups(columns: list[str], keys: list[str], widths: dict, limit: float) -> list[list[str]]:
+    """The key columns plus as many others as fit `limit`, in order, per part (at least one other each)."""
     parts, part = [], list(keys)
     for c in (c for c in columns if c not in keys):
         if len(part) > len(keys) and sum(widths[x] for x in part) + widths[c] > limit:
@@ -252,20 +308,40 @@ def column_groups(columns: list[str], keys: list[str], widths: dict, limit: floa
     return parts
 
 
-def _header(text: str, width: float) -> str:
-    """A header cell that wraps onto lines no wider than its column's cells (a nested tabular)."""
-    words, lines, line = text.split(" "), [], ""
-    for w in words:
+def column_groups(columns: list[str], keys: list[str], widths: dict, limit: float = PAGE_PT) -> list[list[str]]:
+    """Columns per tabular: all in one when their widths fit `limit`, else the key columns plus others
+    in order, in as few parts as fit the page and with the others spread evenly over them (no last part
+    of one lone column); each part can be read on its own."""
+    if sum(widths[c] for c in columns) <= limit:
+        return [list(columns)]
+    count = len(_greedy_groups(columns, keys, widths, limit))
+    low, high = 0.0, limit  # the narrowest limit that still needs no more parts
+    for _ in range(40):
+        mid = (low + high) / 2
+        low, high = (low, mid) if len(_greedy_groups(columns, keys, widths, mid)) <= count else (mid, high)
+    return _greedy_groups(columns, keys, widths, high)
+
+
+def _wrapped_lines(text: str, width: float) -> list[str]:
+    """Words on lines no wider than `width` pt, filled in turn (a word wider than that on a line of its own)."""
+    lines, line = [], ""
+    for w in text.split(" "):
         if line and text_width_pt(line + " " + w) > width:
             lines.append(line)
             line = w
         else:
             line = f"{line} {w}".strip()
-    lines.append(line)
+    return lines + [line]
+
+
+def _header(text: str, width: float) -> str:
+    """A header cell that wraps onto lines no wider than its column's cells (a nested tabular)."""
+    lines = _wrapped_lines(text, width)
     if len(lines) == 1:
         return lines[0]
-    # "{}" after each line break: a line starting with "[" would be read as the break's optional argument
-    return r"\begin{tabular}[b]{@{}l@{}}" + r" \\{} ".join(lines) + r"\end{tabular}"
+    # "{}" after each line break: a line starting with "[" would be read as the break's optional argument;
+    # no space after it, which would indent the line
+    return r"\begin{tabular}[b]{@{}l@{}}" + r" \\{}".join(lines) + r"\end{tabular}"
 
 
 def _layout(df: pd.DataFrame, decimals: int) -> dict:
@@ -281,20 +357,12 @@ def _layout(df: pd.DataFrame, decimals: int) -> dict:
             align, body = rf"p{{{WRAP_PT:g}pt}}", WRAP_PT
         else:
             align = "r" if numeric else "l"
-        width = max(body, min(longest_word, WRAP_PT), 0.0)
         # a header wraps only where it is much wider than its cells (two short words stay on one line)
-        out[c] = {"cells": cells, "head": _header(head, max(width, longest_word, 60.0)), "align": align,
-                  "width": max(width, longest_word, min(text_width_pt(head), 60.0)) + COLSEP_PT}
+        wrap = max(body, longest_word, 60.0)
+        lines = _wrapped_lines(head, wrap)
+        out[c] = {"cells": cells, "head": _header(head, wrap), "align": align,
+                  "width": max([body] + [text_width_pt(line) for line in lines]) + COLSEP_PT}
     return out
-
-
-def _tabular(layout: dict, cols: list[str], n_rows: int) -> str:
-    """One booktabs tabular of the given columns: text left-aligned, numbers right-aligned."""
-    align = "".join(layout[c]["align"] for c in cols)
-    head = " & ".join(layout[c]["head"] for c in cols) + r" \\"
-    rows = [" & ".join(layout[c]["cells"][i] for c in cols) + r" \\" for i in range(n_rows)]
-    return "\n".join([rf"\begin{{tabular}}{{{align}}}", r"\toprule", head, r"\midrule", *rows,
-                      r"\bottomrule", r"\end{tabular}"])
 
 
 def estimated_width(tex: str) -> float:
@@ -309,11 +377,11 @@ LINE_PT = 11.5  # one line of a row at \small
 
 
 def row_heights(layout: dict, cols: list[str], n_rows: int) -> list[float]:
-    """Each row's estimated height in pt: its tallest cell, a wrapped p{} column taking a line per
-    WRAP_PT of its text."""
+    """Each row's estimated height in pt: its tallest cell, a p{} column's text wrapped word by word
+    at WRAP_PT (no hyphens, so never fewer lines than pdflatex sets)."""
     heights = []
     for i in range(n_rows):
-        lines = max((math.ceil(text_width_pt(layout[c]["cells"][i]) / WRAP_PT) if layout[c]["align"].startswith("p")
+        lines = max((len(_wrapped_lines(layout[c]["cells"][i], WRAP_PT)) if layout[c]["align"].startswith("p")
                      else 1 for c in cols), default=1)
         heights.append(LINE_PT * max(lines, 1))
     return heights
@@ -332,12 +400,13 @@ def row_blocks(heights: list[float], limit: float = PAGE_HEIGHT_PT) -> list[rang
 
 
 def _tabular_rows(layout: dict, cols: list[str], rows: range) -> str:
-    """One booktabs tabular of the given columns and rows."""
-    align = "".join(layout[c]["align"] for c in cols)
-    head = " & ".join(layout[c]["head"] for c in cols) + r" \\"
-    body = [" & ".join(layout[c]["cells"][i] for c in cols) + r" \\" for i in rows]
-    return "\n".join([rf"\begin{{tabular}}{{{align}}}", r"\toprule", head, r"\midrule", *body,
-                      r"\bottomrule", r"\end{tabular}"])
+    """One booktabs tabular of the given columns and rows, written by pandas' Styler from our cells
+    (already formatted and escaped, so the Styler escapes nothing)."""
+    cells = pd.DataFrame({i: [layout[c]["cells"][r] for r in rows] for i, c in enumerate(cols)})
+    # relabel_index reads each label as a str.format pattern: its braces are doubled to stay braces
+    heads = [layout[c]["head"].replace("{", "{{").replace("}", "}}") for c in cols]
+    styler = cells.style.format(escape=None).hide(axis="index").relabel_index(heads, axis="columns")
+    return styler.to_latex(column_format="".join(layout[c]["align"] for c in cols), hrules=True).rstrip("\n")
 
 
 def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: list[str] | None = None,

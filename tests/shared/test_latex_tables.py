@@ -42,6 +42,18 @@ def _long_text() -> pd.DataFrame:
 FRAMES = {"nasty": _nasty, "wide": _wide, "multiindex": _multiindex, "long_text": _long_text}
 
 
+def _intervals() -> pd.DataFrame:
+    """Estimates with their intervals in one cell, a rate and a percentage."""
+    return pd.DataFrame({"dataset": ["nq", "marco"], "judge": ["SmolLM2", "Gemma 3"], "n": [40, 38],
+                         "self rate": [0.512, 0.4], "self rate_ci_low": [0.41, 0.3], "self rate_ci_high": [0.6, 0.5],
+                         "position %": [55.5, 61.0], "position % lo": [40.0, 50.0], "position % hi": [70.25, 72.0]})
+
+
+# short, page-wide, with intervals, every escape, a wrapped header, wrapped long text
+WIDTH_FRAMES = {"short": lambda: pd.DataFrame({"model": ["a", "b"], "rate": [0.5, 0.25], "n": [40, 40]}),
+                "page": lambda: _wide(12), "intervals": _intervals, **FRAMES}
+
+
 def test_escape_covers_every_special():
     text = escape(SPECIALS)
     for raw, done in [("_", r"\_"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"), ("$", r"\$"), ("{", r"\{"),
@@ -85,7 +97,7 @@ def test_widths_fit_what_each_table_declares(tmp_path):
     # a wrapped header whose second line starts with "[" (an interval's): not read as \\'s optional argument
     from lib.report.latex_table import _header
     head = _header(r"rate [95\% CI]", 20.0)
-    assert r"\\{} [95" in head  # the second line starts with "["
+    assert r"\\{}[95" in head  # the second line starts with "[" (and no space, which would indent it)
     tables["bracket"] = ("\\begin{table}\n\\caption{x}\n\\begin{tabular}{l}\n\\toprule\n" + head
                          + " \\\\\n\\midrule\n0.5 \\\\\n\\bottomrule\n\\end{tabular}\n\\end{table}\n")
     assert fit_problems(tables, tmp_path) == []
@@ -100,11 +112,13 @@ def test_widths_fit_what_each_table_declares(tmp_path):
 
 
 def test_the_width_check_can_fail(tmp_path):
-    """A table declared for a column that is wider than one is caught (planted: the long-text table
-    relabelled `table`)."""
+    """A table declared for a column that is wider than one is caught, by its measured width and by
+    pdflatex's 'Overfull \\hbox' (planted: the long-text table relabelled `table`)."""
     require_engine()
     tex = to_latex(_long_text(), "t").replace("table*", "table")
-    assert fit_problems({"planted": tex}, tmp_path) and "over the column" in fit_problems({"planted": tex}, tmp_path)[0]
+    problems = fit_problems({"planted": tex}, tmp_path)
+    assert "over the column" in problems[0]
+    assert any(p.startswith("planted: overfull by") for p in problems)  # pdflatex says so too, in the paper's column
 
 
 def test_intervals_in_one_cell_no_helper_columns_short_percentages():
@@ -249,3 +263,107 @@ def test_a_table_of_mean_plus_minus_sd_cells_says_what_they_are():
     df = pd.DataFrame({"dataset": ["nq", "marco"], "human true": ["3.55±0.69", "3.73±0.90"], "n": [12, 11]})
     assert "x $\\pm$ y: mean $\\pm$ standard deviation" in to_latex(df, "pm")
     assert "standard deviation" not in to_latex(df.assign(**{"human true": [3.5, 3.7]}), "no_pm")
+
+
+def _width_errors(workdir) -> dict[str, float]:
+    """{table: (estimated width - the width pdflatex sets) / the width pdflatex sets}, each table's
+    widest tabular typeset at its own size in the two-column document."""
+    from lib.report.latex_table import estimated_width
+
+    tables = {name: to_latex(make(), f"t_{name}") for name, make in WIDTH_FRAMES.items()}
+    real = measured_widths(tables, workdir)
+    return {name: round((estimated_width(tex) - real[name]) / real[name], 4) for name, tex in tables.items()}
+
+
+def _fits(errors: dict[str, float]) -> bool:
+    """Every estimate within 3 % over and 1.5 % under what pdflatex sets (the measured estimate is within
+    1 %; a 10 pt font errs 5-9 % wide, cmr10's proportions 2 % narrow, so a 10 % bound would pass both)."""
+    return all(-0.015 <= e <= 0.03 for e in errors.values())
+
+
+def test_the_estimated_width_is_what_pdflatex_sets(tmp_path):
+    """The width measured with Computer Modern's glyphs is pdflatex's to a few pt, for tables short,
+    page-wide, split, with intervals, escapes and wrapped text."""
+    require_engine()
+    errors = _width_errors(tmp_path)
+    assert _fits(errors), errors
+
+
+def _per_character_guess(text, size_pt=None) -> float:
+    """The estimate before widths were measured: a constant per kind of character, rounded up."""
+    import re
+    plain = re.sub(r"\\[a-zA-Z]+\{\}|\\[a-zA-Z]+|\\.", "x", str(text)).replace("{", "").replace("}", "").replace("$", "")
+    return sum(8.5 if ch in "MWmw@%" else 6.9 if ch.isupper() else 4.5 if ch.isdigit() or ch in ".,;:!?'`()[]-+/*="
+               else 3.1 if ch == " " else 4.7 for ch in plain)
+
+
+@pytest.mark.parametrize("plant", ["per-character constants", "10 pt instead of 9", "cmr10 scaled, not cmr9"])
+def test_the_width_comparison_can_fail(plant, tmp_path, monkeypatch):
+    """Planted: the old per-character estimate (up to 11 % wide), the wrong font size, and the
+    cmr10 glyphs without cmr9's wider proportions (2 % narrow) each miss pdflatex's widths."""
+    from lib.report import latex_table
+
+    require_engine()
+    if plant == "per-character constants":
+        monkeypatch.setattr(latex_table, "text_width_pt", _per_character_guess)
+    elif plant == "10 pt instead of 9":
+        monkeypatch.setattr(latex_table, "SMALL_PT", 10.0)
+    else:
+        monkeypatch.setattr(latex_table, "OPTICAL_SIZE", 1.0)
+    assert not _fits(_width_errors(tmp_path))
+
+
+def test_cmr9_is_wider_than_cmr10_by_the_factor_used():
+    """OPTICAL_SIZE is what the fonts' own metrics say: cmr9's widths over 0.9 x cmr10's (TFM files
+    read with tftopl; skipped without a TeX installation)."""
+    import re
+    import shutil
+    import subprocess
+    from lib.report.latex_table import OPTICAL_SIZE
+
+    if not (shutil.which("tftopl") and shutil.which("kpsewhich")):
+        pytest.skip("no tftopl / kpsewhich (TeX's font tools)")
+
+    def widths(font: str) -> dict[str, float]:
+        tfm = subprocess.run(["kpsewhich", f"{font}.tfm"], capture_output=True, text=True).stdout.strip()
+        pl = subprocess.run(["tftopl", tfm], capture_output=True, text=True).stdout
+        design = float(re.search(r"DESIGNSIZE R ([\d.]+)", pl).group(1))
+        return {c: float(w) * design for c, w in re.findall(r"\(CHARACTER C (\w)\n\s+\(CHARWD R ([\d.]+)\)", pl)}
+
+    nine, ten = widths("cmr9"), widths("cmr10")
+    ratios = [nine[c] / (0.9 * ten[c]) for c in nine if c in ten]
+    assert len(ratios) > 50 and all(abs(r - OPTICAL_SIZE) < 0.003 for r in ratios), (min(ratios), max(ratios))
+
+
+def _pdflatex_lines(cells: list[str], workdir) -> list[int]:
+    """How many lines pdflatex sets each text in, at \\small in a 120 pt p{} column (its height over
+    the 11 pt baseline skip, struts on the first and last line)."""
+    import re
+    import subprocess
+    from lib.report.latex_table import WRAP_PT
+    from tests.latex_check import DOCUMENT, engine
+
+    body = "\n".join("{\\small\\setbox0\\vbox{\\hsize=%gpt\\noindent\\strut %s\\strut}\\dimen0=\\ht0"
+                     "\\advance\\dimen0\\dp0\\typeout{LINES %d \\the\\dimen0}}" % (WRAP_PT, c, i) for i, c in enumerate(cells))
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "lines.tex").write_text(DOCUMENT % (body + "\nx"))
+    out = subprocess.run([engine(), "-interaction=nonstopmode", "lines.tex"], cwd=workdir, capture_output=True, text=True).stdout
+    found = {int(i): round(float(h) / 11.0) for i, h in re.findall(r"LINES (\d+) ([\d.]+)pt", out)}
+    return [found[i] for i in range(len(cells))]
+
+
+def test_wrapped_text_takes_no_fewer_lines_than_pdflatex_sets(tmp_path):
+    """A row's height counts the lines of its wrapped text word by word: never fewer than pdflatex
+    sets (fewer would let a float grow taller than a page); the old rule, a line per 120 pt of text,
+    counts fewer (planted)."""
+    import math
+    from lib.report.latex_table import WRAP_PT, _wrapped_lines, text_width_pt
+
+    require_engine()
+    words = "Canberra was chosen in 1908 as a compromise between Sydney and Melbourne, the two largest cities".split()
+    cells = [escape(" ".join(words[i:] + words[:i]) * k) for i in range(0, 14, 3) for k in (1, 2, 3)]
+    real = _pdflatex_lines(cells, tmp_path)
+    counted = [len(_wrapped_lines(c, WRAP_PT)) for c in cells]
+    assert all(r <= c <= r + 1 for r, c in zip(real, counted)), list(zip(real, counted))
+    per_width = [math.ceil(text_width_pt(c) / WRAP_PT) for c in cells]
+    assert any(p < r for p, r in zip(per_width, real))

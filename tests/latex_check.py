@@ -12,12 +12,10 @@ import pytest
 
 INSTALL = ("apt-get install -y --no-install-recommends texlive-latex-base texlive-latex-recommended "
            "(Debian / Ubuntu; booktabs is in texlive-latex-recommended)")
-COLUMN_PT, PAGE_PT = 240.0, 505.0  # 3.3 in and 7 in
-# a two-column paper, as the tables are meant for (tables fit its column, table* its page): the
-# article's own 229.5 pt column and 469 pt page set to the widths the tables are written for
-DOCUMENT = ("\\documentclass[twocolumn]{article}\n\\usepackage{booktabs}\n"
-            "\\setlength{\\textwidth}{%gpt}\\setlength{\\columnsep}{%gpt}\\setlength{\\columnwidth}{%gpt}\n"
-            % (PAGE_PT, PAGE_PT - 2 * COLUMN_PT, COLUMN_PT) + "\\begin{document}\n%s\n\\end{document}\n")
+# a two-column paper, as the tables are meant for (tables fit its column, table* its page): LaTeX's own
+# 10 pt two-column article, whose column and page widths lib.report.latex_table writes for
+DOCUMENT = "\\documentclass[twocolumn]{article}\n\\usepackage{booktabs}\n\\begin{document}\n%s\n\\end{document}\n"
+COLUMN_PT, PAGE_PT = 229.5, 469.0  # that document's \columnwidth and \textwidth
 TABULAR = re.compile(r"\\begin\{tabular\}\{.*?\n\\end\{tabular\}", re.S)
 # what a table a paper can take never shows: a float with 7+ decimals, a NaN, an unescaped underscore
 RAW_NUMBER = re.compile(r"\d\.\d{7,}")

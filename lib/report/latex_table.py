@@ -1,6 +1,6 @@
 """LaTeX tables that compile and fit a two-column paper: escaped text, booktabs rules, formatted
 numbers, estimates with their intervals in one cell, a caption that says what the table shows and its
-n; a `table` when the width fits a column (3.3 in), a `table*` when it fits the page (7 in), and frames
+n; a `table` when the width fits a column (229.5 pt), a `table*` when it fits the page (469 pt), and frames
 wider than the page split into several tabulars that share their key columns.
 
 Our code formats and escapes the cells and lays out the columns; pandas' `Styler.to_latex` writes the
@@ -216,10 +216,10 @@ def column_decimals(name, col: pd.Series, decimals: int) -> int:
 PLUS_MINUS = "x ± y: mean ± standard deviation"
 
 
-# --- widths: what fits a column (3.3 in) or the page (7 in) of a two-column paper ------------------
+# --- widths: what fits a column or the page of a two-column paper (LaTeX's 10 pt article) --------
 
-COLUMN_PT = 240.0  # 3.3 in
-PAGE_PT = 505.0  # 7 in
+COLUMN_PT = 229.5  # \columnwidth of \documentclass[twocolumn]{article} (3.2 in), as pdflatex sets it
+PAGE_PT = 469.0  # its \textwidth (6.5 in)
 COLSEP_PT = 12.0  # 2 x \tabcolsep (6 pt) per column
 WRAP_PT = 120.0  # a text column wider than this wraps in a p{} column of this width
 SMALL_PT = 9.0  # \small in a 10 pt article
@@ -414,7 +414,7 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
     """Table environments (booktabs; needs only that package) with a caption that says what the
     table shows (given, else the one `captions` declares for `name`), its n and why an interval is
     withheld; estimates and their intervals in one cell, helper columns dropped; `table` when it fits
-    a column (3.3 in), else `table*` (the page, 7 in). A frame wider than the page is split into column
+    a column (COLUMN_PT), else `table*` (the page, PAGE_PT). A frame wider than the page is split into column
     parts that each repeat the key columns, and one taller than a page into row parts: every part is a
     float of its own, under the caption with 'part i of k', so none is taller than a page (a two-column
     paper has no longtable). `columns` picks and orders the columns shown (after the index became

@@ -162,7 +162,7 @@ def rating_agreement(ratings: pd.DataFrame, by=("evaluator", "setting")) -> pd.D
         lo, hi = _agreement_ci((both["score"] == both["lik_argmax"]).to_numpy(), g.loc[both.index])
         row = dict(zip(by, key if isinstance(key, tuple) else (key,)))
         row.update({"n_rows": len(g), "n_both": n, "exact_match": k / n if n else np.nan,
-                    "exact_ci_low": lo, "exact_ci_high": hi})
+                    "exact_match_ci_low": lo, "exact_match_ci_high": hi})
         for name, fn in (("spearman", sps.spearmanr), ("pearson", sps.pearsonr)):
             ok = n >= 3 and both["score"].nunique() > 1 and both["lik_expected"].nunique() > 1
             r, p = fn(both["score"], both["lik_expected"]) if ok else (np.nan, np.nan)

@@ -89,7 +89,7 @@ def test_rating_agreement_and_method_table():
     a = lk.rating_agreement(r).iloc[0]
     assert (a["n_rows"], a["n_both"]) == (6, 5)
     assert a["exact_match"] == pytest.approx(3 / 5)
-    assert a["exact_ci_low"] < 0.6 < a["exact_ci_high"]
+    assert a["exact_match_ci_low"] < 0.6 < a["exact_match_ci_high"]
     assert a["spearman_r"] == pytest.approx(1.0)
     assert 0.9 < a["pearson_r"] < 1.0
     t = lk.method_table(r).iloc[0]

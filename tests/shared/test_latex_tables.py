@@ -1,5 +1,7 @@
 """LaTeX tables compile with a real engine (pdflatex + booktabs) and read like a paper's: every
 special character escaped, numbers formatted, NaN as an em-dash, n in the caption, wide frames split."""
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -89,7 +91,7 @@ def test_an_empty_frame_gives_no_table_and_the_notebook_says_so(capsys):
 
 
 def test_widths_fit_what_each_table_declares(tmp_path):
-    """Measured by pdflatex: a `table` fits a column (240 pt), a `table*` the page (505 pt); the
+    """Measured by pdflatex: a `table` fits a column (229.5 pt), a `table*` the page (469 pt); the
     estimate that chose the environment errs wide, never narrow."""
     require_engine()
     tables = {name: to_latex(make(), f"t_{name}") for name, make in FRAMES.items()}
@@ -367,3 +369,17 @@ def test_wrapped_text_takes_no_fewer_lines_than_pdflatex_sets(tmp_path):
     assert all(r <= c <= r + 1 for r, c in zip(real, counted)), list(zip(real, counted))
     per_width = [math.ceil(text_width_pt(c) / WRAP_PT) for c in cells]
     assert any(p < r for p, r in zip(per_width, real))
+
+
+def test_the_widths_written_for_are_the_two_column_articles(tmp_path):
+    """COLUMN_PT and PAGE_PT are what pdflatex sets as \\columnwidth and \\textwidth in the check's
+    document (LaTeX's 10 pt two-column article): tables written for wider ones overflow it."""
+    import subprocess
+
+    from tests.latex_check import DOCUMENT
+
+    engine = require_engine()
+    (tmp_path / "w.tex").write_text(DOCUMENT % "\\typeout{COLUMN \\the\\columnwidth PAGE \\the\\textwidth}x")
+    run = subprocess.run([engine, "-interaction=nonstopmode", "w.tex"], cwd=tmp_path, capture_output=True, text=True)
+    column, page = map(float, re.search(r"COLUMN ([\d.]+)pt ?PAGE ([\d.]+)pt", run.stdout).groups())
+    assert (column, page) == (COLUMN_PT, PAGE_PT)

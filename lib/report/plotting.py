@@ -18,7 +18,7 @@ from matplotlib.text import Text
 from matplotlib.ticker import AutoLocator, MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
-from lib.stats import shown_interval
+from lib.stats import bootstrap_ci, shown_interval
 
 from .labels import humanize, label  # noqa: F401  (label is part of the house style's surface)
 
@@ -999,7 +999,8 @@ def interval_errors(values, low, high, name: str = "", n=None) -> np.ndarray:
     `yerr`: an unknown bound draws no bar on its side, and an estimate outside its interval no bar on that
     side either (matplotlib stops on a negative length); outside by more than rounding, it warns, naming
     `name`, since the interval then belongs to another estimate. Given `n` (the units of each value), an
-    interval the findings would withhold (`lib.stats.shown_interval`) draws no bar."""
+    interval the findings would withhold (`lib.stats.shown_interval`) draws no bar; a value without either
+    bound gets NaN lengths (no bar, no cap)."""
     v, lo, hi = (np.asarray(a, dtype=float).ravel() for a in (values, low, high))
     if n is not None:
         shown = [shown_interval(k, a, b)[:2] for k, a, b in zip(np.asarray(n, dtype=float).ravel(), lo, hi)]
@@ -1008,7 +1009,23 @@ def interval_errors(values, low, high, name: str = "", n=None) -> np.ndarray:
     if np.nanmin(err, initial=0.0) < -ROUNDING:
         warnings.warn(f"{name or 'a bar'}: an estimate lies outside its interval by {-np.nanmin(err):.3g}; "
                       "no error bar drawn on that side", RuntimeWarning, stacklevel=2)
-    return np.nan_to_num(err, nan=0.0).clip(min=0.0)
+    # no bound on either side (withheld, or unknown): NaN, so matplotlib draws no bar and no cap either
+    # (a 0 on both sides draws a flat cap on the estimate, which reads as a zero-width interval)
+    none = np.isnan(err).all(axis=0)
+    err = np.nan_to_num(err, nan=0.0).clip(min=0.0)
+    err[:, none] = np.nan
+    return err
+
+
+def unit_errorbar(values) -> tuple[float, float]:
+    """seaborn's `errorbar=` for bars over one value per unit: the findings' percentile bootstrap of the
+    mean (`lib.stats.bootstrap_ci`), and no bar where the findings withhold the interval (fewer than
+    MIN_CI_UNITS units, or all equal): seaborn's own ("ci", 95) draws one over any 2 values."""
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    low, high = bootstrap_ci(v) if len(v) else (float("nan"), float("nan"))
+    low, high, _ = shown_interval(len(v), low, high)
+    return low, high
 
 
 def n_label(n, unit: str, failed=None, of=None, what: str = "replies unreadable") -> str:

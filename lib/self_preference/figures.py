@@ -13,7 +13,8 @@ import seaborn as sns
 from matplotlib.patches import Patch
 
 from lib.stats import shown_interval
-from lib.report.plotting import failed_label, interval_errors, label, legend_below, n_label, note_empty, state_n
+from lib.report.plotting import (failed_label, interval_errors, label, legend_below, n_label, note_empty, state_n,
+                                 unit_errorbar)
 
 from .likelihood import EXPECTED_SCORE_NAMES, likelihood_view
 from .tables import attach_knowledge, question_ids, rate_cell
@@ -182,7 +183,7 @@ def _errorbars(ax, frame: pd.DataFrame, x: str, hue: str, y: str, low: str, high
 
 def pointwise_scores_figure(ratings: pd.DataFrame):
     """Mean parsed score and mean reply-token expected score per author, factuality and setting, with
-    95% intervals that resample items."""
+    the findings' 95% intervals over items (`unit_errorbar`: none below 10 items)."""
     # short panel titles: the full name of the reply-token expected score is in EXPECTED_SCORE_NAMES
     names = {"score": "parsed score", "expected_score": "reply-token expected score"}
     long = ratings.melt(id_vars=["evaluator", "setting", "factuality", "author", "item_id"],
@@ -198,7 +199,7 @@ def pointwise_scores_figure(ratings: pd.DataFrame):
     # One measure to a row, named on its y axis, and one setting to a column, named above the top row:
     # "setting: measure" titles over two panels to a column's width wrapped onto three lines.
     g = sns.catplot(data=long, x="author", y="value", hue="factuality", hue_order=hues, palette=colours,
-                    row="measure", col="setting", kind="bar", errorbar=("ci", 95), seed=0,
+                    row="measure", col="setting", kind="bar", errorbar=unit_errorbar,
                     height=1.6, aspect=1.8, legend=False)
     g.set(ylim=(0, 5.2))
     for (row, col), ax in np.ndenumerate(g.axes):
@@ -209,7 +210,7 @@ def pointwise_scores_figure(ratings: pd.DataFrame):
     # proxies in the colours drawn (seaborn desaturates a palette's bars): one container per hue level
     handles = [Patch(facecolor=_drawn_colour(g.axes.flat, len(hues), i, colours[h]), label=h) for i, h in enumerate(hues)]
     legend_below(g.axes[-1, 0], handles=handles, fontsize="small", title="factuality")
-    return state_n(g.figure, "Mean rating per author and factuality (bars: 95% CI, bootstrap over items)\n"
+    return state_n(g.figure, "Mean rating per author and factuality (bars: 95% CI over items, none below 10)\n"
                    + _ratings_n(ratings))
 
 

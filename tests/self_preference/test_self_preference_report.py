@@ -105,7 +105,7 @@ def test_figures_state_n_and_the_unparsed_replies():
     r = _ratings()
     r.loc[r.index[:2], ["score", "parsed"]] = [np.nan, False]
     fig = figures.pointwise_scores_figure(r)
-    assert fig._suptitle.get_text().endswith("(bars: 95% CI, bootstrap over items)\nn = 4 items; 2 of 16 ratings unparsed (12%)")
+    assert fig._suptitle.get_text().endswith("(bars: 95% CI over items, none below 10)\nn = 4 items; 2 of 16 ratings unparsed (12%)")
     fig = figures.parsed_vs_next_token_figure(r)
     assert fig._suptitle.get_text().startswith("n = 14 parsed ratings; 2 of 16") and fig.axes[0].get_title()
     by_combo = pt.preference_table(_pairs(), ["dataset", "evaluator", "combo"], prefs=("self",))
@@ -208,3 +208,26 @@ def test_style_table_reads_the_styled_passage_per_author_and_kind():
     assert (table["style_rate"] == 0.5).all() and (table["order_rate"] == 1.0).all()
     assert (table["style_n_items"] == 6).all() and not any(c.startswith("self_") for c in table)
     assert pt.style_table(own.iloc[:0]).empty
+
+
+def test_pointwise_bars_draw_the_findings_interval_only_from_ten_items():
+    """Below 10 items findings withholds a mean's interval, so the bar draws none; from 10 it draws the
+    findings' bootstrap interval (seaborn's own draws one over any two values: 05 showed one at 9 items)."""
+    from lib.report.plotting import unit_errorbar
+    from lib.stats import bootstrap_ci
+
+    rng = np.random.default_rng(3)
+    assert all(np.isnan(unit_errorbar(rng.integers(1, 6, 9))))
+    values = rng.integers(1, 6, 12).astype(float)
+    assert unit_errorbar(values) == pytest.approx(bootstrap_ci(values))
+
+    def drawn(n_items):
+        rows = [{"evaluator": "smollm2", "setting": "normal", "factuality": "true", "author": a, "item_id": f"q{i}",
+                 "score": float(rng.integers(1, 6)), "expected_score": 3.0 + rng.random(), "parsed": True}
+                for i in range(n_items) for a in ("human", "smollm2")]
+        fig = figures.pointwise_scores_figure(pd.DataFrame(rows))
+        spans = [np.ptp(line.get_ydata()) for ax in fig.axes for line in ax.lines]
+        return sum(1 for x in spans if np.isfinite(x) and x > 0)
+
+    assert drawn(9) == 0
+    assert drawn(12) == 4  # 2 authors x 2 measures

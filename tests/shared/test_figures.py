@@ -560,3 +560,17 @@ def test_a_legend_of_colour_and_line_style_keeps_its_style_keys(out):
     out.figure(fig, "recall_styles")
     texts = [t.get_text() for leg in [ax.get_legend(), *fig.legends] if leg is not None for t in leg.get_texts()]
     assert texts == ["source", "NQ", "retriever", "BM25", "dense"]
+
+
+def test_a_withheld_interval_draws_neither_a_bar_nor_a_flat_cap():
+    """utility_rq1 and rewardbench_accuracy drew a flat cap on bars of 1 unit: a zero-width interval to a
+    reader. A withheld interval gives NaN lengths, so matplotlib draws nothing for that bar."""
+    from lib.report.plotting import interval_errors
+
+    err = interval_errors([0.5, 0.6], [0.4, 0.5], [0.6, 0.7], n=[1, 20])
+    assert np.isnan(err[:, 0]).all() and err[:, 1] == pytest.approx([0.1, 0.1])
+    fig, ax = plt.subplots()
+    bars = ax.bar([0, 1], [0.5, 0.6], yerr=err, capsize=2)
+    caps = [xy for cap in bars.errorbar.lines[1] for xy in cap.get_xydata() if np.isfinite(xy).all()]
+    assert {x for x, _ in caps} == {1.0}  # caps on the 20-unit bar only
+    plt.close(fig)

@@ -925,8 +925,8 @@ def _wrap_titles(fig, width_in: float) -> None:
         if not text.strip() or t.get_window_extent(renderer).width / fig.dpi <= room:
             continue
         chars = max(int(room * 72 / (0.5 * t.get_fontsize())), 12)  # a character is about 0.5 em wide
-        # "n = 2" stays on one line: textwrap does not break at a no-break space
-        text = _N_STATED_SPACES.sub("n\u00a0=\u00a0", text)
+        # "n = 2" and "n < 30" stay on one line: textwrap does not break at a no-break space
+        text = _N_STATED_SPACES.sub("n\u00a0\\1\u00a0", text)
         while True:  # narrower lines until the drawn text fits its room (or lines are short already)
             t.set_text("\n".join(textwrap.fill(line, chars, break_long_words=False) for line in text.split("\n")))
             if chars <= 12 or t.get_window_extent(renderer).width / fig.dpi <= room:
@@ -934,7 +934,7 @@ def _wrap_titles(fig, width_in: float) -> None:
             chars -= 3
 
 
-_N_STATED_SPACES = re.compile(r"\bn = (?=\d)")
+_N_STATED_SPACES = re.compile(r"\bn ([=<>≤≥]) (?=\d)")
 MIN_PANEL_IN = 0.8  # inches: a panel narrower than this at its span's width shows little but its labels
 
 

@@ -255,3 +255,15 @@ def test_a_lone_panels_x_label_that_fits_the_figure_stays_on_one_line_inside_it(
     assert extent.width > 2 * (fig.bbox.width - (box.x0 + box.x1) / 2)
     assert 0 <= extent.x0 and extent.x1 <= fig.bbox.width
     assert layout_problems(fig) == []
+
+
+def test_a_wrapped_heading_keeps_n_and_its_bound_together(out):
+    """12's smoke-size heading wrapped as "(smoke test: n <" / "30)": "n < 30" and "n = 1" stay whole."""
+    fig, ax = plt.subplots(figsize=(2.8, 2.8))
+    ax.plot([1, 2], [44.0, 44.0], marker="o")
+    state_n(fig, "Answer score over k, the number of shuffled orders voted (no intervals: one run per k)\n"
+                 "n = 1 question per point (smoke test: n < 30)")
+    out.figure(fig, "k_heading")
+    lines = fig._suptitle.get_text().split("\n")
+    assert len(lines) > 2  # it did wrap
+    assert not any(line.rstrip().endswith(("n <", "n =", "n\u00a0<", "n\u00a0=")) for line in lines)

@@ -78,16 +78,22 @@ def consistency_finding(res: pd.DataFrame, model: str, method: str, notebook: st
                    no_interval="" if n else "no pair got a verdict in both orders")
 
 
-def reward_method(spec: str) -> str:
-    """How a reward model decides, as a measure_id part: a judge's verdict method, else its kind."""
-    from lib.report.findings import slug
-
+def reward_method_name(spec: str) -> str:
+    """How a reward model decides, as a reader names it: a judge's verdict method ("log-probability
+    verdict"), else its kind ("implicit reward")."""
     from .judge import GENERATE_METHOD, LOGPROB_METHOD
 
     parsed = parse_reward_spec(spec)
-    if parsed.scalar_kind:  # 'implicit_reward', 'implicit_mean_reward', 'rm_reward'
-        return slug(f"{parsed.scalar_kind} reward")
-    return slug(LOGPROB_METHOD if parsed.options.get("decide") == "logprob" else GENERATE_METHOD)
+    if parsed.scalar_kind:  # 'implicit', 'implicit-mean', 'rm'
+        return f"{parsed.scalar_kind} reward"
+    return LOGPROB_METHOD if parsed.options.get("decide") == "logprob" else GENERATE_METHOD
+
+
+def reward_method(spec: str) -> str:
+    """How a reward model decides, as a measure_id part (`reward_method_name` as a slug)."""
+    from lib.report.findings import slug
+
+    return slug(reward_method_name(spec))
 
 
 def length_findings(results: pd.DataFrame, notebook: str = "14_rm_difficulty") -> list[dict]:
@@ -106,11 +112,12 @@ def length_findings(results: pd.DataFrame, notebook: str = "14_rm_difficulty") -
         spec = res["spec"].iloc[0]
         # a judge's verdict method as its results say (a log-probability judge may fall back to top-k), as 13's rows
         method = slug(judge_method(res)) if res["kind"].iloc[0] == "judge" else reward_method(spec)
+        readable = judge_method(res) if res["kind"].iloc[0] == "judge" else reward_method_name(spec)  # as 13's rows
         longer = picked_longer(res)
         keep = longer.notna()
         c = clustered_mean(longer[keep].to_numpy(float), question_units(res)[keep], method="bootstrap", rate=False)
         rows.append(declared_finding(
-            "rewardbench", notebook, f"preference for the longer response ({method})",
+            "rewardbench", notebook, f"preference for the longer response ({readable})",
             parse_reward_spec(spec).target, c["n_items"], c["estimate"], c["ci_low"], c["ci_high"], None,
             n_judgments=2 * int(keep.sum()), unit="question", measure_id=f"rm_prefers_longer.{method}",
             ci_note=c.get("ci_note", ""), scale="share 0-1",
@@ -134,7 +141,7 @@ def best_of_n_findings(candidates: pd.DataFrame, picks: pd.DataFrame, reward_mod
         gain = (p.set_index("item_id")["recall"] - mean_recall.reindex(p["item_id"]).to_numpy()).round(12)
         c = clustered_mean(gain.to_numpy(float), list(gain.index), method="bootstrap", rate=False)
         rows.append(declared_finding(
-            "rewardbench", notebook, f"best-of-N gain in answer recall ({reward_method(spec)})",
+            "rewardbench", notebook, f"best-of-N gain in answer recall ({reward_method_name(spec)})",
             parse_reward_spec(spec).target, c["n_items"], c["estimate"], c["ci_low"], c["ci_high"], None,
             n_judgments=int(candidates["item_id"].isin(gain.index).sum()), unit="question",
             measure_id=f"best_of_n_gain.{reward_method(spec)}", ci_note=c.get("ci_note", ""),

@@ -85,9 +85,10 @@ def factor_findings(form_q: pd.DataFrame, pos_q: pd.DataFrame, notebook: str = N
         for a, b in KIND_GAPS:
             if f"selected {a}" not in g or f"selected {b}" not in g:
                 continue
-            row = _paired_row(notebook, f"selected share, {a} minus {b} passages ({form})", model,
+            kinds = a.replace("_", " "), b.replace("_", " ")  # "ground truth", as a reader writes it
+            row = _paired_row(notebook, f"selected share, {kinds[0]} minus {kinds[1]} passages ({form})", model,
                               g[f"selected {a}"] - g[f"selected {b}"], f"role_selection_gap.{slug(form)}.{a}_minus_{b}",
-                              "share 0-1 (difference)", f"higher = {a} passages selected more often than {b}",
+                              "share 0-1 (difference)", f"higher = {kinds[0]} passages selected more often than {kinds[1]}",
                               n_boot, seed)
             rows += [row] if row else []
     for (model, form), g in pos_q.groupby(["model", "form"], sort=False):

@@ -392,6 +392,9 @@ def test_whole_job_runs_with_tiny_parameters(tmp_runs):
     rows = pd.read_csv(run / "findings.csv")
     silent = rows[rows["ci_low"].isna() & rows["no_interval"].isna() & (rows["n"] > 0)]
     assert silent.empty, silent[["notebook", "measure_id", "n"]].to_string()
+    # a row's `measure` is what a reader reads (its measure_id keeps the slugs): no "per_word", "ground_truth"
+    slugged = rows[rows["measure"].str.contains(r"[a-z]_[a-z]")]
+    assert slugged.empty, slugged[["notebook", "measure"]].to_string()
     outputs_agree_with_findings(run, rows)
 
 

@@ -9,7 +9,6 @@ import pandas as pd
 from lib.models.specs import parse_reward_spec
 from lib.report.findings import slug
 from lib.report.findings import declared_finding
-from lib.stats import wilson_ci
 
 from .accuracy_tables import never_parsed, picked_longer, question_units, weighted_accuracy
 from .judge import judge_method
@@ -64,18 +63,26 @@ def unparsed_diagnostic(res: pd.DataFrame, model: str, method: str, notebook: st
 
 def consistency_finding(res: pd.DataFrame, model: str, method: str, notebook: str = "13_rewardbench") -> dict:
     """Position consistency of one judge (beyond the paper): the share of pairs, among those whose
-    two orders both gave a verdict, where both orders chose the same response; one 0/1 per pair, so a
-    Wilson interval over pairs. No test: a judge blind to content and position would be consistent
-    half the time, one that always names position 1 never, so no single null fits."""
-    both = res["consistent"].dropna().astype(bool) if "consistent" in res else pd.Series(dtype=bool)
-    n, k = len(both), int(both.sum())
-    lo, hi = wilson_ci(k, n)
+    two orders both gave a verdict, where both orders chose the same response; one 0/1 per pair, with
+    its interval over the pairs' questions (pairs built from one question are one unit, as 13's accuracy
+    counts them: a cluster bootstrap, or Wilson's over pairs where each is its own question). No test:
+    a judge blind to content and position would be consistent half the time, one that always names
+    position 1 never, so no single null fits."""
+    from lib.stats import clustered_mean
+
+    decided = res["consistent"].notna() if "consistent" in res else pd.Series(False, index=res.index)
+    both = res.loc[decided, "consistent"].astype(float)
+    units = question_units(res)[decided]
+    n_pairs = len(both)
+    c = (clustered_mean(both.to_numpy(), units.to_numpy(), rate=True) if n_pairs else
+         {"estimate": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"), "n_items": 0, "ci_note": ""})
     return declared_finding("rewardbench", notebook, f"judge position consistency, pairs with both orders decided ({method})",
-                   model, n, k / n if n else float("nan"), None if n == 0 else lo, None if n == 0 else hi,
-                   None, n_judgments=2 * n, unit="pair", measure_id=f"judge_position_consistency.{slug(method)}",
-                   n_attempted=max(len(res), n), scale="share 0-1",
-                   direction="higher = the same response whichever position it is in",
-                   no_interval="" if n else "no pair got a verdict in both orders")
+                   model, c["n_items"], c["estimate"], c["ci_low"], c["ci_high"], None, n_judgments=2 * n_pairs,
+                   unit="pair" if c["n_items"] == n_pairs else "question",
+                   measure_id=f"judge_position_consistency.{slug(method)}", ci_note=c.get("ci_note", ""),
+                   n_attempted=max(question_units(res).nunique(), c["n_items"]),
+                   scale="share 0-1", direction="higher = the same response whichever position it is in",
+                   no_interval="" if n_pairs else "no pair got a verdict in both orders")
 
 
 def reward_method_name(spec: str) -> str:

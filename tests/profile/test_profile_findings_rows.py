@@ -38,6 +38,12 @@ def test_position_consistency_counts_pairs_with_both_orders_decided():
     assert math.isnan(row["p"]) and row["measure_id"] == "judge_position_consistency.log_probability_verdict"
     none = consistency_finding(res.iloc[[2]], "local:smollm2", "generate-and-parse")
     assert none["n"] == 0 and math.isnan(none["estimate"])
+    # 30 pairs built from 24 questions (the demo's 13): n counts questions, the unit 13's accuracy names
+    ids = [f"q{i}:s{j}" for i in range(24) for j in range(2 if i < 6 else 1)]
+    shared = consistency_finding(pd.DataFrame({"id": ids, "consistent": [float(i % 3 > 0) for i in range(30)]}),
+                                 "local:smollm2", "x")
+    assert (shared["n"], shared["unit"], shared["n_judgments"]) == (24, "question", 60)
+    assert shared["estimate"] == 20 / 30 and shared["ci_low"] < shared["estimate"] < shared["ci_high"]
 
 
 def test_card_says_why_a_row_has_no_interval():

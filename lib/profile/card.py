@@ -22,6 +22,8 @@ COLUMNS = ["row_type", "key", "label", "notebook", "measure_id", "method", "mode
            "estimate", "ci_low", "ci_high", "no_interval", "p", "p_adjusted", "smoke", "status", "source", "sentence",
            "after_mitigation"]
 NOT_MEASURED = "not measured"
+# a panel's corner note above the no-bias line and the markers it would otherwise be crossed by
+_ON_TOP = {"zorder": 5, "bbox": {"facecolor": "white", "edgecolor": "none", "pad": 0.6}}
 _PERCENT_KINDS = {"rate", "accuracy", "consistency"}  # estimates that are shares 0..1, shown in %
 
 
@@ -230,7 +232,7 @@ def figure(profiles, title: str = TITLE):
     for i, m in enumerate(BATTERY):
         name = fig.add_subplot(grid[i, 0])
         name.set_axis_off()  # the measure's name, not a panel
-        name.text(1.0, 0.5, textwrap.fill(_short(m), chars), ha="right", va="center", fontsize=TEXT_PT,
+        name.text(1.0, 0.5, textwrap.fill(_short(m), chars, break_on_hyphens=False), ha="right", va="center", fontsize=TEXT_PT,
                   transform=name.transAxes)
     for j, head in enumerate(titles):
         profile = profiles[head]
@@ -270,11 +272,11 @@ def _panel(ax, m: Measure, r, refs: pd.DataFrame, ref_models: list, markers: lis
         # no interval (too few units, no spread): hollow, so no dot reads as a 95% claim
         ax.plot([est], [0], "o", color="C0", ms=6, zorder=3, mfc="C0" if bar else "white", mew=1.5)
         ax.text(0.02, 0.95, f"n = {int(r['n'])}" + (", smoke" if r["smoke"] else ""),
-                transform=ax.transAxes, ha="left", va="top", fontsize=TEXT_PT - 0.5, color="0.25")
+                transform=ax.transAxes, ha="left", va="top", fontsize=TEXT_PT - 0.5, color="0.25", **_ON_TOP)
     else:
         # where the n of a measured row goes: the papers' markers sit on the middle line
         ax.text(0.02, 0.95, NOT_MEASURED, transform=ax.transAxes, ha="left", va="top", fontsize=TEXT_PT - 0.5,
-                color="0.35", style="italic")
+                color="0.35", style="italic", **_ON_TOP)
     for x in refs.to_dict("records"):
         v = _scaled(m, x["estimate"])
         xs.append(v)

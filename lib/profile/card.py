@@ -7,6 +7,7 @@ Nothing is recomputed: estimate, interval, n, p and Holm's p come from the noteb
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from pathlib import Path
 
@@ -78,13 +79,11 @@ def _pick(frame: pd.DataFrame, m: Measure) -> dict:
                     "p": r["p"], "p_adjusted": r["p_adjusted"],
                     "smoke": int(r["n"]) < SMOKE_N, "status": "measured", "source": r["measure"]}
     if len(present):
-        why = (f"{NOT_MEASURED}: {m.notebook} ran but decided no unit, no reply it could read "
-               f"({', '.join(sorted(set(present['measure_id'])))} has n = 0)")
+        why = f"{NOT_MEASURED}: notebook {m.notebook[:2]} ran, but no reply it could read decided a unit (n = 0)"
     elif len(frame) and (frame["notebook"] == m.notebook).any():
-        why = (f"{NOT_MEASURED}: {m.notebook} ran but gave no row {' or '.join(m.measure_ids)} "
-               f"({m.missing})")
+        why = f"{NOT_MEASURED}: notebook {m.notebook[:2]} ran but wrote no row for it: {m.missing}"
     else:
-        why = f"{NOT_MEASURED}: no findings row {' or '.join(m.measure_ids)} in this run (is {m.notebook} in the config?)"
+        why = f"{NOT_MEASURED}: this run did not include notebook {m.notebook}"
     return {"measure_id": m.measure_ids[0], "method": method_of(m.measure_ids[0]), "n": 0, "status": why,
             "smoke": True}
 
@@ -145,14 +144,14 @@ def sentence(m: Measure, row: dict) -> str:
     else:
         core = m.phrase.format(value=value_text(m, est))
     lo, hi = row.get("ci_low"), row.get("ci_high")
-    parts = [core]
+    unit = str(row.get("unit") or "unit")
+    parts = [core, f"n = {row['n']} {unit if row['n'] == 1 else unit + 's'}"]
     if not (pd.isna(lo) or pd.isna(hi)):
         parts.append(f"95% CI [{value_text(m, lo)}, {value_text(m, hi)}]")
-    else:
-        parts.append(f"no 95% CI ({row.get('no_interval') or 'no interval'})")
-    unit = str(row.get("unit") or "unit")
-    parts.append(f"n = {row['n']} {unit if row['n'] == 1 else unit + 's'}")
+    else:  # the reason's own parentheses become a clause: "no 95% CI: all units equal, nothing varies ..."
+        parts.append("no 95% CI: " + _unbracketed(row.get("no_interval") or "no interval"))
     pa = row.get("p_adjusted")
+    smoke_said = False
     if m.null is not None and not pd.isna(pa):
         null = {"diff_self": "no difference (0)", "asymmetry": "no difference (0)",
                 "accuracy": "chance (50%)"}.get(m.kind, f"no preference ({value_text(m, m.null)})")
@@ -160,14 +159,22 @@ def sentence(m: Measure, row: dict) -> str:
     elif m.null is None:
         parts.append("no test (no null value)")
     elif not pd.isna(row.get("p", float("nan"))):
-        parts.append(f"p = {row['p']:.2g}, not in Holm's family" + (" (smoke test)" if row.get("smoke") else ""))
+        smoke_said = bool(row.get("smoke"))
+        parts.append(f"p = {row['p']:.2g}, " + (f"a smoke test (fewer than {SMOKE_N} units), so not in Holm's family"
+                                               if smoke_said else "not in Holm's family"))
     else:
         parts.append("no test in the findings")
-    text = ", ".join(parts)
-    text = text[0].upper() + text[1:] + f" ({row['method']} reading)"
-    if row.get("smoke"):
-        text += f". Smoke test: fewer than {SMOKE_N} units"
-    return text + "."
+    parts.append(f"{row['method']} reading")
+    if row.get("smoke") and not smoke_said:
+        parts.append(f"a smoke test (fewer than {SMOKE_N} units)")
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
+
+
+def _unbracketed(text: str) -> str:
+    """'all units equal: no interval (nothing varies between units)' -> '... no interval, nothing varies
+    between units': a sentence of the card nests no parentheses."""
+    return re.sub(r"\s*\(([^()]*)\)", r", \1", str(text)).strip()
 
 
 def display_table(profile: pd.DataFrame) -> pd.DataFrame:

@@ -123,5 +123,5 @@ CARD: tuple[CardRow, ...] = (
              Reference(pub.SP1_ALT, "Table 8", "NQ / LLaMA", "Long Passage Pref.", V1_MODELS["LLaMA"], 0.01)),
             "Parsed replies only, as above.",
             phrase='uses its own long passage over its normal one in {value} of pairs',
-            missing="configs/profile.yaml has 02 write no long passages (styles: [qa]): 300-token rewrites cost the time budget"),
+            missing="configs/profile.yaml has 02 write no long passages, only QA-styled ones, to keep the profile within its time"),
 )

@@ -60,7 +60,7 @@ def test_card_has_every_battery_measure_with_the_findings_numbers():
     for r in measured.itertuples():
         src = by_id.loc[r.measure_id]
         assert (r.n, r.estimate, r.ci_low, r.p_adjusted) == (src["n"], src["estimate"], src["ci_low"], src["p_adjusted"])
-        assert r.smoke and "Smoke test" in r.sentence and f"n = {int(r.n)} questions" in r.sentence
+        assert r.smoke and "a smoke test (fewer than 30 units)" in r.sentence and f"n = {int(r.n)} questions" in r.sentence
     shown = card.display_table(profile)
     assert list(shown["measure"]) == [m.label for m in battery.BATTERY]
 
@@ -69,8 +69,8 @@ def test_a_missing_measure_says_not_measured_and_the_card_still_renders():
     findings = synthetic_findings(drop=("style_long",), zero=("judge_consistency",))
     profile = card.card(findings, MODEL)
     rows = profile[profile["row_type"] == "measured"].set_index("key")
-    assert rows.loc["style_long", "status"].startswith("not measured: 08_writing_style ran but gave no row")
-    assert rows.loc["judge_consistency", "status"].startswith("not measured: 13_rewardbench ran")
+    assert rows.loc["style_long", "status"].startswith("not measured: notebook 08 ran but wrote no row for it")
+    assert rows.loc["judge_consistency", "status"].startswith("not measured: notebook 13 ran")
     assert "not measured" in rows.loc["style_long", "sentence"]
     assert rows.loc["position", "status"] == "measured"
     shown = card.display_table(profile).set_index("measure")

@@ -56,6 +56,6 @@ def test_card_says_why_a_row_has_no_interval():
                                  unit="question", measure_id=m.measure_ids[0])])
     profile = card.card(rows, "local:smollm2")
     measured = profile[(profile["row_type"] == "measured") & (profile["key"] == m.key)].iloc[0]
-    assert "no 95% CI (too few units" in measured["sentence"] and "[" not in measured["sentence"].split("CI")[0]
+    assert "no 95% CI: too few units" in measured["sentence"] and "[" not in measured["sentence"].split("CI")[0]
     shown = card.display_table(profile).iloc[0]
     assert "no CI: too few units" in shown["estimate [95% CI]"]

@@ -242,6 +242,19 @@ def parsed_vs_next_token_figure(ratings: pd.DataFrame):
 
 
 COMBO_TITLE = f"Self-preference per factuality of the own and the other passage ({BARS})"
+# where no bar has 10 questions the title does not promise bars it cannot draw
+COMBO_TITLE_NO_BARS = "Self-preference per factuality of the own and the other passage (no 95% CI: under 10 questions a bar)"
+
+
+def combo_title(tables) -> str:
+    """COMBO_TITLE where any bar of `tables` has an interval shown (10 questions or more), else
+    COMBO_TITLE_NO_BARS."""
+    for t in tables:
+        count = t["self_n_items"] if "self_n_items" in t else t.get("n_valid", pd.Series(0, index=t.index))
+        if "self_ci_low" in t and any(not np.isnan(shown_interval(n, lo, hi)[0])
+                                      for n, lo, hi in zip(count, t["self_ci_low"], t["self_ci_high"])):
+            return COMBO_TITLE
+    return COMBO_TITLE_NO_BARS
 
 
 def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIHOOD)):
@@ -281,7 +294,7 @@ def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIH
     fig = method_panels(shown, draw, "self-preference", "factuality (self, other)")
     counts = [f"{m}{LEFT_OUT * (m in fig.left_out)}: {pairs_n(t, undecided=m != PAPER)}" if len(frames) > 1
               else pairs_n(t) for m, t in frames.items()]
-    return state_n(fig, "\n".join([COMBO_TITLE] + counts + ["q = questions per combination"]))
+    return state_n(fig, "\n".join([combo_title(frames.values())] + counts + ["q = questions per combination"]))
 
 
 def pairs_n(table: pd.DataFrame, undecided: bool = False) -> str:

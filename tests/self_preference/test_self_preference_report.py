@@ -110,7 +110,7 @@ def test_figures_state_n_and_the_unparsed_replies():
     assert fig._suptitle.get_text().startswith("n = 14 parsed ratings; 2 of 16") and fig.axes[0].get_title()
     by_combo = pt.preference_table(_pairs(), ["dataset", "evaluator", "combo"], prefs=("self",))
     fig = figures.self_by_combo_figure(by_combo, pr.COMBOS)
-    assert states_n(fig) and fig._suptitle.get_text().startswith(figures.COMBO_TITLE + "\n")  # a caption first
+    assert states_n(fig) and fig._suptitle.get_text().startswith(figures.combo_title([by_combo]) + "\n")  # a caption first
     assert fig._suptitle.get_text().splitlines()[1].startswith(f"n = {int(by_combo['n_valid'].sum())} valid pairs")
     views, _ = lk.method_views(_pairs())
     both = pt.preference_table_by_method(views, ["dataset", "evaluator"])
@@ -132,7 +132,7 @@ def test_figure3_drops_a_paper_panel_without_replies_and_says_so():
     heights = [b.get_height() for b in lik.patches]
     assert [h for h in heights if h == h] == [1.0, 0.0]
     lines = fig._suptitle.get_text().splitlines()
-    assert lines[0] == figures.COMBO_TITLE
+    assert lines[0] == figures.COMBO_TITLE_NO_BARS  # 5 questions a bar: no interval, so none promised
     assert lines[1] == "paper (parsed reply), no panel: n = 0 valid pairs; 40 of 40 pairs unparsed (100%)"
     # the likelihood parses nothing: its pairs without a choice are undecided (same answer), not unparsed
     assert lines[2] == "likelihood sum: n = 20 valid pairs; 20 of 40 pairs undecided (50%)"
@@ -231,3 +231,10 @@ def test_pointwise_bars_draw_the_findings_interval_only_from_ten_items():
 
     assert drawn(9) == 0
     assert drawn(12) == 4  # 2 authors x 2 measures
+
+
+def test_figure3_promises_interval_bars_only_where_a_bar_has_ten_questions():
+    """06's demo figure said 'bars: 95% CI' over bars of 7 questions, none of which can show one."""
+    row = {"combo": "TF", "evaluator": "smollm2", "self_rate": 0.6, "self_ci_low": 0.4, "self_ci_high": 0.8}
+    assert figures.combo_title([pd.DataFrame([{**row, "self_n_items": 7}])]) == figures.COMBO_TITLE_NO_BARS
+    assert figures.combo_title([pd.DataFrame([{**row, "self_n_items": 12}])]) == figures.COMBO_TITLE

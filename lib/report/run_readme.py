@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .judgment_links import link as inspect_link
+from .labels import label
 from .latex_table import format_number, interval_text
 
 ALPHA = 0.05
@@ -52,7 +53,13 @@ def plain(text) -> str:
     text = re.sub(r"\b([a-z]+(?:_[a-z]+)+)\b", lambda m: m.group(1).replace("_", " "), str(text))
     while re.search(r"\([^()]*\)", text):
         text = re.sub(r"\s*\(([^()]*)\)", r", \1", text)
-    return text.replace("(", "").replace(")", "")
+    text = text.replace("(", "").replace(")", "")
+    # a clause that is a machine word reads as its name: "nq, rag, self true" -> "NQ, RAG prompt, own passage true"
+    return ", ".join(_CLAUSES.get(c, label(c) if c in _SHORT_NAMES else c) for c in text.split(", "))
+
+
+_CLAUSES = {"all": "all datasets", "self true": "own passage true", "self false": "own passage false"}
+_SHORT_NAMES = {"nq", "marco", "triviaqa", "hotpotqa", "rag", "normal"}
 
 
 def family_mask(frame: pd.DataFrame, study: str) -> pd.Series:

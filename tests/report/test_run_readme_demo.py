@@ -77,3 +77,14 @@ def test_a_missing_interval_is_explained_once(demo):
         "all units equal (nothing varies between units)"
     # the check itself fails on a reason given twice (planted, as the old demo README had it)
     assert wording_problems("| 1.000 share 0-1 with no interval, all units equal: no interval, nothing varies |")
+
+
+def test_a_measure_in_a_sentence_names_its_parts_as_a_reader_does():
+    """The run README quoted 'human-minus-self rating, all, rag, self true, ...': dataset, prompt and
+    factuality keys as stored, not as a reader names them."""
+    from lib.report.run_readme import plain
+
+    assert plain("human-minus-self rating (all, rag, self true, next-token expected score after ###)") == (
+        "human-minus-self rating, all datasets, RAG prompt, own passage true, next-token expected score after ###")
+    assert plain("set F1 % (marco, utility prompts)") == "set F1 %, MS MARCO, utility prompts"
+    assert plain("a rag doll, all of it") == "a rag doll, all of it"  # only whole clauses are names

@@ -267,3 +267,17 @@ def test_a_wrapped_heading_keeps_n_and_its_bound_together(out):
     lines = fig._suptitle.get_text().split("\n")
     assert len(lines) > 2  # it did wrap
     assert not any(line.rstrip().endswith(("n <", "n =", "n\u00a0<", "n\u00a0=")) for line in lines)
+
+
+def test_slanted_dataset_names_that_touch_turn_steeper(out):
+    """01's lengths: at 30 degrees "NQ" touched "MS MARCO" in a half-column panel; the labels keep a gap
+    (a steeper slant, else upright)."""
+    from lib.self_preference.figures import lengths_figure
+
+    rng = np.random.default_rng(0)
+    lengths = pd.DataFrame({"source": np.repeat(["nq", "marco", "triviaqa"], 20),
+                            "query_words": rng.integers(3, 20, 60), "passage_words": rng.integers(50, 210, 60)})
+    fig = lengths_figure(lengths)
+    out.figure(fig, "01_lengths")
+    assert {t.get_rotation() for ax in fig.axes for t in ax.get_xticklabels()} <= {45.0, 90.0}
+    assert layout_problems(fig) == []

@@ -28,6 +28,9 @@ PANEL_CHROME = 0.9  # inches of a panel that are not rows: its title, tick label
 LABEL_CHARS = 52  # a row label (x-small) wraps beyond this many characters, never cut short
 XLABEL_CHARS = 56  # the x label (small) wraps to about the panel's width
 HEADING_CHARS = 80  # characters of the medium heading on a page's width (about 0.55 em each)
+# a panel's medium title wraps to the panel's width (a page less its labels and n): constrained layout
+# wraps nothing, and a title wider than the page left the panels no room at all (0 in wide)
+TITLE_CHARS = 48
 
 
 def kind(measure_id: str) -> str:
@@ -63,6 +66,14 @@ def shared_head(heads: list[str]) -> str:
         return heads[0]
     common = os.path.commonprefix(heads)
     return common[:common.rfind(", ")] if ", " in common else ""
+
+
+def title_and_label(head: str) -> tuple[str, str]:
+    """A panel of one measure named by its head alone: ('temperature scaling of 05', 'human minus own
+    rating, RAG prompt: after minus before') from its first part and the rest, so its row reads the name
+    rather than its id's tail; ('', head) when the head has one part."""
+    first, sep, rest = head.partition(", ")
+    return (first, rest) if sep and rest else ("", head)
 
 
 def _colors(names) -> dict:
@@ -163,11 +174,14 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
     ticks, tick_labels, y = [], [], 0.0
     heads = {mid: split_measure(rows.loc[rows["measure_id"] == mid, "measure"].iloc[0])[0] for mid in measure_ids}
     common = shared_head(list(heads.values()))
+    own_label = ""
+    if len(measure_ids) == 1 and not split_measure(rows.loc[rows["measure_id"] == measure_ids[0], "measure"].iloc[0])[1]:
+        common, own_label = title_and_label(common)  # the whole name: title its first part, label the rest
     title = common or label(k)
     for mid in measure_ids:
         group = rows[rows["measure_id"] == mid]
         detail = split_measure(group["measure"].iloc[0])[1]
-        own_head = heads[mid][len(common):].lstrip(", ")
+        own_head = own_label or heads[mid][len(common):].lstrip(", ")
         if detail or not own_head:
             detail = detail or mid.partition(".")[2] or mid
             detail = ", ".join(humanize(part) for part in detail.split(", "))  # "nq, rag" -> "NQ, RAG prompt"
@@ -210,5 +224,5 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # a narrow panel's default ticks ran into each other
     ax.set_ylim(y + 0.3, 0.7)
     ax.grid(axis="y", visible=False)
-    ax.set_title(title, fontsize="medium", loc="left")
+    ax.set_title(textwrap.fill(title, TITLE_CHARS), fontsize="medium", loc="left")
     ax.set_xlabel(textwrap.fill(f"{axis_of(measure_ids)}, 95% interval", XLABEL_CHARS), fontsize="small")

@@ -4,6 +4,7 @@ as a black diamond labelled with the paper's model, and n beside every row (smok
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 
 import matplotlib.pyplot as plt
@@ -14,6 +15,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 
+from lib import stats
 from lib.report import findings, measures
 from lib.report.labels import humanize, label
 from lib.report.plotting import PALETTE
@@ -66,6 +68,29 @@ def shared_head(heads: list[str]) -> str:
         return heads[0]
     common = os.path.commonprefix(heads)
     return common[:common.rfind(", ")] if ", " in common else ""
+
+
+_RANGE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:-|to)\s*(-?\d+(?:\.\d+)?)")  # "share 0-1", "(-1 to 1)"
+
+
+def natural_range(scale: str, axis: str = "", null: float | None = None) -> tuple[float, float] | None:
+    """The range a measure's values can take, from its findings `scale` ('share 0-1' -> (0, 1), '% of
+    questions' -> (0, 100), 'difference of shares (-1 to 1)' -> (-1, 1)); a difference of two values on
+    a 0-based scale (the scale or axis says 'difference', 'minus' or 'change', or the null lies outside
+    it) spans minus to plus its width; None when the scale names no range ('perplexity points')."""
+    text = str(scale or "")
+    found = _RANGE.search(text)
+    if found:
+        low, high = float(found.group(1)), float(found.group(2))
+    elif "%" in text:
+        low, high = 0.0, 100.0
+    else:
+        return None
+    differs = any(w in f"{text} {axis}" for w in ("difference", "minus", "change")) or (
+        null is not None and not low <= null <= high)
+    if low >= 0 and differs:
+        low, high = -(high - low), high - low
+    return low, high
 
 
 def title_and_label(head: str) -> tuple[str, str]:
@@ -178,6 +203,7 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
     if len(measure_ids) == 1 and not split_measure(rows.loc[rows["measure_id"] == measure_ids[0], "measure"].iloc[0])[1]:
         common, own_label = title_and_label(common)  # the whole name: title its first part, label the rest
     title = common or label(k)
+    drawn_n, drawn_x = [], []  # the n and values (estimates, paper values) this panel draws
     for mid in measure_ids:
         group = rows[rows["measure_id"] == mid]
         detail = split_measure(group["measure"].iloc[0])[1]
@@ -195,9 +221,13 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
             if len(r) and pd.notna(r.iloc[0]["estimate"]):
                 r = r.iloc[0]
                 c = colors[entry]
-                if pd.notna(r["ci_low"]) and pd.notna(r["ci_high"]):
-                    ax.plot([r["ci_low"], r["ci_high"]], [y, y], color=c, lw=1.6)
-                bar = pd.notna(r["ci_low"]) and pd.notna(r["ci_high"])
+                # the findings' one rule: no interval below MIN_CI_UNITS units, whatever the row carries
+                low, high, _ = stats.shown_interval(r["n"], r["ci_low"], r["ci_high"])
+                bar = pd.notna(low) and pd.notna(high)
+                if bar:
+                    ax.plot([low, high], [y, y], color=c, lw=1.6)
+                drawn_n.append(int(r["n"]))
+                drawn_x.append(float(r["estimate"]))
                 # hollow: a smoke row, or no interval (too few units / no spread), never read as a 95% claim
                 ax.plot([r["estimate"]], [y], marker="o", ls="", color=c, ms=5,
                         mfc="white" if (r["smoke"] or not bar) else c, mew=1.4)
@@ -210,6 +240,7 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
         centre = float(np.mean(ys))
         paper = group["paper_value"].dropna()
         if len(paper):
+            drawn_x.append(float(paper.iloc[0]))
             model = next((m for m in group["paper_model"] if m), "paper")
             ax.plot([paper.iloc[0]], [centre], marker="D", color="black", ls="", ms=5, zorder=3)
             ax.annotate(model, (paper.iloc[0], centre), xytext=(4, 3), textcoords="offset points",
@@ -220,9 +251,28 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
     null = null_of(measure_ids[0])
     if null is not None:
         ax.axvline(null, color="0.4", ls="--", lw=1)
+    title, interval = textwrap.fill(title, TITLE_CHARS), ", 95% interval"
+    if drawn_n and max(drawn_n) < stats.MIN_CI_UNITS:
+        # a smoke test's points are no estimates: show them on the measure's own scale, not zoomed in
+        note = f"(smoke test: n < {stats.MIN_CI_UNITS})"
+        last = title.rsplit("\n", 1)[-1]
+        title += (" " if len(last) + len(note) < TITLE_CHARS else "\n") + note  # the note whole, on one line
+        _smoke_limits(ax, rows[rows["measure_id"].isin(measure_ids)], measure_ids, drawn_x, null)
+        interval = ""  # its points have none
     ax.set_yticks(ticks, tick_labels, fontsize="x-small")
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5))  # a narrow panel's default ticks ran into each other
     ax.set_ylim(y + 0.3, 0.7)
     ax.grid(axis="y", visible=False)
-    ax.set_title(textwrap.fill(title, TITLE_CHARS), fontsize="medium", loc="left")
-    ax.set_xlabel(textwrap.fill(f"{axis_of(measure_ids)}, 95% interval", XLABEL_CHARS), fontsize="small")
+    ax.set_title(title, fontsize="medium", loc="left")
+    ax.set_xlabel(textwrap.fill(f"{axis_of(measure_ids)}{interval}", XLABEL_CHARS), fontsize="small")
+
+
+def _smoke_limits(ax, rows: pd.DataFrame, measure_ids: list, values: list, null: float | None) -> None:
+    """x limits of a panel of smoke points: the measure's natural range (`natural_range`) and the null,
+    widened to any value beyond them; the null and the values alone when the scale names no range."""
+    scale = next((str(v) for v in rows.get("scale", pd.Series(dtype=object)) if isinstance(v, str) and v), "")
+    span = natural_range(scale, axis_of(measure_ids), null) or (min(values), max(values))
+    points = [*span, *values] + ([null] if null is not None else [])
+    low, high = min(points), max(points)
+    pad = 0.03 * (high - low) if high > low else 1.0
+    ax.set_xlim(low - pad, high + pad)

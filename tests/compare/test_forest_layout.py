@@ -68,6 +68,54 @@ def test_row_labels_are_readable_names_never_an_id_slug():
         plt.close(fig)
 
 
+def _panels(figs, title_start: str) -> list:
+    found = [ax for fig in figs for ax in fig.axes if ax.get_title(loc="left").startswith(title_start)]
+    assert found, [ax.get_title(loc="left") for fig in figs for ax in fig.axes]
+    return found
+
+
+def test_a_panel_of_only_smoke_points_keeps_its_measures_scale_and_says_so():
+    """forest_utility_2: six n = 1 answer F1 points at 44.4 drawn on an x axis of 42-46.8, as if an
+    estimate were known to a point; forest_rewardbench_2: three n = 3 points filled a 0-0.11 axis."""
+    long = demo_rows()
+    utility = forest.forest_figures(long, "utility")
+    for answer in _panels(utility, "answer F1 %"):
+        low, high = answer.get_xlim()
+        assert low <= 0 and high >= 100
+        assert "smoke test: n < 10" in answer.get_title(loc="left")
+    (unreadable,) = _panels(utility, "unreadable replies")  # n = 30: an estimate, zoomed to its interval
+    assert "smoke test" not in unreadable.get_title(loc="left") and unreadable.get_xlim()[0] > 50
+    (best,) = _panels(forest.forest_figures(long, "rewardbench"), "best-of-N gain")
+    low, high = best.get_xlim()
+    assert low <= 0 and high >= 1  # a recall gain on recall's 0-1 scale, its null 0 in view
+    assert "smoke test: n < 10" in best.get_title(loc="left")
+    for fig in plt.get_fignums():
+        plt.close(fig)
+
+
+def test_natural_ranges_are_read_from_the_findings_scale():
+    assert forest.natural_range("share 0-1") == (0.0, 1.0)
+    assert forest.natural_range("% of questions") == (0.0, 100.0)
+    assert forest.natural_range("difference of shares (-1 to 1)", null=0.0) == (-1.0, 1.0)
+    assert forest.natural_range("share 0-1 (difference)", null=0.0) == (-1.0, 1.0)
+    assert forest.natural_range("rating points (1-5 scale)", "human minus own-passage rating", 0.0) == (-4.0, 4.0)
+    assert forest.natural_range("share 0-1", "share choosing the first passage", 0.5) == (0.0, 1.0)
+    assert forest.natural_range("perplexity points", null=0.0) is None
+
+
+def test_a_point_of_fewer_than_ten_units_gets_no_interval_bar_even_when_its_row_has_one():
+    """The findings withhold an interval below 10 units; a row that still carries one (an older run's
+    findings) must not get a bar in the forest."""
+    long = demo_rows()
+    rows = long[long["measure_id"].str.startswith("best_of_n_gain.")].copy()
+    rows["ci_low"], rows["ci_high"] = rows["estimate"] - 0.05, rows["estimate"] + 0.05  # planted intervals, n = 3
+    ax = forest.forest_figure(rows, "rewardbench").axes[0]
+    bars = [line for line in ax.lines if len(line.get_xdata()) == 2 and line.get_linestyle() == "-"]
+    assert bars == []
+    dots = [line for line in ax.lines if line.get_marker() == "o"]
+    assert len(dots) == 3 and all(d.get_markerfacecolor() == "white" for d in dots)
+    plt.close(ax.figure)
+
 
 def test_the_demo_rows_are_the_ones_the_forests_were_drawn_from():
     """The fixture keeps what these tests rely on: smoke rows with n < 10 and a mitigation measure without

@@ -116,18 +116,27 @@ def _estimated(rows: pd.DataFrame) -> tuple[pd.DataFrame, int]:
 
 def pages(long: pd.DataFrame, study: str) -> list[list[str]]:
     """The study's estimated measure ids split into pages of a forest, in order: a page holds as many
-    measures as fit MAX_HEIGHT at ROW_HEIGHT per row (a kind may go on over a page break)."""
+    kinds of measure (panels) as fit MAX_HEIGHT at ROW_HEIGHT per row, a kind's rows kept on one page
+    (its readings may come interleaved with other kinds'); only a kind longer than a page goes on over a
+    page break, begun where the last page has room (its later part titled 'continued')."""
     rows, _ = _estimated(long[long["study"] == study])
     kinds = rows["measure_id"].map(kind)
-    out, height, last_kind = [[]], CHROME, None
-    for mid in dict.fromkeys(rows["measure_id"]):
-        per_measure = (len(_panel_entries(rows[kinds == kind(mid)], entries(long))) + _gap(long)) * ROW_HEIGHT
-        cost = per_measure + (PANEL_CHROME if kind(mid) != last_kind else 0.0)
-        if out[-1] and height + cost > MAX_HEIGHT:
+    names = entries(long)
+    out, height = [[]], CHROME
+    for k in dict.fromkeys(kinds):
+        ids = list(dict.fromkeys(rows.loc[kinds == k, "measure_id"]))
+        per_measure = (len(_panel_entries(rows[kinds == k], names)) + _gap(long)) * ROW_HEIGHT
+        whole = PANEL_CHROME + per_measure * len(ids)
+        if out[-1] and height + whole > MAX_HEIGHT and CHROME + whole <= MAX_HEIGHT:
             out.append([])
-            height, cost = CHROME, per_measure + PANEL_CHROME
-        out[-1].append(mid)
-        height, last_kind = height + cost, kind(mid)
+            height = CHROME
+        height += PANEL_CHROME
+        for mid in ids:
+            if out[-1] and height + per_measure > MAX_HEIGHT:  # a kind longer than a page goes on
+                out.append([])
+                height = CHROME + PANEL_CHROME
+            out[-1].append(mid)
+            height += per_measure
     return [p for p in out if p]
 
 
@@ -155,6 +164,8 @@ def forest_figure(long: pd.DataFrame, study: str, only: list | None = None, part
     page `part` = (i, of k) of `forest_figures`), a page wide, laid out by matplotlib's constrained layout.
     Measures without an estimate in any entry get no row: the heading counts them."""
     rows, left_out = _estimated(long[long["study"] == study])
+    first_of_kind = rows.drop_duplicates("measure_id").assign(k=lambda f: f["measure_id"].map(kind)) \
+        .drop_duplicates("k").set_index("k")["measure_id"]  # a kind whose first reading is on an earlier page
     if only is not None:
         rows = rows[rows["measure_id"].isin(only)]
     names = entries(long)
@@ -168,7 +179,7 @@ def forest_figure(long: pd.DataFrame, study: str, only: list | None = None, part
                              figsize=(WIDTH, CHROME + PANEL_CHROME * len(kinds) + ROW_HEIGHT * sum(heights)),
                              layout="constrained")
     for ax, k in zip(axes[:, 0], kinds):
-        _panel(ax, rows, k, groups[k], shown[k], colors, gap)
+        _panel(ax, rows, k, groups[k], shown[k], colors, gap, continued=first_of_kind[k] not in groups[k])
     n = rows["n"].dropna().astype(int)
     units = sorted(u for u in rows["unit"].unique() if u)
     unit = f" {units[0]}s" if len(units) == 1 else " units"
@@ -193,8 +204,10 @@ def forest_figure(long: pd.DataFrame, study: str, only: list | None = None, part
     return fig
 
 
-def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, colors: dict, gap: float = 0.6) -> None:
-    """One kind of measure: a group of rows per measure, one row per entry."""
+def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, colors: dict, gap: float = 0.6,
+           continued: bool = False) -> None:
+    """One kind of measure: a group of rows per measure, one row per entry (`continued`: the later part
+    of a kind begun on an earlier page)."""
     right = blended_transform_factory(ax.transAxes, ax.transData)
     ticks, tick_labels, y = [], [], 0.0
     heads = {mid: split_measure(rows.loc[rows["measure_id"] == mid, "measure"].iloc[0])[0] for mid in measure_ids}
@@ -202,7 +215,7 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
     own_label = ""
     if len(measure_ids) == 1 and not split_measure(rows.loc[rows["measure_id"] == measure_ids[0], "measure"].iloc[0])[1]:
         common, own_label = title_and_label(common)  # the whole name: title its first part, label the rest
-    title = common or label(k)
+    title = (common or label(k)) + (" (continued)" if continued else "")
     drawn_n, drawn_x = [], []  # the n and values (estimates, paper values) this panel draws
     for mid in measure_ids:
         group = rows[rows["measure_id"] == mid]

@@ -117,6 +117,29 @@ def test_a_point_of_fewer_than_ten_units_gets_no_interval_bar_even_when_its_row_
     plt.close(ax.figure)
 
 
+def test_a_measure_stays_on_one_page():
+    """forest_self_preference: 'first-position rate' on page 2 and again on page 3 (its readings came
+    interleaved with the other measures' and the page break fell between them). Only a kind longer than
+    a page (the demo's 24 human-minus-self readings) goes on, on the next page, titled 'continued'."""
+    long = demo_rows()
+    for study in dict.fromkeys(long["study"]):
+        pages = forest.pages(long, study)
+        seen = {}
+        for i, ids in enumerate(pages):
+            for k in dict.fromkeys(forest.kind(m) for m in ids):
+                if k in seen:
+                    assert k == "human_minus_self" and seen[k] == i - 1, f"{study}: {k} on pages {seen[k] + 1} and {i + 1}"
+                seen[k] = i
+        titles = [ax.get_title(loc="left") for fig in forest.forest_figures(long, study) for ax in fig.axes]
+        assert len(titles) == len(set(titles)), titles
+    titles = [ax.get_title(loc="left") for fig in forest.forest_figures(long, "self-preference") for ax in fig.axes]
+    assert sum(t.startswith("human-minus-self rating") for t in titles) == 2
+    assert "human-minus-self rating (continued)" in titles
+    first = {forest.kind(m) for m in forest.pages(long, "self-preference")[0]}
+    assert first == {"ppl_human_minus_model", "human_minus_self"}  # the long kind begins where page 1 has room
+    plt.close("all")
+
+
 def test_the_demo_rows_are_the_ones_the_forests_were_drawn_from():
     """The fixture keeps what these tests rely on: smoke rows with n < 10 and a mitigation measure without
     a parenthesised detail (a fixture that lost them would let the tests above pass on nothing)."""

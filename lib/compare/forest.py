@@ -18,7 +18,7 @@ from matplotlib.transforms import blended_transform_factory
 from lib import stats
 from lib.report import findings, measures
 from lib.report.labels import humanize, label
-from lib.report.plotting import PALETTE
+from lib.report.plotting import PALETTE, n_label
 
 from .join import entries
 
@@ -101,6 +101,24 @@ def title_and_label(head: str) -> tuple[str, str]:
     return (first, rest) if sep and rest else ("", head)
 
 
+_COMPOUND = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")  # "generate-and-parse", "log-probability"
+
+
+def compounds(texts) -> list[str]:
+    """The hyphenated words of a study's readable measure names, longest first: the spelling its rows
+    keep where an id's snake case gives the same words apart ('generate_and_parse')."""
+    found = {w for t in texts for w in _COMPOUND.findall(str(t))}
+    return sorted(found, key=len, reverse=True)
+
+
+def one_spelling(text: str, words: list[str]) -> str:
+    """`text` with every spaced or underscored form of `words` written as the word ('generate and parse'
+    -> 'generate-and-parse'), so a method reads the same in every row of a study."""
+    for w in words:
+        text = re.sub(r"\b" + r"[ _]".join(map(re.escape, w.split("-"))) + r"\b", w, text)
+    return text
+
+
 def _colors(names) -> dict:
     return dict(zip(names, sns.color_palette(PALETTE, max(len(names), 1))))
 
@@ -164,6 +182,7 @@ def forest_figure(long: pd.DataFrame, study: str, only: list | None = None, part
     page `part` = (i, of k) of `forest_figures`), a page wide, laid out by matplotlib's constrained layout.
     Measures without an estimate in any entry get no row: the heading counts them."""
     rows, left_out = _estimated(long[long["study"] == study])
+    words = compounds(long.loc[long["study"] == study, "measure"])  # every page spells as the study's names do
     first_of_kind = rows.drop_duplicates("measure_id").assign(k=lambda f: f["measure_id"].map(kind)) \
         .drop_duplicates("k").set_index("k")["measure_id"]  # a kind whose first reading is on an earlier page
     if only is not None:
@@ -179,11 +198,12 @@ def forest_figure(long: pd.DataFrame, study: str, only: list | None = None, part
                              figsize=(WIDTH, CHROME + PANEL_CHROME * len(kinds) + ROW_HEIGHT * sum(heights)),
                              layout="constrained")
     for ax, k in zip(axes[:, 0], kinds):
-        _panel(ax, rows, k, groups[k], shown[k], colors, gap, continued=first_of_kind[k] not in groups[k])
+        _panel(ax, rows, k, groups[k], shown[k], colors, gap, continued=first_of_kind[k] not in groups[k],
+               words=words)
     n = rows["n"].dropna().astype(int)
     units = sorted(u for u in rows["unit"].unique() if u)
-    unit = f" {units[0]}s" if len(units) == 1 else " units"
-    n_text = (f"n = {n.min()}{unit}" if n.nunique() == 1 else f"n = {n.min()}-{n.max()}{unit} per row") if len(n) else "n = 0"
+    unit = f"{units[0]}s" if len(units) == 1 else "units"
+    n_text = (n_label(n.min(), unit) if n.nunique() == 1 else f"n = {n.min()}-{n.max()} {unit} per row") if len(n) else "n = 0"
     smoke = " (all smoke tests: n < 30)" if len(rows) and rows["smoke"].all() else ""
     gone = (f"; {left_out} measure{'s' * (left_out != 1)} without an estimate left out (comparison.csv lists them)"
             if left_out else "")
@@ -205,9 +225,9 @@ def forest_figure(long: pd.DataFrame, study: str, only: list | None = None, part
 
 
 def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, colors: dict, gap: float = 0.6,
-           continued: bool = False) -> None:
+           continued: bool = False, words: list | None = None) -> None:
     """One kind of measure: a group of rows per measure, one row per entry (`continued`: the later part
-    of a kind begun on an earlier page)."""
+    of a kind begun on an earlier page; `words`: the study's hyphenated words, `one_spelling`)."""
     right = blended_transform_factory(ax.transAxes, ax.transData)
     ticks, tick_labels, y = [], [], 0.0
     heads = {mid: split_measure(rows.loc[rows["measure_id"] == mid, "measure"].iloc[0])[0] for mid in measure_ids}
@@ -259,7 +279,7 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
             ax.annotate(model, (paper.iloc[0], centre), xytext=(4, 3), textcoords="offset points",
                         fontsize="x-small")
         ticks.append(centre)
-        tick_labels.append(textwrap.fill(detail, LABEL_CHARS))
+        tick_labels.append(textwrap.fill(one_spelling(detail, words or []), LABEL_CHARS))
         y -= gap
     null = null_of(measure_ids[0])
     if null is not None:

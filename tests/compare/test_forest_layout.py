@@ -140,6 +140,29 @@ def test_a_measure_stays_on_one_page():
     plt.close("all")
 
 
+def test_the_heading_counts_one_unit_in_the_singular():
+    """forest_utility_2's heading: 'n = 1 questions'."""
+    long = demo_rows()
+    rows = long[long["measure_id"].str.startswith("answer_score.")]
+    fig = forest.forest_figure(rows, "utility")
+    heading = fig._suptitle.get_text()
+    assert "n = 1 question " in heading + " " and "n = 1 questions" not in heading
+    many = forest.forest_figure(long[long["measure_id"].str.startswith("unreadable_share.")], "utility")
+    assert "n = 30 questions" in many._suptitle.get_text()
+    plt.close("all")
+
+
+def test_a_method_is_spelled_one_way_in_a_study():
+    """forest_rewardbench: 'generate-and-parse' in one panel, 'generate and parse' in the next (the second
+    from the id's snake case), and 'log-probability verdict' beside 'log probability verdict'."""
+    long = demo_rows()
+    labels = " | ".join(t for fig in forest.forest_figures(long, "rewardbench") for ax in fig.axes
+                        for t in _tick_texts(ax))
+    assert "generate-and-parse" in labels and "generate and parse" not in labels
+    assert "log-probability verdict" in labels and "log probability verdict" not in labels
+    plt.close("all")
+
+
 def test_the_demo_rows_are_the_ones_the_forests_were_drawn_from():
     """The fixture keeps what these tests rely on: smoke rows with n < 10 and a mitigation measure without
     a parenthesised detail (a fixture that lost them would let the tests above pass on nothing)."""

@@ -1,6 +1,8 @@
 """Forest plots of compared runs: per study, one panel per kind of measure, one row per measure and
 entry (model or run) with its estimate and 95% interval, the null as a dashed line, the paper's value
-as a black diamond labelled with the paper's model, and n beside every row (smoke rows and rows without an interval hollow, with no bar)."""
+as a black diamond labelled with the paper's model, and n beside every row (smoke rows and rows without an
+interval hollow, with no bar; a panel of only points under 10 units on its measure's own scale, titled a
+smoke test)."""
 from __future__ import annotations
 
 import os
@@ -203,7 +205,8 @@ def forest_figure(long: pd.DataFrame, study: str, only: list | None = None, part
     n = rows["n"].dropna().astype(int)
     units = sorted(u for u in rows["unit"].unique() if u)
     unit = f"{units[0]}s" if len(units) == 1 else "units"
-    n_text = (n_label(n.min(), unit) if n.nunique() == 1 else f"n = {n.min()}-{n.max()} {unit} per row") if len(n) else "n = 0"
+    n_text = "n = 0" if not len(n) else n_label(n.min(), unit) if n.nunique() == 1 else \
+        f"n = {n.min()}-{n.max()} {unit} per row"
     smoke = " (all smoke tests: n < 30)" if len(rows) and rows["smoke"].all() else ""
     gone = (f"; {left_out} measure{'s' * (left_out != 1)} without an estimate left out (comparison.csv lists them)"
             if left_out else "")
@@ -233,7 +236,8 @@ def _panel(ax, rows: pd.DataFrame, k: str, measure_ids: list, names: list, color
     heads = {mid: split_measure(rows.loc[rows["measure_id"] == mid, "measure"].iloc[0])[0] for mid in measure_ids}
     common = shared_head(list(heads.values()))
     own_label = ""
-    if len(measure_ids) == 1 and not split_measure(rows.loc[rows["measure_id"] == measure_ids[0], "measure"].iloc[0])[1]:
+    alone = rows.loc[rows["measure_id"] == measure_ids[0], "measure"].iloc[0]
+    if len(measure_ids) == 1 and not split_measure(alone)[1]:
         common, own_label = title_and_label(common)  # the whole name: title its first part, label the rest
     title = (common or label(k)) + (" (continued)" if continued else "")
     drawn_n, drawn_x = [], []  # the n and values (estimates, paper values) this panel draws

@@ -151,22 +151,38 @@ def n_text(df: pd.DataFrame) -> str:
     return f"n = {values.min()}--{values.max()}{what} per row"
 
 
-def _key_columns(df: pd.DataFrame) -> list[str]:
-    """Leading non-numeric columns (dataset, model, setting ...) that identify a row; where they leave
-    rows alike, the later text columns that tell them apart (06's `method`, written last, would
-    otherwise be in one part only, and the other parts' rows of the two methods would read the same)."""
-    def text(c) -> bool:
-        return not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))
+# a text cell that holds a value, not a name: '3.00±0.00', '0.512 [0.410, 0.600]', '12', '55.5 %'
+_VALUE_TEXT = re.compile(r"^\s*[-+]?(\d[\d.,]*|\.\d+)([eE][-+]?\d+)?\s*(±\s*[-+]?[\d.]+([eE][-+]?\d+)?)?\s*%?"
+                         r"\s*(\[[^\]]*\])?\s*$")
 
+
+def _is_key_text(col: pd.Series) -> bool:
+    """A text column that names what a row is (dataset, method), not one of values written as text
+    ('3.00±0.00' of `fmt_mean_sd`) or a helper column."""
+    if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+        return False
+    if HELPER.search(str(col.name)) or col.name == intervals.REASON:
+        return False
+    cells = [str(v) for v in col if not _is_missing(v)]
+    return not (cells and all(_VALUE_TEXT.match(v) for v in cells))
+
+
+def _key_columns(df: pd.DataFrame) -> list[str]:
+    """Leading name columns (dataset, model, setting ...; at most MAX_KEY_COLUMNS) that identify a row,
+    then every later name column that tells apart rows those leave alike (06's `method`, written last,
+    would otherwise be in one part only, and the other parts' rows of each method would read the same)."""
     keys = []
     for c in df.columns[:MAX_KEY_COLUMNS]:
-        if not text(c):
+        if not _is_key_text(df[c]):
             break
         keys.append(c)
-    for c in [c for c in df.columns if c not in keys and text(c) and df[c].astype(str).nunique() < len(df)]:
-        if not keys or not df[keys].astype(str).duplicated().any() or len(keys) >= MAX_KEY_COLUMNS:
+    for c in [c for c in df.columns if c not in keys and _is_key_text(df[c])]:
+        alike = df[keys].astype(str).duplicated(keep=False) if keys else pd.Series(True, index=df.index)
+        if not alike.any():
             break
-        keys.append(c)
+        # a column that differs within a group of alike rows tells them apart
+        if df.loc[alike, keys + [c]].astype(str).duplicated(keep=False).sum() < alike.sum():
+            keys.append(c)
     return keys
 
 

@@ -383,3 +383,40 @@ def test_the_widths_written_for_are_the_two_column_articles(tmp_path):
     run = subprocess.run([engine, "-interaction=nonstopmode", "w.tex"], cwd=tmp_path, capture_output=True, text=True)
     column, page = map(float, re.search(r"COLUMN ([\d.]+)pt ?PAGE ([\d.]+)pt", run.stdout).groups())
     assert (column, page) == (COLUMN_PT, PAGE_PT)
+
+
+def _methods_frame() -> pd.DataFrame:
+    """05_human_minus_self_methods' shape: names, mean ± sd text cells, counts, differences and their
+    intervals, a helper `*_fmt` and a `*_ci_note` text column, and `method` written last."""
+    rows = 12
+    df = pd.DataFrame({"dataset": (["nq", "marco", "trivia"] * 4), "evaluator": ["smollm2"] * rows,
+                       "setting": ["rag"] * rows, "human_true": ["3.00±0.00"] * rows, "self_true": ["2.33±1.15"] * rows})
+    for side in ("true", "false"):
+        df[f"n_{side}"] = [14] * rows
+        df[f"diff_{side}"] = np.linspace(-0.2, 0.3, rows)
+        df[f"p_{side}"] = [0.336] * rows
+        df[f"ci_low_{side}"] = df[f"diff_{side}"] - 0.5
+        df[f"ci_high_{side}"] = df[f"diff_{side}"] + 0.5
+        df[f"diff_{side}_fmt"] = ["0.286 [-0.332, 0.903]"] * rows
+        df[f"{side}_ci_note"] = ["bootstrap"] * 6 + ["t"] * 6
+        for i in range(4):
+            df[f"extra {side} count {i}"] = [100000 + i] * rows
+    df["method"] = ["paper (parsed reply)"] * 3 + ["next-token argmax"] * 3 + ["expected score"] * 3 + ["paper"] * 3
+    return df
+
+
+def test_every_part_of_a_split_table_has_the_name_columns_and_not_value_text():
+    """05_human_minus_self_methods / 06_preferences_by_method split into 4 parts with `method` in part
+    4 only: the leading `3.00±0.00` value columns took the key places (05), and helper `*_ci_note`
+    columns took them and were then dropped (06). Every part must show dataset .. method."""
+    from lib.report.latex_table import _key_columns
+
+    df = _methods_frame()
+    assert _key_columns(df) == ["dataset", "evaluator", "setting", "method"]
+    assert _key_columns(df.drop(columns=["human_true", "self_true"])) == ["dataset", "evaluator", "setting", "method"]
+    tex = to_latex(df, "methods")
+    parts = tex.split("\\begin{table")[1:]
+    assert len(parts) > 1
+    for part in parts:
+        header = part.split("\\toprule\n")[1].split(" \\\\")[0]
+        assert header.startswith("dataset & evaluator & setting & method &"), header

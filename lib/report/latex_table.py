@@ -197,7 +197,7 @@ def withheld_note(df: pd.DataFrame) -> str:
     """'† no 95% interval: too few units, fewer than 10' for a table with withheld intervals ('' without)."""
     if intervals.REASON not in df:
         return ""
-    reasons = [re.sub(r"^[^:;]+: (?=too few|no spread|none computed)", "", part.strip())
+    reasons = [re.sub(r"^.*?: (?=too few|no spread|none computed)", "", part.strip())
                for text in df[intervals.REASON].dropna().astype(str) for part in text.split(";") if part.strip()]
     reasons = list(dict.fromkeys(reasons))
     return f"{WITHHELD} no 95% interval: {'; '.join(reasons)}" if reasons else ""

@@ -420,3 +420,25 @@ def test_every_part_of_a_split_table_has_the_name_columns_and_not_value_text():
     for part in parts:
         header = part.split("\\toprule\n")[1].split(" \\\\")[0]
         assert header.startswith("dataset & evaluator & setting & method &"), header
+
+
+def test_intervals_of_colon_named_estimates_follow_the_rule():
+    """05_likelihood_vs_paper printed '2.333 [-0.535, 5.202]' at 3 units and '3.000 [3.000, 3.000]':
+    its counts are named 'paper (parsed reply): n' beside 'paper (parsed reply): mean', which
+    `unit_count` did not look for, so no interval was withheld."""
+    from lib.report.intervals import shown_against_rule
+
+    df = pd.DataFrame({"dataset": ["nq", "marco", "trivia"],
+                       "paper (parsed reply): n": [7, 3, 14], "paper (parsed reply): mean": [3.0, 2.333, 2.5],
+                       "paper (parsed reply): ci_low": [3.0, -0.535, 2.1], "paper (parsed reply): ci_high": [3.0, 5.202, 2.9],
+                       "argmax: n": [14, 14, 14], "argmax: mean": [2.57, 2.0, 2.8],
+                       "argmax: ci_low": [2.08, 1.5, 2.8], "argmax: ci_high": [3.06, 2.5, 2.8]})
+    assert len(shown_against_rule(df)) == 3  # two rows below 10 units, one zero-width at 14
+    tex = to_latex(df, "vs_paper")
+    assert "[3.000, 3.000]" not in tex and "[-0.535, 5.202]" not in tex and "[2.800, 2.800]" not in tex
+    assert "2.333$^\\dagger$" in tex and "[2.100, 2.900]" in tex
+    assert "no 95\\% interval: too few units, fewer than 10; no spread between units" in tex
+    # zero width is withheld where nothing counts the units, too
+    bare = pd.DataFrame({"x": ["a", "b"], "rate": [0.5, 1.0], "rate_ci_low": [0.2, 1.0], "rate_ci_high": [0.8, 1.0]})
+    assert shown_against_rule(bare) == ["row 1, rate: [1, 1] at None units"]
+    assert "[1.000, 1.000]" not in to_latex(bare, "bare") and "[0.200, 0.800]" in to_latex(bare, "bare")

@@ -99,8 +99,11 @@ def _format_column(col: pd.Series, decimals: int) -> list[str]:
     without NaN keeps its decimals (50.0 % stays 50.0). Machine names in text cells become labels."""
     values = list(col)
     numeric = [v for v in values if isinstance(v, numbers.Number) and not _is_missing(v)]
-    whole = (bool(numeric) and any(_is_missing(v) for v in values)
-             and all(float(v).is_integer() and abs(v) < 1e15 for v in numeric))
+    integral = bool(numeric) and all(float(v).is_integer() and abs(v) < 1e15 for v in numeric)
+    # a count (n, n_parsed, k) that pandas read as floats is written as integers (14, not 14.0), and a
+    # p-value or rate whose values happen to be whole keeps its decimals (1.000 beside 0.375, not 1)
+    whole = integral and not STATISTIC.search(str(col.name)) and (
+        COUNT.search(str(col.name)) is not None or any(_is_missing(v) for v in values))
     cells = []
     for v in values:
         if _is_missing(v):
@@ -113,9 +116,20 @@ def _format_column(col: pd.Series, decimals: int) -> list[str]:
             cells.append(escape(label(v)))
         elif isinstance(v, (list, np.ndarray)) and all(isinstance(x, numbers.Number) for x in v):
             cells.append("[" + ", ".join(format_number(x, decimals) for x in v) + "]")  # e.g. a CI pair
+        elif DASHES.match(str(v)):
+            # '-' for a missing value, alone or in a composite cell ('- / - / - (n=0)'), as the em-dash
+            # every other table prints
+            cells.append(escape(re.sub(r"(?<![\w.])-(?![\w.])", "—", str(v))))
         else:
             cells.append(escape(humanize(str(v))))
     return cells
+
+
+# column names of counts, and of statistics that are never counts even when their values are whole
+COUNT = re.compile(r"^(n|k|count|dof|df|questions|items|pairs)$|^n[_ ]|[_ ](n|k|count|n[_ ]items)$", re.I)
+STATISTIC = re.compile(r"(^|[_ ])(p|rate|mean|share|accuracy|diff|score|r|sd|ci|low|high|lo|hi)($|[_ ])|%", re.I)
+# a cell of '-' placeholders between numbers and separators: '-', '- / - / - (n=0)', '3.00 / -'
+DASHES = re.compile(r"^(?=.*(^|[\s/(])-($|[\s/)]))[\s\d.,/()=n±%-]*$")
 
 
 def _flat(df: pd.DataFrame) -> pd.DataFrame:
@@ -176,12 +190,14 @@ def _key_columns(df: pd.DataFrame) -> list[str]:
         if not _is_key_text(df[c]):
             break
         keys.append(c)
-    for c in [c for c in df.columns if c not in keys and _is_key_text(df[c])]:
-        alike = df[keys].astype(str).duplicated(keep=False) if keys else pd.Series(True, index=df.index)
-        if not alike.any():
+    # a yes/no column (factuality) names rows too, once the leading names leave some alike
+    later = [c for c in df.columns if c not in keys and (_is_key_text(df[c]) or pd.api.types.is_bool_dtype(df[c]))]
+    for c in later:
+        groups = len(df[keys].astype(str).drop_duplicates()) if keys else 1
+        if groups == len(df):
             break
-        # a column that differs within a group of alike rows tells them apart
-        if df.loc[alike, keys + [c]].astype(str).duplicated(keep=False).sum() < alike.sum():
+        # a column that splits a group of alike rows tells them apart
+        if len(df[keys + [c]].astype(str).drop_duplicates()) > groups:
             keys.append(c)
     return keys
 

@@ -442,3 +442,42 @@ def test_intervals_of_colon_named_estimates_follow_the_rule():
     bare = pd.DataFrame({"x": ["a", "b"], "rate": [0.5, 1.0], "rate_ci_low": [0.2, 1.0], "rate_ci_high": [0.8, 1.0]})
     assert shown_against_rule(bare) == ["row 1, rate: [1, 1] at None units"]
     assert "[1.000, 1.000]" not in to_latex(bare, "bare") and "[0.200, 0.800]" in to_latex(bare, "bare")
+
+
+def _cells_frame() -> pd.DataFrame:
+    """05_pointwise_cells' shape: names, a yes/no `factuality`, `author` and `false_by` that tell rows
+    apart only together, float counts without NaN, and enough columns to split."""
+    df = pd.DataFrame({"dataset": ["nq"] * 4, "evaluator": ["smollm2"] * 4, "setting": ["rag"] * 4,
+                       "factuality": [True, True, False, False], "author": ["human", "smollm2"] * 2,
+                       "false_by": [None, None, "ours", "ours"], "n": [14.0, 14.0, 9.0, 9.0],
+                       "n_parsed": [7.0, 5.0, 6.0, 3.0]})
+    for i in range(8):
+        df[f"mean reply token expected {i}"] = [3.5, 3.2, 3.1, 3.0]
+    return df
+
+
+def test_a_split_table_repeats_every_name_that_tells_rows_apart():
+    """05_pointwise_cells: `author` alone left rows alike and was not taken, and the yes/no
+    `factuality` could not be a key, so its later parts showed 'NQ & SmolLM2 & RAG prompt' four times."""
+    from lib.report.latex_table import _key_columns
+
+    assert _key_columns(_cells_frame()) == ["dataset", "evaluator", "setting", "factuality", "author"]
+    tex = to_latex(_cells_frame(), "cells")
+    bodies = [part.split("\\midrule\n")[1].split("\\bottomrule")[0] for part in tex.split("\\begin{table")[1:]]
+    assert len(bodies) > 1
+    for body in bodies:
+        lines = body.strip().splitlines()
+        assert len({line.split(" & ")[:5].__str__() for line in lines}) == len(lines), body
+
+
+def test_counts_print_as_integers_p_values_keep_decimals_and_dashes_are_em_dashes():
+    """05_pointwise_cells printed counts read from a CSV as '14.0' and '7.000'; 06_preferences_by_method
+    printed a p-value column of ones as '1' beside '1.000'; '-' cells printed as a hyphen, not '---'."""
+    tex = to_latex(_cells_frame(), "cells")
+    assert "& 14 & 7 &" in tex and "14.0" not in tex and "7.000" not in tex
+    p = pd.DataFrame({"dataset": ["nq", "marco", "all"], "self_p": [1.0, 1.0, np.nan], "fact_p": [1.0, 0.375, np.nan],
+                      "self_k": [14.0, 8.0, np.nan], "cell": ["- / - / - (n=0)", "-", "3.00 / -"]})
+    tex = to_latex(p, "p")
+    assert r"NQ & 1.000 & 1.000 & 14 & --- / --- / --- (n=0) \\" in tex
+    assert r"MS MARCO & 1.000 & 0.375 & 8 & --- \\" in tex and r"3.00 / --- \\" in tex
+    assert "a - b" in to_latex(pd.DataFrame({"x": ["a - b"]}), "prose")  # a hyphen in prose stays

@@ -262,6 +262,10 @@ OPTICAL_SIZE = 1.028
 _PIECE = re.compile(r"\$[^$]*\$|\\(?:[`'^\"~=.]|[cvurHk](?=\{))\{([^{}]*)\}|\\[a-zA-Z]+(?:\{\})?|\\.|[{}]|.", re.S)
 # in math: an optional ^ or _, then a command, a group or a character
 _MATH_ATOM = re.compile(r"([\^_]?)(\\[a-zA-Z]+|\{[^{}]*\}|[^{}^_])")
+FOOTNOTE_PT = 8.0  # \footnotesize in a 10 pt article
+# \footnotesize sets cmr8, whose glyphs are 5.7-6.3 % wider than cmr10's scaled to 8 pt (TFM widths);
+# the top of that range, so a width is never under-estimated
+FOOTNOTE_OPTICAL = 1.063
 SCRIPT_SIZE = 6.0 / 9.0  # \small's script size over its text size
 # what these set, in glyphs cmr10 has at their ASCII places (\ldots spaces its dots; ~ is a space)
 _STAND_IN = {r"\ldots{}": ". . .", r"\ldots": ". . .", r"\&": "&", r"\%": "%", r"\$": "$", r"\#": "#", "~": " "}
@@ -322,9 +326,11 @@ def _source_em(text: str) -> float:
     return sum(_piece_em(m.group(0), m.group(1)) for m in _PIECE.finditer(text))
 
 
-def text_width_pt(text: str, size_pt: float | None = None) -> float:
-    """Printed width in pt of a cell's LaTeX text at `size_pt` (\\small, 9 pt), measured with
-    Computer Modern's glyph widths."""
+def text_width_pt(text: str, size_pt: float | None = None, font: str = "small") -> float:
+    """Printed width in pt of a cell's LaTeX text at `size_pt` (\\small, 9 pt; or at \\footnotesize,
+    8 pt, with `font="footnotesize"`), measured with Computer Modern's glyph widths."""
+    if font == "footnotesize":
+        return _source_em(str(text)) * FOOTNOTE_PT * FOOTNOTE_OPTICAL
     return _source_em(str(text)) * (SMALL_PT if size_pt is None else size_pt) * OPTICAL_SIZE
 
 
@@ -354,11 +360,11 @@ def column_groups(columns: list[str], keys: list[str], widths: dict, limit: floa
     return _greedy_groups(columns, keys, widths, high)
 
 
-def _wrapped_lines(text: str, width: float) -> list[str]:
+def _wrapped_lines(text: str, width: float, font: str = "small") -> list[str]:
     """Words on lines no wider than `width` pt, filled in turn (a word wider than that on a line of its own)."""
     lines, line = [], ""
     for w in text.split(" "):
-        if line and text_width_pt(line + " " + w) > width:
+        if line and text_width_pt(line + " " + w, font=font) > width:
             lines.append(line)
             line = w
         else:
@@ -366,9 +372,9 @@ def _wrapped_lines(text: str, width: float) -> list[str]:
     return lines + [line]
 
 
-def _header(text: str, width: float) -> str:
+def _header(text: str, width: float, font: str = "small") -> str:
     """A header cell that wraps onto lines no wider than its column's cells (a nested tabular)."""
-    lines = _wrapped_lines(text, width)
+    lines = _wrapped_lines(text, width, font)
     if len(lines) == 1:
         return lines[0]
     # "{}" after each line break: a line starting with "[" would be read as the break's optional argument;
@@ -376,24 +382,25 @@ def _header(text: str, width: float) -> str:
     return r"\begin{tabular}[b]{@{}l@{}}" + r" \\{}".join(lines) + r"\end{tabular}"
 
 
-def _layout(df: pd.DataFrame, decimals: int) -> dict:
-    """Per column: its cells, header, alignment and estimated width in pt (cells plus column gap)."""
+def _layout(df: pd.DataFrame, decimals: int, font: str = "small", header_min: float = 60.0) -> dict:
+    """Per column: its cells, header, alignment and estimated width in pt (cells plus column gap), at
+    `font` (small or footnotesize); a header wraps where it is wider than its cells and `header_min` pt."""
     out = {}
     for c in df.columns:
         numeric = pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
         cells = _format_column(df[c], column_decimals(c, df[c], decimals))
-        body = max((text_width_pt(x) for x in cells), default=0.0)
+        body = max((text_width_pt(x, font=font) for x in cells), default=0.0)
         head = escape(label(c))
-        longest_word = max((text_width_pt(w) for w in head.split(" ")), default=0.0)
+        longest_word = max((text_width_pt(w, font=font) for w in head.split(" ")), default=0.0)
         if not numeric and body > WRAP_PT:
             align, body = rf"p{{{WRAP_PT:g}pt}}", WRAP_PT
         else:
             align = "r" if numeric else "l"
         # a header wraps only where it is much wider than its cells (two short words stay on one line)
-        wrap = max(body, longest_word, 60.0)
-        lines = _wrapped_lines(head, wrap)
-        out[c] = {"cells": cells, "head": _header(head, wrap), "align": align,
-                  "width": max([body] + [text_width_pt(line) for line in lines]) + COLSEP_PT}
+        wrap = max(body, longest_word, header_min)
+        lines = _wrapped_lines(head, wrap, font)
+        out[c] = {"cells": cells, "head": _header(head, wrap, font), "align": align,
+                  "width": max([body] + [text_width_pt(line, font=font) for line in lines]) + COLSEP_PT}
     return out
 
 
@@ -474,10 +481,18 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
         caption = caption[:1].upper() + caption[1:]
     layout = _layout(flat, decimals)
     widths = {c: layout[c]["width"] for c in flat.columns}
+    size = "\\small"
+    if sum(widths.values()) > PAGE_PT:
+        # one table at \footnotesize with headers wrapped to their longest word reads better than parts
+        small = _layout(flat, decimals, "footnotesize", header_min=0.0)
+        if sum(small[c]["width"] for c in flat.columns) <= PAGE_PT:
+            layout, size = small, "\\footnotesize"
+            widths = {c: layout[c]["width"] for c in flat.columns}
     groups = column_groups(list(flat.columns), keys, widths, PAGE_PT)
     widest = max(sum(widths[c] for c in cols) for cols in groups)
     env = "table" if widest <= COLUMN_PT else "table*"
-    size = "\\small" if widest <= PAGE_PT else "\\footnotesize"  # key columns alone wider than the page
+    if widest > PAGE_PT:
+        size = "\\footnotesize"  # key columns alone wider than the page
     parts = [(cols, rows) for cols in groups for rows in row_blocks(row_heights(layout, cols, len(flat)))]
     cap = escape(caption) + (f". {n}" if n else "") + (f". {escape(withheld)}" if withheld else "")
     if flat.astype(str).apply(lambda col: col.str.contains("±", regex=False)).to_numpy().any():

@@ -51,9 +51,17 @@ def _intervals() -> pd.DataFrame:
                          "position %": [55.5, 61.0], "position % lo": [40.0, 50.0], "position % hi": [70.25, 72.0]})
 
 
-# short, page-wide, with intervals, every escape, a wrapped header, wrapped long text
+def _agreement() -> pd.DataFrame:
+    """05_likelihood_agreement: one row, 11 columns, about 600 pt at \\small but 441 pt at \\footnotesize
+    with its headers wrapped word by word."""
+    return pd.DataFrame({"evaluator": ["smollm2"], "setting": ["rag"], "n_rows": [150], "n_both": [45],
+                         "exact_match": [0.844], "exact_ci_low": [0.688], "exact_ci_high": [0.942],
+                         "spearman_r": [0.255], "spearman_p": [0.09], "pearson_r": [0.29], "pearson_p": [0.053]})
+
+
+# short, page-wide, with intervals, every escape, a wrapped header, wrapped long text, footnotesize
 WIDTH_FRAMES = {"short": lambda: pd.DataFrame({"model": ["a", "b"], "rate": [0.5, 0.25], "n": [40, 40]}),
-                "page": lambda: _wide(12), "intervals": _intervals, **FRAMES}
+                "page": lambda: _wide(12), "intervals": _intervals, "footnote": _agreement, **FRAMES}
 
 
 def test_escape_covers_every_special():
@@ -291,7 +299,7 @@ def test_the_estimated_width_is_what_pdflatex_sets(tmp_path):
     assert _fits(errors), errors
 
 
-def _per_character_guess(text, size_pt=None) -> float:
+def _per_character_guess(text, size_pt=None, font="small") -> float:
     """The estimate before widths were measured: a constant per kind of character, rounded up."""
     import re
     plain = re.sub(r"\\[a-zA-Z]+\{\}|\\[a-zA-Z]+|\\.", "x", str(text)).replace("{", "").replace("}", "").replace("$", "")
@@ -481,3 +489,12 @@ def test_counts_print_as_integers_p_values_keep_decimals_and_dashes_are_em_dashe
     assert r"NQ & 1.000 & 1.000 & 14 & --- / --- / --- (n=0) \\" in tex
     assert r"MS MARCO & 1.000 & 0.375 & 8 & --- \\" in tex and r"3.00 / --- \\" in tex
     assert "a - b" in to_latex(pd.DataFrame({"x": ["a - b"]}), "prose")  # a hyphen in prose stays
+
+
+def test_a_table_that_fits_the_page_at_footnotesize_is_one_table_not_parts():
+    """05_likelihood_agreement (one row) was split into 2 parts at \\small; at \\footnotesize with
+    headers wrapped to their longest word it fits the page (pdflatex's widths: the width tests)."""
+    tex = to_latex(_agreement(), "agreement")
+    assert tex.count("\\begin{tabular}{") == 1 and "\\footnotesize" in tex and "part 1" not in tex
+    assert to_latex(_wide(33), "wide").count("\\begin{tabular}{") > 1  # far wider than the page: still parts
+    assert "\\small" in to_latex(_wide(5), "narrow")  # a table that fits at \\small stays \\small

@@ -56,12 +56,19 @@ def text_table(wide: pd.DataFrame, entries: list[str]) -> pd.DataFrame:
 def text_lines(table: pd.DataFrame) -> str:
     """The table as left-aligned text: each column as wide as its longest cell, not padded on the left
     to the widest one (pandas right-aligns strings, so a short cell sat ~200 characters in)."""
-    key_width = max((len(str(k)) for k in table.index), default=0)
+    key_width = max((len(str(k)) for k in table.index if len(str(k)) <= MAX_KEY_CHARS), default=0)
     widths = {c: max([len(str(c))] + [len(str(x)) for x in table[c]]) for c in table.columns}
     lines = ["  ".join([" " * key_width] + [str(c).ljust(widths[c]) for c in table.columns]).rstrip()]
     for key, row in table.iterrows():
-        lines.append("  ".join([str(key).ljust(key_width)] + [str(row[c]).ljust(widths[c]) for c in table.columns]).rstrip())
+        key = str(key)
+        if len(key) > key_width:  # a long measure name on a line of its own, its cells below it
+            lines.append(key)
+            key = ""
+        lines.append("  ".join([key.ljust(key_width)] + [str(row[c]).ljust(widths[c]) for c in table.columns]).rstrip())
     return "\n".join(lines)
+
+
+MAX_KEY_CHARS = 80  # a measure name longer than this does not push every row's cells to the right
 
 
 def main(argv=None) -> int:

@@ -53,3 +53,18 @@ def test_the_terminal_lines_are_left_aligned_and_no_wider_than_their_text():
     longest = key_width + 2 + max(len(c) for c in table["SmolLM2"])
     assert max(len(line) for line in lines) == longest
     assert lines[1] == f"{table.index[0]:<{key_width}}  96.7 [83.3, 99.4] (n = 30)"
+
+
+def test_a_long_measure_name_does_not_push_every_cell_right():
+    """One 170-character measure name set the key column's width, so every line of the demo's table
+    was ~240 characters wide."""
+    from lib.compare.run_table import MAX_KEY_CHARS, text_lines
+
+    wide = _wide()
+    wide.loc[2, "measure"] = "judge overall accuracy, paper's category weights " * 4
+    lines = text_lines(text_table(wide, ["SmolLM2"])).splitlines()
+    short = max(len(k) for k in text_table(wide, ["SmolLM2"]).index if len(k) <= MAX_KEY_CHARS)
+    cell = len("100.0 (n = 1 smoke; no interval: all units equal)")
+    assert max(len(line) for line in lines if not line.startswith("09 judge")) == short + 2 + cell
+    long = next(i for i, line in enumerate(lines) if line.startswith("09 judge"))
+    assert lines[long + 1].strip() == "0.500 [0.314, 0.686] (n = 24 smoke)"

@@ -172,7 +172,7 @@ _VALUE_TEXT = re.compile(r"^\s*[-+]?(\d[\d.,]*|\.\d+)([eE][-+]?\d+)?\s*(±\s*[-+
 
 def _is_key_text(col: pd.Series) -> bool:
     """A text column that names what a row is (dataset, method), not one of values written as text
-    ('3.00±0.00' of `fmt_mean_sd`) or a helper column."""
+    ('3.00±0.00' of `fmt_mean_sd`) or a working column the reader does not see."""
     if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
         return False
     if HELPER.search(str(col.name)) or col.name == intervals.REASON:

@@ -395,7 +395,7 @@ def test_the_widths_written_for_are_the_two_column_articles(tmp_path):
 
 def _methods_frame() -> pd.DataFrame:
     """05_human_minus_self_methods' shape: names, mean ± sd text cells, counts, differences and their
-    intervals, a helper `*_fmt` and a `*_ci_note` text column, and `method` written last."""
+    intervals, a pre-formatted `*_fmt` and a `*_ci_note` text column, and `method` written last."""
     rows = 12
     df = pd.DataFrame({"dataset": (["nq", "marco", "trivia"] * 4), "evaluator": ["smollm2"] * rows,
                        "setting": ["rag"] * rows, "human_true": ["3.00±0.00"] * rows, "self_true": ["2.33±1.15"] * rows})
@@ -415,7 +415,7 @@ def _methods_frame() -> pd.DataFrame:
 
 def test_every_part_of_a_split_table_has_the_name_columns_and_not_value_text():
     """05_human_minus_self_methods / 06_preferences_by_method split into 4 parts with `method` in part
-    4 only: the leading `3.00±0.00` value columns took the key places (05), and helper `*_ci_note`
+    4 only: the leading `3.00±0.00` value columns took the key places (05), and working `*_ci_note`
     columns took them and were then dropped (06). Every part must show dataset .. method."""
     from lib.report.latex_table import _key_columns
 

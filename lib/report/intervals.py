@@ -56,30 +56,44 @@ def interval_columns(df: pd.DataFrame) -> dict:
     return pairs
 
 
-def _stem(base: str) -> str:
-    """'self' of 'self_rate', 'failure' of 'failure rate', 'true' of 'diff_true', '' of 'rate'."""
+def _stem(base: str) -> tuple[str, str]:
+    """(stem, separator): ('self', '_') of 'self_rate', ('paper (parsed reply)', ': ') of 'paper (parsed
+    reply): mean', ('true', '_') of 'diff_true', ('', '') of 'rate'."""
     m = _LAST_WORD.match(base)
     if m:
-        return m.group(1)
+        return m.group(1), m.group(2)
     m = _FIRST_WORD.match(base)
-    return m.group(2) if m else ("" if re.fullmatch(_STATS, base) else base)
+    if m:
+        return m.group(2), "_"
+    return ("", "") if re.fullmatch(_STATS, base) else (base, "_")
 
 
 def unit_count(df: pd.DataFrame, base: str) -> str | None:
     """The column counting the independent units behind `base`'s interval: its own (`self_n_items`,
-    `self_n`, `n_true`), else the row's (`n_items`, `questions`, `items`, `n`)."""
-    stem = _stem(str(base))
-    own = [f"{stem}_n_items", f"{stem}_n", f"n_{stem}", f"{stem} n"] if stem else []
+    `self_n`, `n_true`, 'paper: n' beside 'paper: mean'), else the row's (`n_items`, `questions`, `items`, `n`)."""
+    stem, sep = _stem(str(base))
+    own = []
+    if stem:
+        # the estimate's own separator first: 'paper (parsed reply): n' beside 'paper (parsed reply): mean'
+        own = [f"{stem}{s}{u}" for s in dict.fromkeys([sep, "_", " "]) for u in ("n_items", "n_questions", "n")]
+        own += [f"n_{stem}"]
     for c in own + list(UNIT_COUNTS):
         if c in df.columns and pd.api.types.is_numeric_dtype(df[c]):
             return c
     return None
 
 
+def _no_count_rule(low, high) -> tuple[float, float, str]:
+    """The rule where nothing counts the units: a zero-width interval (all units equal) is still withheld."""
+    if pd.notna(low) and pd.notna(high) and float(high) - float(low) <= 1e-12:
+        return float("nan"), float("nan"), stats.NO_SPREAD
+    return low, high, ""
+
+
 def withhold(df: pd.DataFrame) -> pd.DataFrame:
     """The frame with every interval the rule withholds blanked (too few units, no spread) and the
     reason in `no_interval` ("self: too few units, ..." when the row has several intervals). An
-    interval whose units nothing counts is kept as it is. A frame without intervals is returned as given."""
+    interval whose units nothing counts is kept unless it has zero width. A frame without intervals is returned as given."""
     pairs = interval_columns(df)
     if not pairs:
         return df
@@ -87,12 +101,11 @@ def withhold(df: pd.DataFrame) -> pd.DataFrame:
     reasons = [[] for _ in range(len(out))]
     for base, (lo, hi) in pairs.items():
         count = unit_count(out, str(base))
-        if count is None:
-            continue
-        for i, (n, e, a, b) in enumerate(zip(out[count], out[base], out[lo], out[hi])):
+        counts = out[count] if count is not None else [None] * len(out)
+        for i, (n, e, a, b) in enumerate(zip(counts, out[base], out[lo], out[hi])):
             if pd.isna(e):
                 continue
-            a2, _, why = stats.shown_interval(n, a, b)
+            a2, _, why = stats.shown_interval(n, a, b) if count is not None else _no_count_rule(a, b)
             if pd.isna(a2):
                 out.iloc[i, out.columns.get_loc(lo)] = float("nan")
                 out.iloc[i, out.columns.get_loc(hi)] = float("nan")
@@ -112,9 +125,11 @@ def shown_against_rule(df: pd.DataFrame) -> list[str]:
     problems = []
     for base, (lo, hi) in interval_columns(df).items():
         count = unit_count(df, str(base))
-        if count is None:
-            continue
-        for i, (n, e, a, b) in enumerate(zip(df[count], df[base], df[lo], df[hi])):
-            if pd.notna(e) and pd.notna(a) and pd.notna(b) and pd.isna(stats.shown_interval(n, a, b)[0]):
+        counts = df[count] if count is not None else [None] * len(df)
+        for i, (n, e, a, b) in enumerate(zip(counts, df[base], df[lo], df[hi])):
+            if not (pd.notna(e) and pd.notna(a) and pd.notna(b)):
+                continue
+            shown = stats.shown_interval(n, a, b)[0] if count is not None else _no_count_rule(a, b)[0]
+            if pd.isna(shown):
                 problems.append(f"row {i}, {base}: [{a:.3g}, {b:.3g}] at {n} units")
     return problems

@@ -99,8 +99,11 @@ def _format_column(col: pd.Series, decimals: int) -> list[str]:
     without NaN keeps its decimals (50.0 % stays 50.0). Machine names in text cells become labels."""
     values = list(col)
     numeric = [v for v in values if isinstance(v, numbers.Number) and not _is_missing(v)]
-    whole = (bool(numeric) and any(_is_missing(v) for v in values)
-             and all(float(v).is_integer() and abs(v) < 1e15 for v in numeric))
+    integral = bool(numeric) and all(float(v).is_integer() and abs(v) < 1e15 for v in numeric)
+    # a count (n, n_parsed, k) that pandas read as floats is written as integers (14, not 14.0), and a
+    # p-value or rate whose values happen to be whole keeps its decimals (1.000 beside 0.375, not 1)
+    whole = integral and not STATISTIC.search(str(col.name)) and (
+        COUNT.search(str(col.name)) is not None or any(_is_missing(v) for v in values))
     cells = []
     for v in values:
         if _is_missing(v):
@@ -113,9 +116,20 @@ def _format_column(col: pd.Series, decimals: int) -> list[str]:
             cells.append(escape(label(v)))
         elif isinstance(v, (list, np.ndarray)) and all(isinstance(x, numbers.Number) for x in v):
             cells.append("[" + ", ".join(format_number(x, decimals) for x in v) + "]")  # e.g. a CI pair
+        elif DASHES.match(str(v)):
+            # '-' for a missing value, alone or in a composite cell ('- / - / - (n=0)'), as the em-dash
+            # every other table prints
+            cells.append(escape(re.sub(r"(?<![\w.])-(?![\w.])", "—", str(v))))
         else:
             cells.append(escape(humanize(str(v))))
     return cells
+
+
+# column names of counts, and of statistics that are never counts even when their values are whole
+COUNT = re.compile(r"^(n|k|count|dof|df|questions|items|pairs)$|^n[_ ]|[_ ](n|k|count|n[_ ]items)$", re.I)
+STATISTIC = re.compile(r"(^|[_ ])(p|rate|mean|share|accuracy|diff|score|r|sd|ci|low|high|lo|hi)($|[_ ])|%", re.I)
+# a cell of '-' placeholders between numbers and separators: '-', '- / - / - (n=0)', '3.00 / -'
+DASHES = re.compile(r"^(?=.*(^|[\s/(])-($|[\s/)]))[\s\d.,/()=n±%-]*$")
 
 
 def _flat(df: pd.DataFrame) -> pd.DataFrame:
@@ -151,22 +165,40 @@ def n_text(df: pd.DataFrame) -> str:
     return f"n = {values.min()}--{values.max()}{what} per row"
 
 
-def _key_columns(df: pd.DataFrame) -> list[str]:
-    """Leading non-numeric columns (dataset, model, setting ...) that identify a row; where they leave
-    rows alike, the later text columns that tell them apart (06's `method`, written last, would
-    otherwise be in one part only, and the other parts' rows of the two methods would read the same)."""
-    def text(c) -> bool:
-        return not (pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]))
+# a text cell that holds a value, not a name: '3.00±0.00', '0.512 [0.410, 0.600]', '12', '55.5 %'
+_VALUE_TEXT = re.compile(r"^\s*[-+]?(\d[\d.,]*|\.\d+)([eE][-+]?\d+)?\s*(±\s*[-+]?[\d.]+([eE][-+]?\d+)?)?\s*%?"
+                         r"\s*(\[[^\]]*\])?\s*$")
 
+
+def _is_key_text(col: pd.Series) -> bool:
+    """A text column that names what a row is (dataset, method), not one of values written as text
+    ('3.00±0.00' of `fmt_mean_sd`) or a working column the reader does not see."""
+    if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+        return False
+    if HELPER.search(str(col.name)) or col.name == intervals.REASON:
+        return False
+    cells = [str(v) for v in col if not _is_missing(v)]
+    return not (cells and all(_VALUE_TEXT.match(v) for v in cells))
+
+
+def _key_columns(df: pd.DataFrame) -> list[str]:
+    """Leading name columns (dataset, model, setting ...; at most MAX_KEY_COLUMNS) that identify a row,
+    then every later name column that tells apart rows those leave alike (06's `method`, written last,
+    would otherwise be in one part only, and the other parts' rows of each method would read the same)."""
     keys = []
     for c in df.columns[:MAX_KEY_COLUMNS]:
-        if not text(c):
+        if not _is_key_text(df[c]):
             break
         keys.append(c)
-    for c in [c for c in df.columns if c not in keys and text(c) and df[c].astype(str).nunique() < len(df)]:
-        if not keys or not df[keys].astype(str).duplicated().any() or len(keys) >= MAX_KEY_COLUMNS:
+    # a yes/no column (factuality) names rows too, once the leading names leave some alike
+    later = [c for c in df.columns if c not in keys and (_is_key_text(df[c]) or pd.api.types.is_bool_dtype(df[c]))]
+    for c in later:
+        groups = len(df[keys].astype(str).drop_duplicates()) if keys else 1
+        if groups == len(df):
             break
-        keys.append(c)
+        # a column that splits a group of alike rows tells them apart
+        if len(df[keys + [c]].astype(str).drop_duplicates()) > groups:
+            keys.append(c)
     return keys
 
 
@@ -181,7 +213,7 @@ def withheld_note(df: pd.DataFrame) -> str:
     """'† no 95% interval: too few units, fewer than 10' for a table with withheld intervals ('' without)."""
     if intervals.REASON not in df:
         return ""
-    reasons = [re.sub(r"^[^:;]+: (?=too few|no spread|none computed)", "", part.strip())
+    reasons = [re.sub(r"^.*?: (?=too few|no spread|none computed)", "", part.strip())
                for text in df[intervals.REASON].dropna().astype(str) for part in text.split(";") if part.strip()]
     reasons = list(dict.fromkeys(reasons))
     return f"{WITHHELD} no 95% interval: {'; '.join(reasons)}" if reasons else ""
@@ -230,6 +262,10 @@ OPTICAL_SIZE = 1.028
 _PIECE = re.compile(r"\$[^$]*\$|\\(?:[`'^\"~=.]|[cvurHk](?=\{))\{([^{}]*)\}|\\[a-zA-Z]+(?:\{\})?|\\.|[{}]|.", re.S)
 # in math: an optional ^ or _, then a command, a group or a character
 _MATH_ATOM = re.compile(r"([\^_]?)(\\[a-zA-Z]+|\{[^{}]*\}|[^{}^_])")
+FOOTNOTE_PT = 8.0  # \footnotesize in a 10 pt article
+# \footnotesize sets cmr8, whose glyphs are 5.7-6.3 % wider than cmr10's scaled to 8 pt (TFM widths);
+# the top of that range, so a width is never under-estimated
+FOOTNOTE_OPTICAL = 1.063
 SCRIPT_SIZE = 6.0 / 9.0  # \small's script size over its text size
 # what these set, in glyphs cmr10 has at their ASCII places (\ldots spaces its dots; ~ is a space)
 _STAND_IN = {r"\ldots{}": ". . .", r"\ldots": ". . .", r"\&": "&", r"\%": "%", r"\$": "$", r"\#": "#", "~": " "}
@@ -290,9 +326,11 @@ def _source_em(text: str) -> float:
     return sum(_piece_em(m.group(0), m.group(1)) for m in _PIECE.finditer(text))
 
 
-def text_width_pt(text: str, size_pt: float | None = None) -> float:
-    """Printed width in pt of a cell's LaTeX text at `size_pt` (\\small, 9 pt), measured with
-    Computer Modern's glyph widths."""
+def text_width_pt(text: str, size_pt: float | None = None, font: str = "small") -> float:
+    """Printed width in pt of a cell's LaTeX text at `size_pt` (\\small, 9 pt; or at \\footnotesize,
+    8 pt, with `font="footnotesize"`), measured with Computer Modern's glyph widths."""
+    if font == "footnotesize":
+        return _source_em(str(text)) * FOOTNOTE_PT * FOOTNOTE_OPTICAL
     return _source_em(str(text)) * (SMALL_PT if size_pt is None else size_pt) * OPTICAL_SIZE
 
 
@@ -322,11 +360,11 @@ def column_groups(columns: list[str], keys: list[str], widths: dict, limit: floa
     return _greedy_groups(columns, keys, widths, high)
 
 
-def _wrapped_lines(text: str, width: float) -> list[str]:
+def _wrapped_lines(text: str, width: float, font: str = "small") -> list[str]:
     """Words on lines no wider than `width` pt, filled in turn (a word wider than that on a line of its own)."""
     lines, line = [], ""
     for w in text.split(" "):
-        if line and text_width_pt(line + " " + w) > width:
+        if line and text_width_pt(line + " " + w, font=font) > width:
             lines.append(line)
             line = w
         else:
@@ -334,9 +372,9 @@ def _wrapped_lines(text: str, width: float) -> list[str]:
     return lines + [line]
 
 
-def _header(text: str, width: float) -> str:
+def _header(text: str, width: float, font: str = "small") -> str:
     """A header cell that wraps onto lines no wider than its column's cells (a nested tabular)."""
-    lines = _wrapped_lines(text, width)
+    lines = _wrapped_lines(text, width, font)
     if len(lines) == 1:
         return lines[0]
     # "{}" after each line break: a line starting with "[" would be read as the break's optional argument;
@@ -344,24 +382,25 @@ def _header(text: str, width: float) -> str:
     return r"\begin{tabular}[b]{@{}l@{}}" + r" \\{}".join(lines) + r"\end{tabular}"
 
 
-def _layout(df: pd.DataFrame, decimals: int) -> dict:
-    """Per column: its cells, header, alignment and estimated width in pt (cells plus column gap)."""
+def _layout(df: pd.DataFrame, decimals: int, font: str = "small", header_min: float = 60.0) -> dict:
+    """Per column: its cells, header, alignment and estimated width in pt (cells plus column gap), at
+    `font` (small or footnotesize); a header wraps where it is wider than its cells and `header_min` pt."""
     out = {}
     for c in df.columns:
         numeric = pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
         cells = _format_column(df[c], column_decimals(c, df[c], decimals))
-        body = max((text_width_pt(x) for x in cells), default=0.0)
+        body = max((text_width_pt(x, font=font) for x in cells), default=0.0)
         head = escape(label(c))
-        longest_word = max((text_width_pt(w) for w in head.split(" ")), default=0.0)
+        longest_word = max((text_width_pt(w, font=font) for w in head.split(" ")), default=0.0)
         if not numeric and body > WRAP_PT:
             align, body = rf"p{{{WRAP_PT:g}pt}}", WRAP_PT
         else:
             align = "r" if numeric else "l"
         # a header wraps only where it is much wider than its cells (two short words stay on one line)
-        wrap = max(body, longest_word, 60.0)
-        lines = _wrapped_lines(head, wrap)
-        out[c] = {"cells": cells, "head": _header(head, wrap), "align": align,
-                  "width": max([body] + [text_width_pt(line) for line in lines]) + COLSEP_PT}
+        wrap = max(body, longest_word, header_min)
+        lines = _wrapped_lines(head, wrap, font)
+        out[c] = {"cells": cells, "head": _header(head, wrap, font), "align": align,
+                  "width": max([body] + [text_width_pt(line, font=font) for line in lines]) + COLSEP_PT}
     return out
 
 
@@ -442,10 +481,18 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
         caption = caption[:1].upper() + caption[1:]
     layout = _layout(flat, decimals)
     widths = {c: layout[c]["width"] for c in flat.columns}
+    size = "\\small"
+    if sum(widths.values()) > PAGE_PT:
+        # one table at \footnotesize with headers wrapped to their longest word reads better than parts
+        small = _layout(flat, decimals, "footnotesize", header_min=0.0)
+        if sum(small[c]["width"] for c in flat.columns) <= PAGE_PT:
+            layout, size = small, "\\footnotesize"
+            widths = {c: layout[c]["width"] for c in flat.columns}
     groups = column_groups(list(flat.columns), keys, widths, PAGE_PT)
     widest = max(sum(widths[c] for c in cols) for cols in groups)
     env = "table" if widest <= COLUMN_PT else "table*"
-    size = "\\small" if widest <= PAGE_PT else "\\footnotesize"  # key columns alone wider than the page
+    if widest > PAGE_PT:
+        size = "\\footnotesize"  # key columns alone wider than the page
     parts = [(cols, rows) for cols in groups for rows in row_blocks(row_heights(layout, cols, len(flat)))]
     cap = escape(caption) + (f". {n}" if n else "") + (f". {escape(withheld)}" if withheld else "")
     if flat.astype(str).apply(lambda col: col.str.contains("±", regex=False)).to_numpy().any():

@@ -76,7 +76,7 @@ def test_figures_and_latex_exist_and_hold_every_model(two_runs, tmp_path):
         assert "SmolLM2" in tex and "Gemma-3" in tex and "\\toprule" in tex
         assert not content_problems(study, tex)
     tex = (figs / "comparison_self_preference.tex").read_text()
-    assert "-0.300 [-0.550, -0.050]*" in tex and "0.520 (GPT-3.5)" in tex and "12 (smoke)" in tex
+    assert "-0.300 [-0.550, -0.050]*" in tex and "0.520 & GPT-3.5 &" in tex and "12 (smoke)" in tex
     assert "---" in tex  # Gemma-3 has no self-preference rate: an empty (em-dash) cell
     # the forest plot names both models and the paper's model, and draws the null of each kind
     fig = forest.forest_figure(out["long"], "self-preference")

@@ -51,9 +51,17 @@ def _intervals() -> pd.DataFrame:
                          "position %": [55.5, 61.0], "position % lo": [40.0, 50.0], "position % hi": [70.25, 72.0]})
 
 
-# short, page-wide, with intervals, every escape, a wrapped header, wrapped long text
+def _agreement() -> pd.DataFrame:
+    """05_likelihood_agreement: one row, 11 columns, about 600 pt at \\small but 441 pt at \\footnotesize
+    with its headers wrapped word by word."""
+    return pd.DataFrame({"evaluator": ["smollm2"], "setting": ["rag"], "n_rows": [150], "n_both": [45],
+                         "exact_match": [0.844], "exact_ci_low": [0.688], "exact_ci_high": [0.942],
+                         "spearman_r": [0.255], "spearman_p": [0.09], "pearson_r": [0.29], "pearson_p": [0.053]})
+
+
+# short, page-wide, with intervals, every escape, a wrapped header, wrapped long text, footnotesize
 WIDTH_FRAMES = {"short": lambda: pd.DataFrame({"model": ["a", "b"], "rate": [0.5, 0.25], "n": [40, 40]}),
-                "page": lambda: _wide(12), "intervals": _intervals, **FRAMES}
+                "page": lambda: _wide(12), "intervals": _intervals, "footnote": _agreement, **FRAMES}
 
 
 def test_escape_covers_every_special():
@@ -291,7 +299,7 @@ def test_the_estimated_width_is_what_pdflatex_sets(tmp_path):
     assert _fits(errors), errors
 
 
-def _per_character_guess(text, size_pt=None) -> float:
+def _per_character_guess(text, size_pt=None, font="small") -> float:
     """The estimate before widths were measured: a constant per kind of character, rounded up."""
     import re
     plain = re.sub(r"\\[a-zA-Z]+\{\}|\\[a-zA-Z]+|\\.", "x", str(text)).replace("{", "").replace("}", "").replace("$", "")
@@ -383,3 +391,110 @@ def test_the_widths_written_for_are_the_two_column_articles(tmp_path):
     run = subprocess.run([engine, "-interaction=nonstopmode", "w.tex"], cwd=tmp_path, capture_output=True, text=True)
     column, page = map(float, re.search(r"COLUMN ([\d.]+)pt ?PAGE ([\d.]+)pt", run.stdout).groups())
     assert (column, page) == (COLUMN_PT, PAGE_PT)
+
+
+def _methods_frame() -> pd.DataFrame:
+    """05_human_minus_self_methods' shape: names, mean ± sd text cells, counts, differences and their
+    intervals, a pre-formatted `*_fmt` and a `*_ci_note` text column, and `method` written last."""
+    rows = 12
+    df = pd.DataFrame({"dataset": (["nq", "marco", "trivia"] * 4), "evaluator": ["smollm2"] * rows,
+                       "setting": ["rag"] * rows, "human_true": ["3.00±0.00"] * rows, "self_true": ["2.33±1.15"] * rows})
+    for side in ("true", "false"):
+        df[f"n_{side}"] = [14] * rows
+        df[f"diff_{side}"] = np.linspace(-0.2, 0.3, rows)
+        df[f"p_{side}"] = [0.336] * rows
+        df[f"ci_low_{side}"] = df[f"diff_{side}"] - 0.5
+        df[f"ci_high_{side}"] = df[f"diff_{side}"] + 0.5
+        df[f"diff_{side}_fmt"] = ["0.286 [-0.332, 0.903]"] * rows
+        df[f"{side}_ci_note"] = ["bootstrap"] * 6 + ["t"] * 6
+        for i in range(4):
+            df[f"extra {side} count {i}"] = [100000 + i] * rows
+    df["method"] = ["paper (parsed reply)"] * 3 + ["next-token argmax"] * 3 + ["expected score"] * 3 + ["paper"] * 3
+    return df
+
+
+def test_every_part_of_a_split_table_has_the_name_columns_and_not_value_text():
+    """05_human_minus_self_methods / 06_preferences_by_method split into 4 parts with `method` in part
+    4 only: the leading `3.00±0.00` value columns took the key places (05), and working `*_ci_note`
+    columns took them and were then dropped (06). Every part must show dataset .. method."""
+    from lib.report.latex_table import _key_columns
+
+    df = _methods_frame()
+    assert _key_columns(df) == ["dataset", "evaluator", "setting", "method"]
+    assert _key_columns(df.drop(columns=["human_true", "self_true"])) == ["dataset", "evaluator", "setting", "method"]
+    tex = to_latex(df, "methods")
+    parts = tex.split("\\begin{table")[1:]
+    assert len(parts) > 1
+    for part in parts:
+        header = part.split("\\toprule\n")[1].split(" \\\\")[0]
+        assert header.startswith("dataset & evaluator & setting & method &"), header
+
+
+def test_intervals_of_colon_named_estimates_follow_the_rule():
+    """05_likelihood_vs_paper printed '2.333 [-0.535, 5.202]' at 3 units and '3.000 [3.000, 3.000]':
+    its counts are named 'paper (parsed reply): n' beside 'paper (parsed reply): mean', which
+    `unit_count` did not look for, so no interval was withheld."""
+    from lib.report.intervals import shown_against_rule
+
+    df = pd.DataFrame({"dataset": ["nq", "marco", "trivia"],
+                       "paper (parsed reply): n": [7, 3, 14], "paper (parsed reply): mean": [3.0, 2.333, 2.5],
+                       "paper (parsed reply): ci_low": [3.0, -0.535, 2.1], "paper (parsed reply): ci_high": [3.0, 5.202, 2.9],
+                       "argmax: n": [14, 14, 14], "argmax: mean": [2.57, 2.0, 2.8],
+                       "argmax: ci_low": [2.08, 1.5, 2.8], "argmax: ci_high": [3.06, 2.5, 2.8]})
+    assert len(shown_against_rule(df)) == 3  # two rows below 10 units, one zero-width at 14
+    tex = to_latex(df, "vs_paper")
+    assert "[3.000, 3.000]" not in tex and "[-0.535, 5.202]" not in tex and "[2.800, 2.800]" not in tex
+    assert "2.333$^\\dagger$" in tex and "[2.100, 2.900]" in tex
+    assert "no 95\\% interval: too few units, fewer than 10; no spread between units" in tex
+    # zero width is withheld where nothing counts the units, too
+    bare = pd.DataFrame({"x": ["a", "b"], "rate": [0.5, 1.0], "rate_ci_low": [0.2, 1.0], "rate_ci_high": [0.8, 1.0]})
+    assert shown_against_rule(bare) == ["row 1, rate: [1, 1] at None units"]
+    assert "[1.000, 1.000]" not in to_latex(bare, "bare") and "[0.200, 0.800]" in to_latex(bare, "bare")
+
+
+def _cells_frame() -> pd.DataFrame:
+    """05_pointwise_cells' shape: names, a yes/no `factuality`, `author` and `false_by` that tell rows
+    apart only together, float counts without NaN, and enough columns to split."""
+    df = pd.DataFrame({"dataset": ["nq"] * 4, "evaluator": ["smollm2"] * 4, "setting": ["rag"] * 4,
+                       "factuality": [True, True, False, False], "author": ["human", "smollm2"] * 2,
+                       "false_by": [None, None, "ours", "ours"], "n": [14.0, 14.0, 9.0, 9.0],
+                       "n_parsed": [7.0, 5.0, 6.0, 3.0]})
+    for i in range(8):
+        df[f"mean reply token expected {i}"] = [3.5, 3.2, 3.1, 3.0]
+    return df
+
+
+def test_a_split_table_repeats_every_name_that_tells_rows_apart():
+    """05_pointwise_cells: `author` alone left rows alike and was not taken, and the yes/no
+    `factuality` could not be a key, so its later parts showed 'NQ & SmolLM2 & RAG prompt' four times."""
+    from lib.report.latex_table import _key_columns
+
+    assert _key_columns(_cells_frame()) == ["dataset", "evaluator", "setting", "factuality", "author"]
+    tex = to_latex(_cells_frame(), "cells")
+    bodies = [part.split("\\midrule\n")[1].split("\\bottomrule")[0] for part in tex.split("\\begin{table")[1:]]
+    assert len(bodies) > 1
+    for body in bodies:
+        lines = body.strip().splitlines()
+        assert len({line.split(" & ")[:5].__str__() for line in lines}) == len(lines), body
+
+
+def test_counts_print_as_integers_p_values_keep_decimals_and_dashes_are_em_dashes():
+    """05_pointwise_cells printed counts read from a CSV as '14.0' and '7.000'; 06_preferences_by_method
+    printed a p-value column of ones as '1' beside '1.000'; '-' cells printed as a hyphen, not '---'."""
+    tex = to_latex(_cells_frame(), "cells")
+    assert "& 14 & 7 &" in tex and "14.0" not in tex and "7.000" not in tex
+    p = pd.DataFrame({"dataset": ["nq", "marco", "all"], "self_p": [1.0, 1.0, np.nan], "fact_p": [1.0, 0.375, np.nan],
+                      "self_k": [14.0, 8.0, np.nan], "cell": ["- / - / - (n=0)", "-", "3.00 / -"]})
+    tex = to_latex(p, "p")
+    assert r"NQ & 1.000 & 1.000 & 14 & --- / --- / --- (n=0) \\" in tex
+    assert r"MS MARCO & 1.000 & 0.375 & 8 & --- \\" in tex and r"3.00 / --- \\" in tex
+    assert "a - b" in to_latex(pd.DataFrame({"x": ["a - b"]}), "prose")  # a hyphen in prose stays
+
+
+def test_a_table_that_fits_the_page_at_footnotesize_is_one_table_not_parts():
+    """05_likelihood_agreement (one row) was split into 2 parts at \\small; at \\footnotesize with
+    headers wrapped to their longest word it fits the page (pdflatex's widths: the width tests)."""
+    tex = to_latex(_agreement(), "agreement")
+    assert tex.count("\\begin{tabular}{") == 1 and "\\footnotesize" in tex and "part 1" not in tex
+    assert to_latex(_wide(33), "wide").count("\\begin{tabular}{") > 1  # far wider than the page: still parts
+    assert "\\small" in to_latex(_wide(5), "narrow")  # a table that fits at \\small stays \\small

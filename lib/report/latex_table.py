@@ -254,6 +254,7 @@ COLUMN_PT = 229.5  # \columnwidth of \documentclass[twocolumn]{article} (3.2 in)
 PAGE_PT = 469.0  # its \textwidth (6.5 in)
 COLSEP_PT = 12.0  # 2 x \tabcolsep (6 pt) per column
 WRAP_PT = 120.0  # a text column wider than this wraps in a p{} column of this width
+NARROW_WRAP_PT = 70.0  # the same for a table whose key columns alone are wider than the page
 SMALL_PT = 9.0  # \small in a 10 pt article
 # \small sets cmr9, whose glyphs are drawn 2.8 % wider than cmr10's scaled to 9 pt (its TFM widths
 # over cmr10's times 0.9, the same for letters, digits and spaces); matplotlib ships only cmr10
@@ -323,6 +324,7 @@ def _math_em(formula: str) -> float:
 
 def _source_em(text: str) -> float:
     """Width in em of a line of LaTeX source (no kerning or ligatures, which in Computer Modern mostly narrow a line)."""
+    text = text.replace(r"\allowbreak{}", "")  # a break point, not a glyph
     return sum(_piece_em(m.group(0), m.group(1)) for m in _PIECE.finditer(text))
 
 
@@ -382,9 +384,11 @@ def _header(text: str, width: float, font: str = "small") -> str:
     return r"\begin{tabular}[b]{@{}l@{}}" + r" \\{}".join(lines) + r"\end{tabular}"
 
 
-def _layout(df: pd.DataFrame, decimals: int, font: str = "small", header_min: float = 60.0) -> dict:
+def _layout(df: pd.DataFrame, decimals: int, font: str = "small", header_min: float = 60.0,
+            wrap_pt: float = WRAP_PT) -> dict:
     """Per column: its cells, header, alignment and estimated width in pt (cells plus column gap), at
-    `font` (small or footnotesize); a header wraps where it is wider than its cells and `header_min` pt."""
+    `font` (small or footnotesize); text wider than `wrap_pt` wraps in a p{} column of that width; a
+    header wraps where it is wider than its cells and `header_min` pt."""
     out = {}
     for c in df.columns:
         numeric = pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])
@@ -392,8 +396,9 @@ def _layout(df: pd.DataFrame, decimals: int, font: str = "small", header_min: fl
         body = max((text_width_pt(x, font=font) for x in cells), default=0.0)
         head = escape(label(c))
         longest_word = max((text_width_pt(w, font=font) for w in head.split(" ")), default=0.0)
-        if not numeric and body > WRAP_PT:
-            align, body = rf"p{{{WRAP_PT:g}pt}}", WRAP_PT
+        if not numeric and body > wrap_pt:
+            align, body = rf"p{{{wrap_pt:g}pt}}", wrap_pt
+            cells = [_breakable(x) for x in cells]
         else:
             align = "r" if numeric else "l"
         # a header wraps only where it is much wider than its cells (two short words stay on one line)
@@ -415,13 +420,28 @@ PAGE_HEIGHT_PT = 480.0  # what the rows of one float may take: the page less cap
 LINE_PT = 11.5  # one line of a row at \small
 
 
+_LONG_WORD = re.compile(r"[A-Za-z0-9.,;:'()/+-]{20,}")
+
+
+def _breakable(cell: str) -> str:
+    """A wrapped cell whose words of 20 characters or more may break every 10 (a model's run-together
+    reply, "avesitlionSt.TomRepublics...", is wider than its p{} column and TeX cannot hyphenate it)."""
+    return _LONG_WORD.sub(lambda m: r"\allowbreak{}".join(m.group()[i:i + 10] for i in range(0, len(m.group()), 10)),
+                          cell)
+
+
+def _p_width(align: str) -> float:
+    """The width in pt of a p{...pt} column."""
+    return float(re.match(r"p\{([\d.]+)pt\}", align).group(1))
+
+
 def row_heights(layout: dict, cols: list[str], n_rows: int) -> list[float]:
     """Each row's estimated height in pt: its tallest cell, a p{} column's text wrapped word by word
     at WRAP_PT (no hyphens, so never fewer lines than pdflatex sets)."""
     heights = []
     for i in range(n_rows):
-        lines = max((len(_wrapped_lines(layout[c]["cells"][i], WRAP_PT)) if layout[c]["align"].startswith("p")
-                     else 1 for c in cols), default=1)
+        lines = max((len(_wrapped_lines(layout[c]["cells"][i], _p_width(layout[c]["align"])))
+                     if layout[c]["align"].startswith("p") else 1 for c in cols), default=1)
         heights.append(LINE_PT * max(lines, 1))
     return heights
 
@@ -491,8 +511,11 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
     groups = column_groups(list(flat.columns), keys, widths, PAGE_PT)
     widest = max(sum(widths[c] for c in cols) for cols in groups)
     env = "table" if widest <= COLUMN_PT else "table*"
-    if widest > PAGE_PT:
-        size = "\\footnotesize"  # key columns alone wider than the page
+    if widest > PAGE_PT:  # key columns alone wider than the page: smaller, their text wrapped narrower
+        layout, size = _layout(flat, decimals, "footnotesize", header_min=0.0, wrap_pt=NARROW_WRAP_PT), "\\footnotesize"
+        widths = {c: layout[c]["width"] for c in flat.columns}
+        groups = column_groups(list(flat.columns), keys, widths, PAGE_PT)
+        widest = max(sum(widths[c] for c in cols) for cols in groups)
     parts = [(cols, rows) for cols in groups for rows in row_blocks(row_heights(layout, cols, len(flat)))]
     cap = escape(caption) + (f". {n}" if n else "") + (f". {escape(withheld)}" if withheld else "")
     if flat.astype(str).apply(lambda col: col.str.contains("±", regex=False)).to_numpy().any():

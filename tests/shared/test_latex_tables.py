@@ -498,3 +498,23 @@ def test_a_table_that_fits_the_page_at_footnotesize_is_one_table_not_parts():
     assert tex.count("\\begin{tabular}{") == 1 and "\\footnotesize" in tex and "part 1" not in tex
     assert to_latex(_wide(33), "wide").count("\\begin{tabular}{") > 1  # far wider than the page: still parts
     assert "\\small" in to_latex(_wide(5), "narrow")  # a table that fits at \\small stays \\small
+
+
+def test_a_run_together_reply_and_key_columns_wider_than_the_page_still_fit(tmp_path):
+    """04's example answers hold a reply with no spaces ("avesitlionSt.TomRepublicsBlackRock...") that
+    TeX cannot break in its p{} column (25 pt overfull); 16's paper-check differences have five key
+    columns wider than the page at \\small (35 pt overfull). Both compile with no overfull box."""
+    require_engine()
+    reply = "avesitlionSt.TomRepublicsBlackRocktheNationalparkofthe" * 2
+    answers = pd.DataFrame({"question": ["who founded the city on the bay"] * 2, "model": ["smollm2"] * 2,
+                            "answer": [reply, "a short answer"], "correct": [False, True]})
+    checks = pd.DataFrame({"paper": ["utility-judgments", "self-preference-v1", "rag-rewardbench"],
+                           "table": ["Table 2", "Table 9", "Table 3"],
+                           "row": ["MSMARCO-QA / Relevance", "NQ / GPT / G & H, Front Preference", "Overall"],
+                           "column": ["F1 (listwise-set)", "LLaMA-2-70B-chat (v1)", "accuracy (both orders)"],
+                           "kind": ["consistency", "reproduction", "consistency"], "paper_value": [46.87, 64.0, 0.78],
+                           "ours": [47.34, 63.2, 0.79], "tolerance": [0.011, 0.5, 0.01], "match": [False, True, True],
+                           "note": ["2PR/(P+R) of the printed P = 32.8, R = 85.04", "", "weighted by category"],
+                           "diff": [0.47, -0.8, 0.01]})
+    tables = {"answers": to_latex(answers, "example_answers"), "checks": to_latex(checks, "paper_check_differences")}
+    assert fit_problems(tables, tmp_path) == []

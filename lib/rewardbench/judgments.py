@@ -15,7 +15,8 @@ ORDERS = (("cr", "chosen shown first", ("chosen", "rejected")), ("rc", "rejected
 
 def verdict_judgments(folder: Path, measure_ids, params: dict) -> pd.DataFrame:
     """13's verdicts behind each measure_id: accuracy counts every pair (unparsed = wrong) under its
-    question, as the findings row's unit; position consistency counts the pairs decided in both orders."""
+    question, as the findings row's unit; position consistency counts the pairs decided in both orders,
+    under their question too."""
     from lib.models.specs import parse_reward_spec
     from lib.report.findings import slug
 
@@ -38,8 +39,9 @@ def verdict_judgments(folder: Path, measure_ids, params: dict) -> pd.DataFrame:
             if mid not in wanted:
                 continue
             accuracy = kind == "judge_overall_accuracy"
-            # the unparsed share's unit is always the question (lib.rewardbench.findings_rows)
-            unit = questions if (accuracy and by_question) or kind == "judge_unparsed_share" else res["id"].astype(str)
+            # the unparsed share's and the position consistency's unit is the pairs' question
+            # (lib.rewardbench.findings_rows; a pair alone in its question counts as itself either way)
+            unit = questions if (accuracy and by_question) or not accuracy else res["id"].astype(str)
             counted = pd.Series(True, res.index) if kind != "judge_position_consistency" else res["consistent"].notna()
             for key, label, (first, second) in ORDERS:
                 choice = pd.to_numeric(res[f"choice_{key}"], errors="coerce")

@@ -205,7 +205,7 @@ def pointwise_scores_figure(ratings: pd.DataFrame):
     for (row, col), ax in np.ndenumerate(g.axes):
         ax.set_title(g.col_names[col] if row == 0 else "", fontsize="medium")
         ax.set_xlabel("author" if row == len(g.row_names) - 1 else "")
-        ax.set_ylabel(textwrap.fill(f"{g.row_names[row]} (1-5)", 16) if col == 0 else "")
+        ax.set_ylabel(textwrap.fill(f"{g.row_names[row]} (1-5)", 16, break_on_hyphens=False) if col == 0 else "")
     # under the panels: beside them the legend would take a column's width from them
     # proxies in the colours drawn (seaborn desaturates a palette's bars): one container per hue level
     handles = [Patch(facecolor=_drawn_colour(g.axes.flat, len(hues), i, colours[h]), label=h) for i, h in enumerate(hues)]

@@ -96,9 +96,9 @@ def natural_range(scale: str, axis: str = "", null: float | None = None) -> tupl
 
 
 def title_and_label(head: str) -> tuple[str, str]:
-    """A panel of one measure named by its head alone: ('temperature scaling of 05', 'human minus own
-    rating, RAG prompt: after minus before') from its first part and the rest, so its row reads the name
-    rather than its id's tail; ('', head) when the head has one part."""
+    """A panel of one measure named by its head alone: ('<arm> of <notebook>', '<reading>: after minus
+    before') from its first part and the rest, so its row reads the name rather than its id's tail;
+    ('', head) when the head has one part."""
     first, sep, rest = head.partition(", ")
     return (first, rest) if sep and rest else ("", head)
 

@@ -260,12 +260,16 @@ def test_a_split_table_repeats_the_column_that_tells_its_rows_apart():
     wide = {f"count {i}": [i] * 8 for i in range(14)}
     df = pd.DataFrame({"dataset": ["nq"] * 4 + ["marco"] * 4, "combo": ["TT", "TF"] * 4, **wide,
                        "method": (["paper"] * 2 + ["likelihood sum"] * 2) * 2})
-    tex = to_latex(df, "split_keys")
+    assert_every_part_starts_with(to_latex(df, "split_keys"), "dataset & combo & method")
+
+
+def assert_every_part_starts_with(tex: str, keys: str) -> None:
+    """The table is split, and every part's header begins with the key columns `keys`."""
     parts = tex.split("\\begin{table")[1:]
     assert len(parts) > 1
     for part in parts:
         header = part.split("\\toprule\n")[1].split(" \\\\")[0]
-        assert header.startswith("dataset & combo & method"), header
+        assert header.startswith(keys), header
 
 
 def test_a_table_of_mean_plus_minus_sd_cells_says_what_they_are():
@@ -422,12 +426,7 @@ def test_every_part_of_a_split_table_has_the_name_columns_and_not_value_text():
     df = _methods_frame()
     assert _key_columns(df) == ["dataset", "evaluator", "setting", "method"]
     assert _key_columns(df.drop(columns=["human_true", "self_true"])) == ["dataset", "evaluator", "setting", "method"]
-    tex = to_latex(df, "methods")
-    parts = tex.split("\\begin{table")[1:]
-    assert len(parts) > 1
-    for part in parts:
-        header = part.split("\\toprule\n")[1].split(" \\\\")[0]
-        assert header.startswith("dataset & evaluator & setting & method &"), header
+    assert_every_part_starts_with(to_latex(df, "methods"), "dataset & evaluator & setting & method &")
 
 
 def test_intervals_of_colon_named_estimates_follow_the_rule():

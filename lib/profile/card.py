@@ -7,7 +7,6 @@ Nothing is recomputed: estimate, interval, n, p and Holm's p come from the noteb
 from __future__ import annotations
 
 import math
-import re
 import textwrap
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pandas as pd
 
 from lib.report.findings import SMOKE_N
 from lib.report.judgment_links import link as inspect_link
+from lib.report.run_readme import plain  # one rule for a reason inside a sentence: no nested parentheses
 
 from .battery import BATTERY, Measure, method_of
 
@@ -149,7 +149,7 @@ def sentence(m: Measure, row: dict) -> str:
     if not (pd.isna(lo) or pd.isna(hi)):
         parts.append(f"95% CI [{value_text(m, lo)}, {value_text(m, hi)}]")
     else:  # the reason's own parentheses become a clause: "no 95% CI: all units equal, nothing varies ..."
-        parts.append("no 95% CI: " + _unbracketed(row.get("no_interval") or "no interval"))
+        parts.append("no 95% CI: " + plain(row.get("no_interval") or "no interval"))
     pa = row.get("p_adjusted")
     smoke_said = False
     if m.null is not None and not pd.isna(pa):
@@ -169,12 +169,6 @@ def sentence(m: Measure, row: dict) -> str:
         parts.append(f"a smoke test (fewer than {SMOKE_N} units)")
     text = "; ".join(parts)
     return text[0].upper() + text[1:] + "."
-
-
-def _unbracketed(text: str) -> str:
-    """'all units equal: no interval (nothing varies between units)' -> '... no interval, nothing varies
-    between units': a sentence of the card nests no parentheses."""
-    return re.sub(r"\s*\(([^()]*)\)", r", \1", str(text)).strip()
 
 
 def display_table(profile: pd.DataFrame) -> pd.DataFrame:

@@ -1025,9 +1025,8 @@ def unit_errorbar(values) -> tuple[float, float]:
     mean (`lib.stats.bootstrap_ci`), and no bar where the findings withhold the interval (fewer than
     MIN_CI_UNITS units, or all equal): seaborn's own ("ci", 95) draws one over any 2 values."""
     v = np.asarray(values, dtype=float)
-    v = v[~np.isnan(v)]
-    low, high = bootstrap_ci(v) if len(v) else (float("nan"), float("nan"))
-    low, high, _ = shown_interval(len(v), low, high)
+    low, high = bootstrap_ci(v)  # NaNs below 2 values; it drops NaN values itself
+    low, high, _ = shown_interval(int((~np.isnan(v)).sum()), low, high)
     return low, high
 
 

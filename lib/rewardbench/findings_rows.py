@@ -7,11 +7,11 @@ from __future__ import annotations
 import pandas as pd
 
 from lib.models.specs import parse_reward_spec
-from lib.report.findings import slug
-from lib.report.findings import declared_finding
+from lib.report.findings import declared_finding, slug
+from lib.stats import clustered_mean
 
 from .accuracy_tables import never_parsed, picked_longer, question_units, weighted_accuracy
-from .judge import judge_method
+from .judge import GENERATE_METHOD, LOGPROB_METHOD, judge_method
 
 
 def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
@@ -50,8 +50,6 @@ def judge_findings(results: pd.DataFrame, notebook: str = "13_rewardbench",
 def unparsed_diagnostic(res: pd.DataFrame, model: str, method: str, notebook: str = "13_rewardbench") -> dict:
     """The share of a judge's verdicts that did not parse (two per pair), a pipeline diagnostic with a
     bootstrap 95% interval over questions."""
-    from lib.stats import clustered_mean
-
     share = (res["unparsed"].astype(float) / 2).to_numpy(float)
     c = clustered_mean(share, question_units(res), method="bootstrap", rate=False)
     return declared_finding("rewardbench", notebook, f"share of judge verdicts that did not parse ({method})", model,
@@ -68,11 +66,10 @@ def consistency_finding(res: pd.DataFrame, model: str, method: str, notebook: st
     counts them: a cluster bootstrap, or Wilson's over pairs where each is its own question). No test:
     a judge blind to content and position would be consistent half the time, one that always names
     position 1 never, so no single null fits."""
-    from lib.stats import clustered_mean
-
     decided = res["consistent"].notna() if "consistent" in res else pd.Series(False, index=res.index)
     both = res.loc[decided, "consistent"].astype(float)
-    units = question_units(res)[decided]
+    questions = question_units(res)
+    units = questions[decided]
     n_pairs = len(both)
     c = (clustered_mean(both.to_numpy(), units.to_numpy(), rate=True) if n_pairs else
          {"estimate": float("nan"), "ci_low": float("nan"), "ci_high": float("nan"), "n_items": 0, "ci_note": ""})
@@ -80,7 +77,7 @@ def consistency_finding(res: pd.DataFrame, model: str, method: str, notebook: st
                    model, c["n_items"], c["estimate"], c["ci_low"], c["ci_high"], None, n_judgments=2 * n_pairs,
                    unit="pair" if c["n_items"] == n_pairs else "question",
                    measure_id=f"judge_position_consistency.{slug(method)}", ci_note=c.get("ci_note", ""),
-                   n_attempted=max(question_units(res).nunique(), c["n_items"]),
+                   n_attempted=max(questions.nunique(), c["n_items"]),
                    scale="share 0-1", direction="higher = the same response whichever position it is in",
                    no_interval="" if n_pairs else "no pair got a verdict in both orders")
 
@@ -88,8 +85,6 @@ def consistency_finding(res: pd.DataFrame, model: str, method: str, notebook: st
 def reward_method_name(spec: str) -> str:
     """How a reward model decides, as a reader names it: a judge's verdict method ("log-probability
     verdict"), else its kind ("implicit reward")."""
-    from .judge import GENERATE_METHOD, LOGPROB_METHOD
-
     parsed = parse_reward_spec(spec)
     if parsed.scalar_kind:  # 'implicit', 'implicit-mean', 'rm'
         return f"{parsed.scalar_kind} reward"
@@ -98,8 +93,6 @@ def reward_method_name(spec: str) -> str:
 
 def reward_method(spec: str) -> str:
     """How a reward model decides, as a measure_id part (`reward_method_name` as a slug)."""
-    from lib.report.findings import slug
-
     return slug(reward_method_name(spec))
 
 
@@ -107,13 +100,6 @@ def length_findings(results: pd.DataFrame, notebook: str = "14_rm_difficulty") -
     """Per reward model: the share of verdicts picking the longer response over pairs of unequal
     length (orders averaged per pair; unparsed verdicts pick neither), with a cluster-bootstrap 95%
     interval over questions (pairs built from one question are one unit). No test: beyond the paper."""
-    from lib.report.findings import declared_finding
-    from lib.stats import clustered_mean
-
-    from lib.report.findings import slug
-
-    from .judge import judge_method
-
     rows = []
     for rm, res in results.groupby("rm", sort=False):
         spec = res["spec"].iloc[0]
@@ -137,9 +123,6 @@ def best_of_n_findings(candidates: pd.DataFrame, picks: pd.DataFrame, reward_mod
                        notebook: str = "15_best_of_n") -> list[dict]:
     """Per reward model: the best-of-N gain (recall of its pick minus the mean recall of the N
     samples), one value per question, with a bootstrap 95% interval over questions. No test."""
-    from lib.report.findings import declared_finding
-    from lib.stats import clustered_mean
-
     spec_of = {parse_reward_spec(s).name: s for s in reward_models}
     mean_recall = candidates.groupby("item_id")["recall"].mean()
     rows = []

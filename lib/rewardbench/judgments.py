@@ -41,7 +41,7 @@ def verdict_judgments(folder: Path, measure_ids, params: dict) -> pd.DataFrame:
             accuracy = kind == "judge_overall_accuracy"
             # the unparsed share's and the position consistency's unit is the pairs' question
             # (lib.rewardbench.findings_rows; a pair alone in its question counts as itself either way)
-            unit = questions if (accuracy and by_question) or not accuracy else res["id"].astype(str)
+            unit = questions if by_question or not accuracy else res["id"].astype(str)
             counted = pd.Series(True, res.index) if kind != "judge_position_consistency" else res["consistent"].notna()
             for key, label, (first, second) in ORDERS:
                 choice = pd.to_numeric(res[f"choice_{key}"], errors="coerce")

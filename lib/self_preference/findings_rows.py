@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lib.report.findings import slug
-from lib.report.findings import declared_finding
+from lib.report.findings import declared_finding, slug
 
 from .likelihood import asymmetry
 from .tables import UNIT, balanced_rate_cell, question_ids, rate_cell
-
 
 
 def _readable(method: str) -> str:
     """A method's name as a reader writes it ("likelihood per_word" -> "likelihood per word"); its
     measure_id keeps the slug."""
     return method.replace("_", " ")
+
 
 def ppl_findings(tests: pd.DataFrame, notebook: str = "03_perplexity", specs: dict | None = None) -> list[dict]:
     """Findings rows (lib.report.findings) from `ppl_tests`: human minus model perplexity, n, CI, p.

@@ -468,6 +468,18 @@ def _tabular_rows(layout: dict, cols: list[str], rows: range) -> str:
     return styler.to_latex(column_format="".join(layout[c]["align"] for c in cols), hrules=True).rstrip("\n")
 
 
+def _total_width(layout: dict) -> float:
+    """The width in pt of a table with every column of `layout` in one tabular."""
+    return sum(col["width"] for col in layout.values())
+
+
+def _column_parts(layout: dict, keys: list[str]) -> tuple[list[list[str]], float]:
+    """The columns of each tabular (`column_groups` at the page's width) and the widest one's width in pt."""
+    widths = {c: col["width"] for c, col in layout.items()}
+    groups = column_groups(list(layout), keys, widths, PAGE_PT)
+    return groups, max(sum(widths[c] for c in cols) for cols in groups)
+
+
 def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: list[str] | None = None,
              decimals: int = 3) -> str | None:
     """Table environments (booktabs; needs only that package) with a caption that says what the
@@ -499,23 +511,17 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
     if caption is None:  # the last resort: the table's name, less the notebook number it starts with
         caption = label(re.sub(r"^\d+_", "", name))
         caption = caption[:1].upper() + caption[1:]
-    layout = _layout(flat, decimals)
-    widths = {c: layout[c]["width"] for c in flat.columns}
-    size = "\\small"
-    if sum(widths.values()) > PAGE_PT:
+    layout, size = _layout(flat, decimals), "\\small"
+    if _total_width(layout) > PAGE_PT:
         # one table at \footnotesize with headers wrapped to their longest word reads better than parts
         small = _layout(flat, decimals, "footnotesize", header_min=0.0)
-        if sum(small[c]["width"] for c in flat.columns) <= PAGE_PT:
+        if _total_width(small) <= PAGE_PT:
             layout, size = small, "\\footnotesize"
-            widths = {c: layout[c]["width"] for c in flat.columns}
-    groups = column_groups(list(flat.columns), keys, widths, PAGE_PT)
-    widest = max(sum(widths[c] for c in cols) for cols in groups)
+    groups, widest = _column_parts(layout, keys)
     env = "table" if widest <= COLUMN_PT else "table*"
     if widest > PAGE_PT:  # key columns alone wider than the page: smaller, their text wrapped narrower
         layout, size = _layout(flat, decimals, "footnotesize", header_min=0.0, wrap_pt=NARROW_WRAP_PT), "\\footnotesize"
-        widths = {c: layout[c]["width"] for c in flat.columns}
-        groups = column_groups(list(flat.columns), keys, widths, PAGE_PT)
-        widest = max(sum(widths[c] for c in cols) for cols in groups)
+        groups, widest = _column_parts(layout, keys)
     parts = [(cols, rows) for cols in groups for rows in row_blocks(row_heights(layout, cols, len(flat)))]
     cap = escape(caption) + (f". {n}" if n else "") + (f". {escape(withheld)}" if withheld else "")
     if flat.astype(str).apply(lambda col: col.str.contains("±", regex=False)).to_numpy().any():

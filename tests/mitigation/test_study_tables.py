@@ -33,8 +33,8 @@ def test_the_before_after_figure_says_which_marker_is_which_and_names_every_row_
                           row("length_control", "13", "accuracy", "implicit:local:smollm2;mean", 0.6, 0.58),
                           row("temperature", "05", "human_minus_self_rag", "local:smollm2", 0.04, 0.01)])
     fig = before_after_figure(table)
-    labels = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels()]
-    assert len(labels) == len(set(labels)) == 4
+    labels = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels() if t.get_fontweight() != "bold"]
+    assert len(labels) == len(set(labels)) == 4, labels
     assert [t.get_text() for t in fig.legends[0].get_texts()][0] == "before"
     plt.close(fig)
 
@@ -71,5 +71,35 @@ def test_two_generate_and_parse_judges_are_told_apart_by_name():
              "judge:openai:sim@http://x/v1;logprob", "implicit:local:smollm2", "implicit:local:smollm2;mean"]
     part = pd.DataFrame([{"arm": "length_control", "source": "13", "quantity": "accuracy", "model": m} for m in specs])
     labels = _labels(part, True)
-    assert len(set(labels)) == 5 and not any(label.endswith(")") for label in labels), labels
-    assert labels[3:] == ["length 13 acc. RM", "length 13 acc. RM mean"]
+    assert len(set(labels)) == 5, labels
+    assert labels[:2] == ["13: accuracy, judge, parsed reply (sim)", "13: accuracy, judge, parsed reply (sim_b)"]
+    assert labels[2:] == ["13: accuracy, log-prob judge", "13: accuracy, implicit reward",
+                          "13: accuracy, implicit mean reward"]
+
+
+def test_the_before_after_figure_names_each_arm_and_leaves_smoke_rows_out_by_name():
+    """The demo's 18_before_after read 'bal. 06 fact.' and 'k-vote 12 GT hit', and drew 12's n = 1 rows
+    as results: each arm is now a heading, a row names its quantity, and a row under 10 questions is
+    named under the legend instead of drawn."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from lib.mitigation.figures import before_after_figure
+
+    def row(arm, source, quantity, n):
+        return {"arm": arm, "source": source, "quantity": quantity, "model": "local:m", "n": n, "before": 0.5,
+                "after": 0.6, "diff": 0.1, "ci_low": -0.05, "ci_high": 0.2}
+
+    table = pd.DataFrame([row("balanced", "06", "factual", 17), row("balanced", "06", "self", 17),
+                          row("order_averaged", "12", "gt_hit", 1)])
+    fig = before_after_figure(table)
+    ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert ticks == ["balanced calibration", "06: factual preference", "06: self-preference"], ticks
+    assert fig.axes[0].get_yticklabels()[0].get_fontweight() == "bold"
+    note = fig.legends[0].get_title().get_text().replace("\n", " ")
+    assert note == "not drawn, n < 10: listwise order averaging of 12 (n = 1)", note
+    assert fig._suptitle.get_text().endswith("n = 17")
+    plt.close(fig)
+    fig = before_after_figure(table[table["n"] < 10])  # nothing has the units: all drawn, called a smoke test
+    assert fig._suptitle.get_text().startswith("Smoke test") and not fig.legends[0].get_title().get_text()
+    plt.close(fig)

@@ -20,6 +20,9 @@ def _yerr(df: pd.DataFrame, value: str, low: str, high: str) -> np.ndarray:
     return interval_errors(df[value], df[low], df[high], name=value, n=None if count is None else df[count])
 
 
+TICK_NAMES = {"Overall": "overall"}  # the paper's table heading, lower-case beside its categories
+
+
 def grouped_bars(df: pd.DataFrame, x: str, hue: str, value: str = "accuracy", ax=None,
                  low: str = "ci_low", high: str = "ci_high", chance: float | None = 0.5):
     """Bars of `value` per `x` and `hue` with CI whiskers, a dashed chance line, and the legend under the panel."""
@@ -33,12 +36,14 @@ def grouped_bars(df: pd.DataFrame, x: str, hue: str, value: str = "accuracy", ax
         pos = np.arange(len(xs)) + (k - (len(hues) - 1) / 2) * width
         values = part[value].dropna()
         zero = len(values) > 0 and (values == 0).all()
-        # bars of height 0 draw nothing: the legend says so and a tick at 0 marks where they stand
+        # bars of height 0 in every group: the legend says so
         bars = ax.bar(pos, part[value], width, label=f"{h} (0 in every group)" if zero else h,
                       yerr=_yerr(part, value, low, high), capsize=2)
-        if zero:
-            ax.plot(pos, np.zeros(len(pos)), ls="none", marker="_", ms=10, mew=2, color=bars.patches[0].get_facecolor())
-    ax.set_xticks(np.arange(len(xs)), xs)
+        at_zero = (part[value] == 0).to_numpy()
+        if at_zero.any():  # a bar of height 0 draws nothing: a tick at 0 marks where it stands
+            ax.plot(pos[at_zero], np.zeros(at_zero.sum()), ls="none", marker="_", ms=10, mew=2,
+                    color=bars.patches[0].get_facecolor(), gid="zero mark")
+    ax.set_xticks(np.arange(len(xs)), [TICK_NAMES.get(str(v), v) for v in xs])
     if chance is not None:
         ax.axhline(chance, ls="--", c="grey", lw=1)
     legend_below(ax, fontsize="small")  # reward-model names are long: beside the bars they would widen the figure past a column

@@ -120,6 +120,19 @@ def test_a_reward_model_at_zero_everywhere_is_named_so_and_marked():
     assert any(line.get_marker() == "_" and list(line.get_ydata()) == [0, 0] for line in ax.lines)
 
 
+def test_a_single_bar_at_zero_is_marked_and_overall_reads_lower_case():
+    """The demo's rewardbench_accuracy: the implicit model's abstain bar was 0 and drew nothing, and the
+    x axis read 'abstain conflict helpful Overall'."""
+    df = pd.DataFrame([{"name": c, "rm": rm, "accuracy": a, "ci_low": a, "ci_high": a}
+                       for c, rm, a in (("abstain", "implicit", 0.0), ("Overall", "implicit", 0.4),
+                                        ("abstain", "judge", 0.5), ("Overall", "judge", 0.5))])
+    ax = figures.grouped_bars(df, x="name", hue="rm")
+    marks = [line for line in ax.lines if line.get_gid() == "zero mark"]
+    assert len(marks) == 1 and list(marks[0].get_ydata()) == [0], marks
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["abstain", "overall"]
+    assert [t.get_text() for t in legend_of(ax).get_texts()] == ["implicit", "judge"]
+
+
 def test_the_difficulty_figure_says_what_it_shows_over_its_two_panels():
     """Its panel titles ("Accuracy by score gap") name panels: the heading says what the whole
     figure shows and what its bars are."""

@@ -308,22 +308,59 @@ def pairs_n(table: pd.DataFrame, undecided: bool = False) -> str:
                    what="pairs unparsed")
 
 
-BY_METHOD_TITLE = "Self, order and factual preference per decision method (pooled rates, no intervals)"
+BY_METHOD_TITLE = "Self, order and factual preference per decision method (bars: 95% CI over questions, none below 10)"
+# the findings' pooled rows the figure draws, by their label (findings_rows.PREF_LABELS) and the x name
+BY_METHOD_BARS = {"self-preference rate": "self", "first-position rate": "first position",
+                  "factual preference rate": "factual"}
 
 
-def preferences_by_method_figure(both: pd.DataFrame):
-    """Self / order / factual preference rate per method (pooled over authors and datasets' rows)."""
-    rates = both.melt(id_vars=["method", "evaluator"], value_vars=["self_rate", "order_rate", "fact_rate"],
-                      var_name="preference", value_name="rate")
-    rates["preference"] = rates["preference"].str.replace("_rate", "")
+def _method_rows(rows: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
+    """One row per method, model and drawn preference: the findings' estimate, interval, n and reason."""
+    from lib.report.findings import slug
+
+    out = []
+    for method in methods:
+        for label_, x in BY_METHOD_BARS.items():
+            for r in rows[rows["measure_id"] == f"{slug(label_)}.{slug(method)}"].to_dict("records"):
+                if int(r["n"] or 0) > 0 and pd.notna(r["estimate"]):
+                    out.append({"method": method, "model": r["model"], "preference": x, "rate": r["estimate"],
+                                "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n": int(r["n"])})
+    return pd.DataFrame(out, columns=["method", "model", "preference", "rate", "ci_low", "ci_high", "n"])
+
+
+def preferences_by_method_figure(rows, methods: list[str]):
+    """Self, first-position and factual preference per decision method (`methods`, the paper's first):
+    the notebook's own pooled findings rows (`rows`: findings_rows.preference_findings), so each bar is
+    the findings' estimate with its interval over questions (none below 10). A method with no decided
+    pair gets no bar and the heading names it; the likelihood decides no TT pair, so it has no
+    self-preference bar (its self-related quantity is the TF-minus-FT asymmetry)."""
+    rows = pd.DataFrame(list(rows)) if not isinstance(rows, pd.DataFrame) else rows
+    drawn = _method_rows(rows, list(methods)) if len(rows) else _method_rows(pd.DataFrame(columns=["measure_id"]), [])
+    several = drawn["model"].nunique() > 1
+    names = [m.replace("_", " ") for m in drawn["method"]]  # 'likelihood per word', as findings names it
+    drawn["series"] = [f"{m}, {label(e)}" if several else m for m, e in zip(names, drawn["model"])]
     fig, ax = plt.subplots(figsize=(5.0, 3.2))
-    if rates["rate"].notna().any():
-        sns.barplot(data=rates, x="preference", y="rate", hue="method", errorbar=None, ax=ax)
+    xs = [x for x in BY_METHOD_BARS.values() if x in set(drawn["preference"])] or list(BY_METHOD_BARS.values())
+    series = list(dict.fromkeys(drawn["series"]))
+    width = 0.8 / max(len(series), 1)
+    for j, name in enumerate(series):
+        part = drawn[drawn["series"] == name].set_index("preference").reindex(xs)
+        pos = np.arange(len(xs)) - 0.4 + width * (j + 0.5)
+        n = int(part["n"].max())
+        ax.bar(pos, part["rate"], width, label=f"{name}, n = {n}")
+        ax.errorbar(pos, part["rate"], yerr=interval_errors(part["rate"], part["ci_low"], part["ci_high"], n=part["n"]),
+                    fmt="none", ecolor="black", lw=1)
+    ax.set_xticks(np.arange(len(xs)), xs)
+    if series:
         legend_below(ax, fontsize="small")  # three method names beside the bars would widen it past a column
+    else:
+        note_empty(ax, "no method decided a pair")
     ax.axhline(0.5, color="grey", lw=1, ls="--")
     ax.set(ylim=(0, 1), ylabel="rate (pooled over authors)", xlabel="preference")
-    per_method = [f"{m}: {pairs_n(part, undecided=m != PAPER)}" for m, part in both.groupby("method", sort=False)]
-    return state_n(fig, "\n".join([BY_METHOD_TITLE] + (per_method or [pairs_n(both)])))
+    gone = [m for m in methods if m not in set(drawn["method"])]
+    lines = [BY_METHOD_TITLE] + ([f"no bar, no pair decided: {', '.join(m.replace('_', ' ') for m in gone)}"]
+                                 if gone else [])
+    return state_n(fig, "\n".join(lines))
 
 
 def lengths_figure(lengths: pd.DataFrame):

@@ -126,15 +126,35 @@ def test_an_interval_ending_a_rounding_error_short_of_its_rate_still_draws():
     plt.close(fig)
 
 
-def test_the_by_method_figure_says_what_it_shows():
-    """06_preferences_by_method had only counts above its one untitled panel: no title at all."""
+def test_the_by_method_figure_draws_the_findings_rows_with_their_intervals():
+    """06_preferences_by_method averaged the table's rows by hand, said "no intervals" although the
+    findings give them, and drew a likelihood self-preference the findings do not report. Its bars are
+    now the findings' pooled rows: estimate, interval (withheld below 10 questions) and n."""
+    import numpy as np
+
     from lib.report.plotting import title_text
     from lib.self_preference.figures import BY_METHOD_TITLE, preferences_by_method_figure
 
-    both = pd.DataFrame({"method": ["paper (parsed reply)", "likelihood sum"], "evaluator": "smollm2",
-                         "self_rate": [0.6, 0.5], "order_rate": [0.7, 0.5], "fact_rate": [0.8, 0.9],
-                         "n_valid": [10, 12], "n_pairs": [14, 14], "n_unparsed": [4, 0]})
-    assert title_text(preferences_by_method_figure(both)) == BY_METHOD_TITLE
+    def row(measure_id, n, estimate, low, high):
+        return {"measure_id": measure_id, "model": "local:m", "n": n, "estimate": estimate, "ci_low": low,
+                "ci_high": high}
+
+    rows = pd.DataFrame([row("self_preference_rate.paper_parsed_reply", 0, np.nan, np.nan, np.nan),
+                         row("first_position_rate.likelihood_sum", 17, 0.5, 0.37, 0.63),
+                         row("factual_preference_rate.likelihood_sum", 17, 0.56, 0.30, 0.80),
+                         row("first_position_rate.likelihood_per_word", 4, 0.25, 0.0, 0.75)])
+    fig = preferences_by_method_figure(rows, ["paper (parsed reply)", "likelihood sum", "likelihood per_word"])
+    ax = fig.axes[0]
+    assert title_text(fig).splitlines()[0] == BY_METHOD_TITLE
+    assert "no bar, no pair decided: paper (parsed reply)" in fig._suptitle.get_text()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["first position", "factual"]
+    heights = [round(p.get_height(), 2) for p in ax.patches if not np.isnan(p.get_height())]
+    assert heights == [0.5, 0.56, 0.25], heights
+    spans = sorted(round(float(np.ptp(np.asarray(seg)[:, 1])), 2) for c in ax.collections
+                   for seg in getattr(c, "get_segments", list)() if len(seg))
+    assert spans == [0.26, 0.5], spans  # the 4-question bar has no interval
+    assert [t.get_text() for t in legend_of(ax).get_texts()] == ["likelihood sum, n = 17", "likelihood per word, n = 4"]
+    plt.close(fig)
 
 
 def _demo_combo_table():

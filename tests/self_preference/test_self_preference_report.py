@@ -112,11 +112,14 @@ def test_figures_state_n_and_the_unparsed_replies():
     fig = figures.self_by_combo_figure(by_combo, pr.COMBOS)
     assert states_n(fig) and fig._suptitle.get_text().startswith(figures.combo_title([by_combo]) + "\n")  # a caption first
     assert fig._suptitle.get_text().splitlines()[1].startswith(f"n = {int(by_combo['n_valid'].sum())} valid pairs")
+    from lib.self_preference.findings_rows import preference_findings
+
     views, _ = lk.method_views(_pairs())
-    both = pt.preference_table_by_method(views, ["dataset", "evaluator"])
-    text = figures.preferences_by_method_figure(both)._suptitle.get_text()
-    assert text.splitlines()[0] == figures.BY_METHOD_TITLE
-    assert text.splitlines()[1].startswith("paper (parsed reply): n = ") and len(text.splitlines()) == 4
+    rows = preference_findings(views, {})
+    fig = figures.preferences_by_method_figure(rows, list(views))
+    assert fig._suptitle.get_text().splitlines()[0] == figures.BY_METHOD_TITLE
+    drawn = {(round(p.get_height(), 6)) for p in fig.axes[0].patches if not np.isnan(p.get_height())}
+    assert drawn and drawn <= {round(r["estimate"], 6) for r in rows if r["n"]}, drawn  # the findings' own rates
 
 
 def test_figure3_drops_a_paper_panel_without_replies_and_says_so():

@@ -22,8 +22,24 @@ from .tables import attach_knowledge, question_ids, rate_cell
 KNOWLEDGE_ORDER = ["none", "partial", "full", "unknown"]
 PAPER = "paper (parsed reply)"
 LIKELIHOOD = "likelihood sum"  # the label of `likelihood.method_views`
-BARS = "bars: 95% CI, questions resampled; none below 10 questions"
-LEFT_OUT = ", no panel"  # after a method's name in the count lines: it decided no pair, so it has no panel
+BARS = "bars: 95% CI over questions, none below 10"
+LEFT_OUT = "no panel, "  # before a method's name in the count lines: it decided no pair, so it has no panel
+Q_NOTE = "q: questions"  # the x label's key to the tick counts ('TT\nq=7')
+
+
+def count_line(method: str, text: str, left_out: bool) -> str:
+    """One method's count line; a method with no panel keeps only what it failed on ('no panel, paper
+    (parsed reply): 136 of 168 pairs unparsed (81%)'), its n = 0 says nothing more."""
+    if not left_out:
+        return f"{method}: {text}"
+    return f"{LEFT_OUT}{method}: {text.split('; ', 1)[-1]}"
+
+
+def _with_q_note(fig) -> None:
+    """The tick counts' key at the end of each panel's x label, instead of a heading line of its own."""
+    for ax in fig.axes:
+        text = ax.get_xlabel()
+        ax.set_xlabel(f"{text}; {Q_NOTE}" if text else Q_NOTE)
 EMPTY_NOTES = {PAPER: "no reply in the paper's format", LIKELIHOOD: "no pair decided by likelihood"}
 
 
@@ -123,8 +139,10 @@ def preference_bars(frames: dict, x: str, value: str, ylabel: str, xlabel: str =
             per_question = True
         if of is not None:
             text += "; " + failed_label(of - len(rows), of, what.get(method, "without a valid reply"))
-        lines.append(f"{method}{LEFT_OUT * (method in fig.left_out)}: {text}" if len(frames) > 1 else text)
-    return state_n(fig, "\n".join([title] * bool(title) + lines + ["q = questions per group"] * per_question))
+        lines.append(count_line(method, text, method in fig.left_out) if len(frames) > 1 else text)
+    if per_question:
+        _with_q_note(fig)
+    return state_n(fig, "\n".join([title] * bool(title) + lines))
 
 
 def _methods(scored: pd.DataFrame) -> dict:
@@ -241,9 +259,9 @@ def parsed_vs_next_token_figure(ratings: pd.DataFrame):
                                 what="ratings unparsed"))
 
 
-COMBO_TITLE = f"Self-preference per factuality of the own and the other passage ({BARS})"
+COMBO_TITLE = f"Self-preference per factuality combination ({BARS})"
 # where no bar has 10 questions the title does not promise bars it cannot draw
-COMBO_TITLE_NO_BARS = "Self-preference per factuality of the own and the other passage (no 95% CI: under 10 questions a bar)"
+COMBO_TITLE_NO_BARS = "Self-preference per factuality combination (no 95% CI: under 10 questions a bar)"
 
 
 def combo_title(tables) -> str:
@@ -292,9 +310,10 @@ def self_by_combo_figure(by_combo: pd.DataFrame, combos, methods=(PAPER, LIKELIH
         return True
 
     fig = method_panels(shown, draw, "self-preference", "factuality (self, other)")
-    counts = [f"{m}{LEFT_OUT * (m in fig.left_out)}: {pairs_n(t, undecided=m != PAPER)}" if len(frames) > 1
+    counts = [count_line(m, pairs_n(t, undecided=m != PAPER), m in fig.left_out) if len(frames) > 1
               else pairs_n(t) for m, t in frames.items()]
-    return state_n(fig, "\n".join([combo_title(frames.values())] + counts + ["q = questions per combination"]))
+    _with_q_note(fig)
+    return state_n(fig, "\n".join([combo_title(frames.values())] + counts))
 
 
 def pairs_n(table: pd.DataFrame, undecided: bool = False) -> str:

@@ -46,7 +46,7 @@ def test_style_preference_uses_valid_pairs_only_and_says_when_there_are_none():
 def _suptitle(fig):
     """The figure's count lines, under its caption-like first line (which must name the bars' interval)."""
     title, *counts = fig._suptitle.get_text().splitlines() if fig._suptitle is not None else [""]
-    assert "bars: 95% CI, questions resampled" in title
+    assert "bars: 95% CI over questions" in title
     return "\n".join(counts)
 
 
@@ -59,7 +59,7 @@ def test_preference_figures_state_n_in_pairs_and_the_pairs_without_a_reply():
     knowledge = pd.DataFrame({"item_id": ["a", "b", "c"], "model": ["m"] * 3, "level": ["full", "no", "full"]})
     fig = figures.fact_by_knowledge(scored, knowledge)
     assert states_n(fig) and _suptitle(fig).startswith("n = 3 pairs from 2 questions; 2 of 5 ")  # the unit resampled
-    assert _suptitle(fig).endswith("\nq = questions per group")
+    assert "q = " not in _suptitle(fig) and fig.axes[0].get_xlabel().endswith("; q: questions")
     plt.close(fig)
     style = pd.DataFrame({"kind": ["long"] * 4, "evaluator": ["m"] * 4,
                           "valid": [True, True, True, False], "chose_a": [True, False, True, True]})
@@ -90,7 +90,7 @@ def test_fact_by_knowledge_drops_the_empty_paper_panel_and_says_so_in_its_title(
     assert sorted(round(b.get_height(), 6) for b in lik.patches) == [0.5, 0.5]
     assert legend_of(lik) is not None
     lines = _suptitle(fig).splitlines()
-    assert lines[0].startswith("paper (parsed reply), no panel: n = 0 pairs from 0 questions; 4 of 4")
+    assert lines[0].startswith("no panel, paper (parsed reply): 4 of 4")
     assert lines[1].startswith("likelihood sum: n = 4 pairs from 2 questions")
     plt.close(fig)
     both = figures.fact_by_knowledge(_fact_pairs(parsed=True), knowledge)

@@ -136,7 +136,7 @@ def test_figure3_drops_a_paper_panel_without_replies_and_says_so():
     assert [h for h in heights if h == h] == [1.0, 0.0]
     lines = fig._suptitle.get_text().splitlines()
     assert lines[0] == figures.COMBO_TITLE_NO_BARS  # 5 questions a bar: no interval, so none promised
-    assert lines[1] == "paper (parsed reply), no panel: n = 0 valid pairs; 40 of 40 pairs unparsed (100%)"
+    assert lines[1] == "no panel, paper (parsed reply): 40 of 40 pairs unparsed (100%)"
     # the likelihood parses nothing: its pairs without a choice are undecided (same answer), not unparsed
     assert lines[2] == "likelihood sum: n = 20 valid pairs; 20 of 40 pairs undecided (50%)"
     assert lik.get_xlim() == (-0.5, 3.5)  # TT and FF keep their slots, n=0

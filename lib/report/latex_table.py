@@ -132,7 +132,7 @@ STATISTIC = re.compile(r"(^|[_ ])(p|rate|mean|share|accuracy|diff|score|r|sd|ci|
 DASHES = re.compile(r"^(?=.*(^|[\s/(])-($|[\s/)]))[\s\d.,/()=n±%-]*$")
 
 
-def _flat(df: pd.DataFrame) -> pd.DataFrame:
+def flat_frame(df: pd.DataFrame) -> pd.DataFrame:
     """Index levels become ordinary columns; tuple (MultiIndex) column names become one string."""
     if not isinstance(df.index, pd.RangeIndex):
         df = df.reset_index()
@@ -480,6 +480,28 @@ def _column_parts(layout: dict, keys: list[str]) -> tuple[list[list[str]], float
     return groups, max(sum(widths[c] for c in cols) for cols in groups)
 
 
+# a text cell that carries no value: dashes and slashes, maybe with its count of 0 ('- / - / - (n=0)')
+_PLACEHOLDER = re.compile(r"^[\s\-\u2013\u2014/]*(\(n\s*=\s*0\))?[\s\-/]*$")
+
+
+def carries_no_estimate(df: pd.DataFrame) -> bool:
+    """True when a table has estimates and none of them has a value: every estimate with an interval is
+    empty in every row (counts of what failed are all it would print), or every text cell that is not
+    a row's name is a placeholder ('- / - / - (n=0)'). Its CSV keeps the counts; a LaTeX table of
+    dashes tells a reader nothing."""
+    flat = flat_frame(df)
+    if flat.empty:
+        return False
+    estimates = intervals.interval_columns(flat)
+    if estimates:
+        return all(flat[c].isna().all() for c in estimates)
+    if any(pd.api.types.is_numeric_dtype(flat[c]) for c in flat.columns):
+        return False
+    empty = lambda v: pd.isna(v) or bool(_PLACEHOLDER.match(str(v)))  # noqa: E731
+    cells = [c for c in flat.columns if flat[c].dropna().map(empty).any()]  # the value columns: names never read '-'
+    return bool(cells) and all(flat[c].map(empty).all() for c in cells)
+
+
 def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: list[str] | None = None,
              decimals: int = 3) -> str | None:
     """Table environments (booktabs; needs only that package) with a caption that says what the
@@ -492,7 +514,7 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
     columns). None for a frame without rows: an empty tabular is not a table."""
     from .captions import caption_for
 
-    flat = _flat(df)
+    flat = flat_frame(df)
     if columns is not None:
         missing = [c for c in columns if c not in flat.columns]
         if missing:

@@ -517,3 +517,28 @@ def test_a_run_together_reply_and_key_columns_wider_than_the_page_still_fit(tmp_
                            "diff": [0.47, -0.8, 0.01]})
     tables = {"answers": to_latex(answers, "example_answers"), "checks": to_latex(checks, "paper_check_differences")}
     assert fit_problems(tables, tmp_path) == []
+
+
+def test_a_table_with_no_estimate_in_any_row_gets_no_latex(capsys):
+    """The demo wrote 06_v1_table9_front, 07_extreme_cases and 06_table3 as tables of dashes: the
+    paper's parser read no reply, so every rate was empty and only counts of failures were left."""
+    from lib.report.latex_table import carries_no_estimate
+
+    rates = pd.DataFrame({"dataset": ["nq", "marco"], "n_pairs": [56, 56], "n_unparsed": [56, 32],
+                          "order_n_items": [0, 0], "order_rate": [np.nan, np.nan],
+                          "order_ci_low": [np.nan, np.nan], "order_ci_high": [np.nan, np.nan]})
+    cells = pd.DataFrame({"evaluator": ["m", "Average"], "dataset": ["nq", np.nan],
+                          "human": ["- / - / - (n=0)", "- / - / -"], "pooled": ["- / - / - (n=0)", np.nan]})
+    assert carries_no_estimate(rates) and carries_no_estimate(cells)
+    # one value anywhere is a table: a rate, or a cell that is not a placeholder
+    assert not carries_no_estimate(rates.assign(order_rate=[np.nan, 0.5]))
+    assert not carries_no_estimate(cells.assign(human=["0.50 / 0.40 / 0.60 (n=12)", "- / - / -"]))
+    out = RunOutputs("t", "nb")
+    (out.figure_dir / "06_v1_table9_front.tex").write_text("stale")
+    out.table(rates, "06_v1_table9_front")
+    assert not (out.figure_dir / "06_v1_table9_front.tex").exists()
+    assert (out.table_dir / "06_v1_table9_front.csv").exists()
+    assert out.not_saved["06_v1_table9_front"] == "no estimate in any row"
+    assert "no estimate in any row, so no LaTeX table written" in capsys.readouterr().out
+    out.table(rates.assign(order_rate=[np.nan, 0.5]), "06_v1_table9_front")
+    assert (out.figure_dir / "06_v1_table9_front.tex").exists()

@@ -27,7 +27,7 @@ CAPTIONS = {
     "05_likelihood_vs_paper": "Pointwise ratings: the paper's parsed reply against likelihood scoring",
     "05_likelihood_agreement": "Agreement of parsed and likelihood-scored ratings (Spearman and Pearson)",
     "05_human_minus_self_methods": "Human minus own-passage rating per scoring method, t-test over items",
-    "06_pair_status": "Pairwise judgments: valid, unparsed and missing pairs per evaluator",
+    "06_pair_status": "Where each judged pair went, per evaluator and other author",
     "06_preferences": "Self, first-position and factual preference rates per evaluator (v2 Table 3)",
     "06_table3_margins": "Preference rates pooled over datasets and authors (v2 Table 3 margins)",
     "06_table3": "Preference rates per dataset, evaluator and author (v2 Table 3)",

@@ -15,7 +15,7 @@ LABELS = {
     "order_rate": "first-position rate", "style_rate": "style preference rate",
     "ppl": "perplexity", "ppl_mean": "mean perplexity", "parse_fail_rate": "unparsed reply rate",
     "ci_low": "CI low", "ci_high": "CI high", "a_first": "A first", "b_first": "B first",
-    "rag": "RAG prompt", "normal": "normal prompt",
+    "rag": "RAG prompt", "normal": "normal prompt", "b_author": "other author",
     # the papers as lib.paper_check names them (their text files' names): as a reader names them
     "utility-judgments": "utility paper", "self-preference-v1": "self-preference v1",
     "self-preference-v1-alt-extraction": "self-preference v1 (other extraction)",

@@ -241,6 +241,21 @@ def preference_table(pairs: pd.DataFrame, by, prefs=("self", "order", "fact"), m
     return table
 
 
+PAIR_OUTCOMES = ("passage missing", "same answer, undecidable", "reply unparsed", "decided by answer",
+                 "decided by passage number")
+
+
+def pair_status_table(scored: pd.DataFrame, by=("evaluator", "b_author")) -> pd.DataFrame:
+    """Where each judged pair went, per evaluator and other author: its passages missing, the same
+    answer in both (the design cannot tell them apart), a reply the rule could not read, or decided by
+    the answer string or the passage number; the counts add up to `n_pairs`."""
+    ok, valid = scored["status"] == "ok", scored["valid"].astype(bool)
+    outcome = np.select([scored["status"] == "missing_passage", scored["status"] == "same_answer", ok & ~valid,
+                         valid & (scored["method"] == "answer")], PAIR_OUTCOMES[:4], PAIR_OUTCOMES[4])
+    counts = pd.crosstab([scored[c] for c in by], outcome).reindex(columns=list(PAIR_OUTCOMES), fill_value=0)
+    return counts.assign(n_pairs=counts.sum(axis=1))[["n_pairs", *PAIR_OUTCOMES]].reset_index()
+
+
 def style_table(scored: pd.DataFrame) -> pd.DataFrame:
     """Notebook 08's style preferences from `pairwise.ask_style_evaluators`' pairs: per kind, dataset,
     evaluator and author, the share using the styled passage (`style_*`, its own when the author is the

@@ -241,3 +241,17 @@ def test_figure3_promises_interval_bars_only_where_a_bar_has_ten_questions():
     row = {"combo": "TF", "evaluator": "smollm2", "self_rate": 0.6, "self_ci_low": 0.4, "self_ci_high": 0.8}
     assert figures.combo_title([pd.DataFrame([{**row, "self_n_items": 7}])]) == figures.COMBO_TITLE_NO_BARS
     assert figures.combo_title([pd.DataFrame([{**row, "self_n_items": 12}])]) == figures.COMBO_TITLE
+
+
+def test_the_pair_status_table_names_where_every_pair_went():
+    """06_pair_status was an unstacked (status, method) frame whose LaTeX headers read "missing passage
+    missing passage" and "ok wrong format". It now has one readable column per outcome, adding up."""
+    pairs = _pairs()
+    pairs = pairs.assign(b_author="human")
+    pairs.loc[pairs.index[:3], "status"] = "missing_passage"
+    table = pt.pair_status_table(pairs)
+    assert list(table.columns) == ["evaluator", "b_author", "n_pairs", *pt.PAIR_OUTCOMES]
+    assert (table["n_pairs"] == table[list(pt.PAIR_OUTCOMES)].sum(axis=1)).all()
+    assert int(table["n_pairs"].sum()) == len(pairs) and int(table["passage missing"].sum()) == 3
+    decided = table["decided by answer"] + table["decided by passage number"]
+    assert int(decided.sum()) == int((pairs["valid"].astype(bool) & (pairs["status"] == "ok")).sum())

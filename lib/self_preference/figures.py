@@ -199,11 +199,17 @@ def _errorbars(ax, frame: pd.DataFrame, x: str, hue: str, y: str, low: str, high
         ax.set_xticks(np.arange(len(order)), [str(o) for o in order])
 
 
+SHORT_EXPECTED = {"lik_expected": "expected score after ###", "expected_score": "reply-token expected score"}
+
+
 def pointwise_scores_figure(ratings: pd.DataFrame):
-    """Mean parsed score and mean reply-token expected score per author, factuality and setting, with
-    the findings' 95% intervals over items (`unit_errorbar`: none below 10 items)."""
-    # short panel titles: the full name of the reply-token expected score is in EXPECTED_SCORE_NAMES
-    names = {"score": "parsed score", "expected_score": "reply-token expected score"}
+    """Mean parsed score and mean expected score per author, factuality and setting, with the findings'
+    95% intervals over items (`unit_errorbar`: none below 10 items). The expected score is the one the
+    findings report, the next-token distribution after '###' (`lik_expected`), where the ratings have it;
+    else the reply tokens' (`expected_score`, a server's top log-probabilities)."""
+    # short y labels: the full names are in EXPECTED_SCORE_NAMES
+    expected = "lik_expected" if "lik_expected" in ratings and ratings["lik_expected"].notna().any() else "expected_score"
+    names = {"score": "parsed score", expected: SHORT_EXPECTED[expected]}
     long = ratings.melt(id_vars=["evaluator", "setting", "factuality", "author", "item_id"],
                         value_vars=list(names), var_name="measure", value_name="value").replace({"measure": names})
     long["setting"] = long["setting"].map(label)  # "rag" -> "RAG prompt": the panel titles are phrases

@@ -94,7 +94,14 @@ def test_pointwise_helpers_name_the_two_expected_scores_apart():
     assert lk.EXPECTED_SCORE_NAMES["expected_score"] != lk.EXPECTED_SCORE_NAMES["lik_expected"]
     fig = figures.pointwise_scores_figure(r)
     rows = " ".join(" ".join(a.get_ylabel().split()) for a in fig.axes)  # each measure names its row; labels wrap
-    assert "reply-token expected score" in rows and "parsed score" in rows
+    # the findings' expected score (next token after ###) where the ratings have it, not the reply tokens'
+    assert "expected score after ###" in rows and "parsed score" in rows and "reply-token" not in rows
+    bars = sorted(round(p.get_height(), 6) for p in fig.axes[-1].patches)
+    means = r.groupby(["setting", "author", "factuality"])["lik_expected"].mean()
+    assert bars == sorted(round(v, 6) for v in means[means.index.get_level_values(0) == "rag"]), bars
+    fig2 = figures.pointwise_scores_figure(r.assign(lik_expected=np.nan))  # a server's ratings: the reply tokens'
+    assert "reply-token expected score" in " ".join(" ".join(a.get_ylabel().split()) for a in fig2.axes)
+    matplotlib.pyplot.close(fig2)
     assert figures.parsed_vs_next_token_figure(r).axes[0].get_ylabel() == "next-token expected score after ###"
     assert report.coverage_line(r).startswith("parse failures after retries: 0.0%")
 

@@ -152,12 +152,25 @@ def _n_column(df: pd.DataFrame) -> str | None:
     return None
 
 
+def _method_n_text(df: pd.DataFrame) -> str:
+    """'n = 1--14 per row and method' from the counts of a table with one block of columns per method
+    ('paper (parsed reply): n', 'next-token argmax after ###: n'), or '' when it has none."""
+    cols = [c for c in df.columns if str(c).endswith(": n") and pd.api.types.is_numeric_dtype(df[c])]
+    values = pd.concat([pd.to_numeric(df[c], errors="coerce") for c in cols]).dropna() if cols else pd.Series(dtype=float)
+    if not len(values) or not (values % 1 == 0).all():
+        return ""
+    values = values.astype(int)
+    if values.nunique() == 1:
+        return f"n = {values.iloc[0]} per row and method"
+    return f"n = {values.min()}--{values.max()} per row and method"
+
+
 def n_text(df: pd.DataFrame) -> str:
     """'n = 12' (one value), 'n = 3--14 pairs per row' (several, from an `n_pairs` column), or ''
     when the frame states no n."""
     col = _n_column(df)
     if col is None:
-        return ""
+        return _method_n_text(df)
     values = pd.to_numeric(df[col], errors="coerce").dropna().astype(int)
     what = "" if col == "n" else " " + escape(label(col.removeprefix("n_")))
     if values.nunique() == 1:

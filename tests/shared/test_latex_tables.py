@@ -542,3 +542,15 @@ def test_a_table_with_no_estimate_in_any_row_gets_no_latex(capsys):
     assert "no estimate in any row, so no LaTeX table written" in capsys.readouterr().out
     out.table(rates.assign(order_rate=[np.nan, 0.5]), "06_v1_table9_front")
     assert (out.figure_dir / "06_v1_table9_front.tex").exists()
+
+
+def test_a_table_of_method_blocks_states_its_n():
+    """05_likelihood_vs_paper's caption had no n: its counts are 'paper (parsed reply): n' and the like."""
+    from lib.report.latex_table import n_text
+
+    df = pd.DataFrame({"dataset": ["nq", "marco"], "paper (parsed reply): n": [7, 1],
+                       "paper (parsed reply): mean": [3.0, 2.0], "next-token argmax after ###: n": [14, 10],
+                       "next-token argmax after ###: mean": [2.5, 2.6]})
+    assert n_text(df) == "n = 1--14 per row and method"
+    assert "n = 1--14 per row and method" in to_latex(df, "05_likelihood_vs_paper")
+    assert n_text(df.drop(columns=["paper (parsed reply): n", "next-token argmax after ###: n"])) == ""

@@ -84,7 +84,7 @@ COLUMN_FIGSIZE = (COLUMN_WIDTH, 2.4)  # inches: one panel of a paper's column (t
 NO_SCORES = "pairs carry no scores"
 
 
-DIFFICULTY_TITLE = "Reward-model accuracy by pair difficulty (bars: 95% intervals over questions)"
+DIFFICULTY_TITLE = "Reward-model accuracy by pair difficulty (bars: 95% CI over questions)"
 
 
 def difficulty_figure(by_gap: pd.DataFrame, by_length: pd.DataFrame, results: pd.DataFrame):

@@ -46,7 +46,7 @@ def test_difficulty_panels_are_stacked_with_one_legend_below():
     assert legend_of(top) is None and legend_of(bottom).below
     assert len(legend_of(bottom).get_texts()) == len(RMS)
     assert top.get_title() == "Accuracy by score gap"
-    assert "bars: 95% intervals over questions" in fig._suptitle.get_text()
+    assert "bars: 95% CI over questions" in fig._suptitle.get_text()
     _readable(fig)
 
 

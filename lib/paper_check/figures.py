@@ -4,7 +4,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from lib.report.plotting import label, legend_below
+from lib.report.labels import label
+from lib.report.legends import legend_below
 
 MATCH_COLOR, CELLS_COLOR = "#009e73", "#dddddd"
 

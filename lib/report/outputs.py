@@ -6,10 +6,9 @@ import re
 import warnings
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
-from . import intervals, latex_table, plotting
+from . import figure_checks, intervals, latex_table, layout, plotting, text_fit
 from lib.models import cache, cost_table
 from lib.paths import figure_dir, run_dir
 
@@ -88,10 +87,10 @@ class RunOutputs:
         'n = ...'), has no title nor caption, draws error bars that nothing names, or cannot be brought
         to its span's width with text of about 7 pt or more (6.5), is saved with a FigureWarning."""
         _check_name(name)
-        if span not in plotting.SPANS:
-            raise ValueError(f"Figure {name!r}: span {span!r} must be one of {sorted(plotting.SPANS)}.")
-        panels = [ax for ax in fig.axes if plotting.is_panel(ax)]
-        empty = [ax for ax in panels if plotting.is_empty(ax)]
+        if span not in figure_checks.SPANS:
+            raise ValueError(f"Figure {name!r}: span {span!r} must be one of {sorted(figure_checks.SPANS)}.")
+        panels = [ax for ax in fig.axes if figure_checks.is_panel(ax)]
+        empty = [ax for ax in panels if figure_checks.is_empty(ax)]
         if panels and len(empty) == len(panels):
             for ext in ("png", "pdf", "caption.txt"):  # an earlier run's file of this name is no longer true
                 (self.figure_dir / f"{name}.{ext}").unlink(missing_ok=True)
@@ -101,40 +100,43 @@ class RunOutputs:
         for ax in empty:
             if not ax.texts:  # a panel that already explains itself keeps its own words
                 plotting.note_empty(ax, empty_note)
-        if plotting.laid_out_by_maker(fig):
+        if layout.laid_out_by_maker(fig):
             # laid out by its maker at its span's width already: the house passes would change its layout
             plotting.tidy_content(fig)
-            target = plotting.SPANS[span]
+            target = figure_checks.SPANS[span]
             for _ in range(2):  # the saved box is the drawn content: widen the figure by what it trims
-                fig.set_size_inches(fig.get_figwidth() * target / plotting.saved_width(fig), fig.get_figheight())
-            width = plotting.saved_width(fig)
+                fig.set_size_inches(fig.get_figwidth() * target / figure_checks.saved_width(fig), fig.get_figheight())
+            width = figure_checks.saved_width(fig)
         else:
             plotting.tidy(fig)
-            width = plotting.fit_to_span(fig, span)  # saved as wide as declared: its text prints as drawn
-        if not plotting.states_n(fig, caption):
+            width = text_fit.fit_to_span(fig, span)  # saved as wide as declared: its text prints as drawn
+        if not figure_checks.states_n(fig, caption):
             warnings.warn(f"figure {name!r} states no n: put 'n = ...' in its title or caption",
                           FigureWarning, stacklevel=2)
-        if not plotting.title_text(fig) and not caption:
+        if not figure_checks.title_text(fig) and not caption:
             warnings.warn(f"figure {name!r} has no title (a count alone is none): give it a caption-like one "
                           "(what it shows, of what)",
                           FigureWarning, stacklevel=2)
-        if plotting.has_error_bars(fig) and not plotting.names_error_bars(fig, caption):
+        if figure_checks.has_error_bars(fig) and not figure_checks.names_error_bars(fig, caption):
             warnings.warn(f"figure {name!r} has error bars that nothing names: say what they are "
                           "(e.g. 'bars: 95% CI, bootstrap over questions') in its title or caption",
                           FigureWarning, stacklevel=2)
-        panel = plotting.narrowest_panel_in(fig)
-        if panel < plotting.MIN_PANEL_IN:
-            warnings.warn(f"figure {name!r}: at a {span}'s width ({plotting.SPANS[span]} in) its narrowest panel is "
-                          f"{panel:.2f} in wide (under {plotting.MIN_PANEL_IN:g} in); use fewer panels per row"
+        panel = figure_checks.narrowest_panel_in(fig)
+        if panel < figure_checks.MIN_PANEL_IN:
+            warnings.warn(f"figure {name!r}: at a {span}'s width ({figure_checks.SPANS[span]} in) its narrowest "
+                          f"panel is {panel:.2f} in wide (under {figure_checks.MIN_PANEL_IN:g} in); use fewer panels "
+                          "per row"
                           + (", or span='page' where a paper would use a full-width figure*" if span == "column" else ""),
                           FigureWarning, stacklevel=2)
-        printed, drawn, _ = plotting.printed_text_pt(fig, span)
+        printed, drawn, _ = figure_checks.printed_text_pt(fig, span)
         # within 5% of the span: the width fit stops within a few tries, and a figure 3% narrower than
         # the page is scaled up by that much when set at the span's width, its text with it
-        if abs(width - plotting.SPANS[span]) > 0.05 * plotting.SPANS[span] or printed < plotting.MIN_PRINTED_PT:
+        target = figure_checks.SPANS[span]
+        if abs(width - target) > 0.05 * target or printed < figure_checks.MIN_PRINTED_PT:
             warnings.warn(f"figure {name!r} is {width:.1f} in wide as saved: at a {span}'s width "
-                          f"({plotting.SPANS[span]} in) its smallest text ({drawn:.1f} pt) prints at {printed:.1f} pt "
-                          f"(at least {plotting.MIN_PRINTED_PT:g} pt wanted); use fewer panels per row or larger text"
+                          f"({target} in) its smallest text ({drawn:.1f} pt) prints at {printed:.1f} pt "
+                          f"(at least {figure_checks.MIN_PRINTED_PT:g} pt wanted); use fewer panels per row or "
+                          "larger text"
                           + (", or span='page' where a paper would use a full-width figure*" if span == "column" else ""),
                           FigureWarning, stacklevel=2)
         paths = []

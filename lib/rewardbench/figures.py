@@ -8,8 +8,9 @@ import pandas as pd
 
 from lib.report.findings import SMOKE_N
 from lib.report.intervals import unit_count
-from lib.report.plotting import (COLUMN_WIDTH, FIGSIZE, failed_label, interval_errors, legend_below, n_label, note_empty,
-                                 state_n)
+from lib.report.figure_checks import COLUMN_WIDTH
+from lib.report.legends import legend_below
+from lib.report.plotting import FIGSIZE, failed_label, interval_errors, n_label, note_empty, state_n
 from lib.rewardbench.accuracy_tables import never_parsed
 
 

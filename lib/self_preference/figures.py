@@ -13,8 +13,9 @@ import seaborn as sns
 from matplotlib.patches import Patch
 
 from lib.stats import shown_interval
-from lib.report.plotting import (failed_label, interval_errors, label, legend_below, n_label, note_empty, state_n,
-                                 unit_errorbar)
+from lib.report.labels import label
+from lib.report.legends import legend_below
+from lib.report.plotting import failed_label, interval_errors, n_label, note_empty, state_n, unit_errorbar
 
 from .likelihood import EXPECTED_SCORE_NAMES, likelihood_view
 from .tables import attach_knowledge, question_ids, rate_cell

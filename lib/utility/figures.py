@@ -18,8 +18,10 @@ from matplotlib.patches import Patch
 
 from lib.report.findings import SMOKE_N
 from lib.report.labels import label
-from lib.report.plotting import (COLUMN_WIDTH, failed_label, interval_errors, legend_below, n_label, note_empty, state_n,
-                                 use_constrained_layout)
+from lib.report.figure_checks import COLUMN_WIDTH
+from lib.report.layout import use_constrained_layout
+from lib.report.legends import legend_below
+from lib.report.plotting import failed_label, interval_errors, n_label, note_empty, state_n
 from lib.utility.evaluate import SET_EXTRA
 from lib.stats import shown_interval
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from lib.compare import forest
-from lib.report import plotting
+from lib.report import figure_checks
 from lib.report.outputs import FigureWarning, RunOutputs
 
 ROWS = Path(__file__).with_name("demo_forest_rows.csv")
@@ -47,10 +47,10 @@ def test_every_demo_forest_fits_the_page_with_readable_text_and_nothing_drawn_ov
     figs, said = saved(demo_rows(), study)
     assert not said, said
     for fig in figs:
-        assert plotting.narrowest_panel_in(fig) >= plotting.MIN_PANEL_IN
-        assert plotting.printed_text_pt(fig, "page")[0] >= plotting.MIN_PRINTED_PT
-        assert plotting.layout_problems(fig) == []
-        assert abs(plotting.saved_width(fig) - plotting.PAGE_WIDTH) <= 0.05 * plotting.PAGE_WIDTH
+        assert figure_checks.narrowest_panel_in(fig) >= figure_checks.MIN_PANEL_IN
+        assert figure_checks.printed_text_pt(fig, "page")[0] >= figure_checks.MIN_PRINTED_PT
+        assert figure_checks.layout_problems(fig) == []
+        assert abs(figure_checks.saved_width(fig) - figure_checks.PAGE_WIDTH) <= 0.05 * figure_checks.PAGE_WIDTH
         plt.close(fig)
 
 

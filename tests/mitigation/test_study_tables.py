@@ -46,7 +46,7 @@ def test_the_before_after_panels_keep_their_width_at_a_column():
     import pandas as pd
 
     from lib.mitigation.figures import before_after_figure
-    from lib.report import plotting
+    from lib.report import figure_checks, plotting
     from lib.report.outputs import RunOutputs
 
     plotting.house_style()  # the notebook's text sizes
@@ -56,7 +56,7 @@ def test_the_before_after_panels_keep_their_width_at_a_column():
                  "n": 33, "before": 0.04, "after": 0.01, "diff": -0.03, "ci_low": -0.05, "ci_high": -0.01})
     fig = before_after_figure(pd.DataFrame(rows))
     RunOutputs("t", "nb").figure(fig, "before_after", caption="bars: 95% CI of the change")  # as 18 saves it
-    assert plotting.narrowest_panel_in(fig) >= 1.2, plotting.narrowest_panel_in(fig)
+    assert figure_checks.narrowest_panel_in(fig) >= 1.2, figure_checks.narrowest_panel_in(fig)
     plt.close(fig)
 
 

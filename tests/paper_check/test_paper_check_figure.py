@@ -11,7 +11,9 @@ import pytest  # noqa: E402
 from lib import paper_check  # noqa: E402
 from lib.paper_check import consistency, figures  # noqa: E402
 from lib.report.outputs import FigureWarning, RunOutputs  # noqa: E402
-from lib.report.plotting import house_style, layout_problems, legend_of, narrowest_panel_in  # noqa: E402
+from lib.report.figure_checks import layout_problems, narrowest_panel_in  # noqa: E402
+from lib.report.legends import legend_of  # noqa: E402
+from lib.report.plotting import house_style  # noqa: E402
 
 
 @pytest.fixture

@@ -8,7 +8,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from lib.report.plotting import COLUMN_WIDTH, house_style, legend_of, overlapping_texts, tidy  # noqa: E402
+from lib.report.figure_checks import COLUMN_WIDTH, overlapping_texts  # noqa: E402
+from lib.report.legends import legend_of  # noqa: E402
+from lib.report.plotting import house_style, tidy  # noqa: E402
 from lib.rewardbench import figures  # noqa: E402
 
 RMS = ["implicit-mean:smollm2", "implicit:smollm2", "judge-logprob:smollm2", "judge:smollm2;max_tokens:8;retries:0"]
@@ -32,7 +34,8 @@ def style():
 
 def _readable(fig):
     """As RunOutputs.figure saves it: tidied, brought to a column's width, nothing drawn over anything."""
-    from lib.report.plotting import MIN_PANEL_IN, fit_to_span, narrowest_panel_in
+    from lib.report.figure_checks import MIN_PANEL_IN, narrowest_panel_in
+    from lib.report.text_fit import fit_to_span
 
     tidy(fig)
     assert fit_to_span(fig, "column") == pytest.approx(COLUMN_WIDTH, abs=0.05)
@@ -93,7 +96,7 @@ def test_best_of_n_at_smoke_size_is_drawn_on_the_rates_whole_range_not_zoomed():
 
 def test_best_of_n_names_its_error_bars_and_keeps_its_x_label_over_its_panel():
     # seen on a known-truth run: the x label ran wider than the square panel and nothing named the bars
-    from lib.report.plotting import layout_problems, names_error_bars
+    from lib.report.figure_checks import layout_problems, names_error_bars
 
     bon = pd.DataFrame({"rm": RMS[:3], "items": 137, "accuracy": [0.46, 0.65, 0.82], "gain": [0.02, 0.27, 0.31],
                         "gain_ci_low": [-0.04, 0.22, 0.26], "gain_ci_high": [0.09, 0.32, 0.36]})
@@ -136,7 +139,7 @@ def test_a_single_bar_at_zero_is_marked_and_overall_reads_lower_case():
 def test_the_difficulty_figure_says_what_it_shows_over_its_two_panels():
     """Its panel titles ("Accuracy by score gap") name panels: the heading says what the whole
     figure shows and what its bars are."""
-    from lib.report.plotting import names_error_bars, title_text
+    from lib.report.figure_checks import names_error_bars, title_text
 
     fig = figures.difficulty_figure(_bins(0.1), _bins(), RESULTS)
     assert title_text(fig) == figures.DIFFICULTY_TITLE and names_error_bars(fig)

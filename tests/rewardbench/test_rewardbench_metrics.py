@@ -207,7 +207,7 @@ def test_figures_state_n_in_pairs_and_the_unparsed_judge_verdicts():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from lib.report.plotting import states_n
+    from lib.report.figure_checks import states_n
     from lib.rewardbench import figures
 
     implicit = _results()

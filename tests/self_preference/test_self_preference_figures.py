@@ -6,7 +6,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from lib.paths import ROOT  # noqa: E402
-from lib.report.plotting import is_empty, legend_of  # noqa: E402
+from lib.report.figure_checks import is_empty  # noqa: E402
+from lib.report.legends import legend_of  # noqa: E402
 from lib.self_preference import figures  # noqa: E402
 from lib.self_preference import pairwise as pr  # noqa: E402
 
@@ -51,7 +52,7 @@ def _suptitle(fig):
 
 
 def test_preference_figures_state_n_in_pairs_and_the_pairs_without_a_reply():
-    from lib.report.plotting import states_n
+    from lib.report.figure_checks import states_n
 
     scored = pd.DataFrame({"item_id": ["a", "a", "b", "b", "c"], "evaluator": ["m"] * 5,
                            "a_fact": ["true"] * 4 + ["false"], "b_fact": ["false"] * 4 + ["true"],
@@ -132,7 +133,7 @@ def test_the_by_method_figure_draws_the_findings_rows_with_their_intervals():
     now the findings' pooled rows: estimate, interval (withheld below 10 questions) and n."""
     import numpy as np
 
-    from lib.report.plotting import title_text
+    from lib.report.figure_checks import title_text
     from lib.self_preference.figures import BY_METHOD_TITLE, preferences_by_method_figure
 
     def row(measure_id, n, estimate, low, high):
@@ -177,7 +178,8 @@ def test_the_method_figures_of_06_and_07_lay_out_cleanly_at_a_columns_width(tmp_
     import warnings
 
     from lib.report.outputs import FigureWarning, RunOutputs
-    from lib.report.plotting import house_style, layout_problems
+    from lib.report.figure_checks import layout_problems
+    from lib.report.plotting import house_style
 
     monkeypatch.setenv("RAGBIAS_RUNS", str(tmp_path / "runs"))
     monkeypatch.setenv("RAGBIAS_FIGURES", str(tmp_path / "figures"))
@@ -223,7 +225,7 @@ def test_figure_3_at_the_papers_size_keeps_both_panels_readable(tmp_path, monkey
     'axes sizes collapsed to zero') must not pass for a saved figure."""
     import warnings
 
-    from lib.report import plotting
+    from lib.report import figure_checks, plotting
     from lib.report.outputs import RunOutputs
 
     monkeypatch.setenv("RAGBIAS_RUNS", str(tmp_path / "runs"))
@@ -235,6 +237,6 @@ def test_figure_3_at_the_papers_size_keeps_both_panels_readable(tmp_path, monkey
         warnings.simplefilter("always")
         RunOutputs("t", "nb").figure(fig, "06_figure3_self_by_combo")
     assert not [w for w in seen if "collapsed" in str(w.message)]
-    assert len([ax for ax in fig.axes if plotting.is_panel(ax)]) == 2
-    assert plotting.narrowest_panel_in(fig) >= 0.8, plotting.narrowest_panel_in(fig)
+    assert len([ax for ax in fig.axes if figure_checks.is_panel(ax)]) == 2
+    assert figure_checks.narrowest_panel_in(fig) >= 0.8, figure_checks.narrowest_panel_in(fig)
     plt.close(fig)

@@ -7,7 +7,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from lib.report.plotting import legend_of  # noqa: E402
+from lib.report.legends import legend_of  # noqa: E402
 from lib.self_preference import likelihood as lk  # noqa: E402
 from lib.self_preference import pairwise as pr  # noqa: E402
 from lib.self_preference import figures, report  # noqa: E402
@@ -107,7 +107,7 @@ def test_pointwise_helpers_name_the_two_expected_scores_apart():
 
 
 def test_figures_state_n_and_the_unparsed_replies():
-    from lib.report.plotting import states_n
+    from lib.report.figure_checks import states_n
 
     r = _ratings()
     r.loc[r.index[:2], ["score", "parsed"]] = [np.nan, False]
@@ -176,7 +176,8 @@ def test_pointwise_scores_figure_fits_its_span_without_a_warning(settings, span)
     import matplotlib.pyplot as plt
 
     from lib.report.outputs import FigureWarning, RunOutputs
-    from lib.report.plotting import house_style, overlapping_texts
+    from lib.report.figure_checks import overlapping_texts
+    from lib.report.plotting import house_style
 
     house_style()
     r = _ratings()

@@ -14,8 +14,9 @@ import pytest  # noqa: E402
 import seaborn as sns  # noqa: E402
 
 from lib.report.outputs import FigureWarning, RunOutputs  # noqa: E402
-from lib.report.plotting import (COLUMN_WIDTH, house_style, layout_problems, legend_of, note_empty,  # noqa: E402
-                                 state_n, texts_overlap)
+from lib.report.figure_checks import COLUMN_WIDTH, layout_problems, texts_overlap  # noqa: E402
+from lib.report.legends import legend_of  # noqa: E402
+from lib.report.plotting import house_style, note_empty, state_n  # noqa: E402
 
 LONG_NOTE = "no reply in the paper's format: see the likelihood panel"
 
@@ -224,7 +225,7 @@ def test_a_hyphenated_category_name_is_not_split_at_its_hyphen(out):
 def test_a_lone_panels_long_x_label_wraps_rather_than_widen_the_figure(out):
     """12's k curve at the smoke size: its x label ("one point, not a curve: ...") ran out of the figure,
     which constrained layout does not count in a panel's width, and the saved figure was 3.7 in wide."""
-    from lib.report.plotting import saved_width
+    from lib.report.figure_checks import saved_width
 
     fig, ax = plt.subplots(figsize=(2.8, 2.8))
     ax.plot([2], [0.0], marker="o", ls="none", label="NQ")

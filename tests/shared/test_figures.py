@@ -14,7 +14,9 @@ import seaborn as sns  # noqa: E402
 
 from lib.report.labels import humanize, label  # noqa: E402
 from lib.report.outputs import FigureWarning, RunOutputs  # noqa: E402
-from lib.report.plotting import house_style, is_empty, legend_of, states_n, tidy  # noqa: E402
+from lib.report.figure_checks import is_empty, states_n  # noqa: E402
+from lib.report.legends import legend_of  # noqa: E402
+from lib.report.plotting import house_style, tidy  # noqa: E402
 
 
 @pytest.fixture
@@ -219,7 +221,7 @@ def test_figures_are_saved_at_their_declared_width_and_warn_when_unreadable_ther
     four panels in a column are too narrow and warn unless declared full width (a paper's figure*)."""
     from PIL import Image
 
-    from lib.report.plotting import MIN_PRINTED_PT, printed_text_pt
+    from lib.report.figure_checks import MIN_PRINTED_PT, printed_text_pt
 
     def wide():
         fig, axes = plt.subplots(1, 4, figsize=(9.5, 3))  # four panels in a row: about 9.5 in as drawn
@@ -318,7 +320,7 @@ def test_not_saved_figure_gives_its_panels_reasons(out, capsys):
 
 
 def test_legend_below_stays_under_rotated_tick_labels_and_adds_no_width():
-    from lib.report.plotting import legend_below
+    from lib.report.legends import legend_below
 
     house_style()
     fig, ax = plt.subplots()
@@ -338,7 +340,6 @@ def test_legend_below_stays_under_rotated_tick_labels_and_adds_no_width():
 
 def test_dropping_an_empty_legend_entry_keeps_the_legend_on_the_figure():
     import matplotlib.pyplot as plt
-    import pandas as pd
 
     from lib.report import plotting
 
@@ -360,7 +361,7 @@ def test_dropping_an_empty_legend_entry_keeps_the_legend_on_the_figure():
 def test_overlapping_texts_finds_titles_drawn_over_each_other_and_passes_apart_ones():
     """The check the figure tests lean on: two narrow panels with long titles collide (as notebook 14's
     old side-by-side layout did); the same titles on stacked panels do not."""
-    from lib.report.plotting import overlapping_texts
+    from lib.report.figure_checks import overlapping_texts
 
     house_style()
     fig, axes = plt.subplots(1, 2, figsize=(3.3, 2.4))
@@ -375,7 +376,7 @@ def test_overlapping_texts_finds_titles_drawn_over_each_other_and_passes_apart_o
 def test_legend_below_takes_proxy_handles():
     from matplotlib.patches import Patch
 
-    from lib.report.plotting import legend_below
+    from lib.report.legends import legend_below
 
     house_style()
     fig, ax = plt.subplots(figsize=(3.3, 2.4))
@@ -388,7 +389,7 @@ def test_legend_below_takes_proxy_handles():
 
 def test_a_legend_beside_a_panel_that_leaves_it_too_narrow_moves_under_it(out):
     """02_verification: long category names and a legend beside the bars left a 0.4-in panel."""
-    from lib.report.plotting import MIN_PANEL_IN, narrowest_panel_in
+    from lib.report.figure_checks import MIN_PANEL_IN, narrowest_panel_in
 
     fig, ax = plt.subplots()
     names = ["SmolLM2, QA", "SmolLM2, false answer (ours, fallback)", "SmolLM2, false answer", "SmolLM2, rewrite"]
@@ -408,7 +409,7 @@ def test_wide_category_labels_and_a_best_placed_legend_fit_a_column(out):
     panel's left edge, where half of it stuck out and the fit shrank the panel to 0.1 in), the legend
     that lands on the bars at the column's width moves under the panel with its relabelled entries,
     and the count axis gets fewer ticks rather than a rotated heap of numbers."""
-    from lib.report.plotting import MIN_PANEL_IN, narrowest_panel_in, overlapping_texts, saved_width
+    from lib.report.figure_checks import MIN_PANEL_IN, narrowest_panel_in, overlapping_texts, saved_width
 
     kinds = ["rewrite", "false answer", "false answer (ours, fallback)", "long", "qa"]
     report = pd.DataFrame({"author": "local:smollm2", "kind": kinds, "ok_first_try": [28, 3, 31, 2, 3],
@@ -429,7 +430,8 @@ def test_wide_category_labels_and_a_best_placed_legend_fit_a_column(out):
 
 def test_a_count_alone_is_no_title(out):
     """A figure headed only by 'n = 119 items' names what was counted, not what it shows."""
-    from lib.report.plotting import n_label, state_n, title_text
+    from lib.report.figure_checks import title_text
+    from lib.report.plotting import n_label, state_n
 
     def panel():
         fig, ax = plt.subplots()
@@ -483,7 +485,7 @@ def test_a_count_heading_over_side_by_side_panels_leaves_no_gap(out):
 def test_a_series_at_zero_everywhere_keeps_its_legend_entry_and_says_so(out):
     """04_knowledge_levels: the 'full (%)' level was 0 in every row; its horizontal bars have no width,
     which the finishing pass took for seaborn's no-data stand-ins (0 x 0) and dropped from the legend."""
-    from lib.report.plotting import ZERO_NOTE
+    from lib.report.legends import ZERO_NOTE
     from lib.self_preference.figures import knowledge_levels_figure
 
     shares = pd.DataFrame({"dataset": ["nq", "marco"], "model": "smollm2", "none (%)": [60.0, 70.0],
@@ -519,7 +521,8 @@ def test_an_estimate_a_rounding_step_outside_its_interval_draws_its_figure(out):
 def test_panel_titles_of_several_panels_are_no_figure_title(out):
     """The panel titles of 06's, 12's and 14's figures ("paper (parsed reply)", a model's name) named
     their panels; the figure said nothing of what it shows."""
-    from lib.report.plotting import n_label, state_n, title_text
+    from lib.report.figure_checks import title_text
+    from lib.report.plotting import n_label, state_n
 
     fig, axes = plt.subplots(1, 2)
     for ax, name in zip(axes, ("paper (parsed reply)", "likelihood sum")):
@@ -539,7 +542,7 @@ def test_panel_titles_of_several_panels_are_no_figure_title(out):
 def test_error_bars_named_in_the_plural_are_named(said):
     """The utility figures' and 14's headings ("...; bars: 95% intervals") were not taken as naming their
     bars: the pattern wanted "interval" and "band" followed by a word boundary, and "bars:" one after the colon."""
-    from lib.report.plotting import names_error_bars
+    from lib.report.figure_checks import names_error_bars
 
     fig, ax = plt.subplots()
     ax.errorbar([0, 1], [0.4, 0.6], yerr=[0.1, 0.1])

@@ -5,7 +5,7 @@ matplotlib.use("Agg")
 import pandas as pd
 import pytest
 
-from lib.report.plotting import legend_of
+from lib.report.legends import legend_of
 from lib.utility import figures as F
 from lib.utility.evaluate import SET_METRICS, RANK_METRICS, summarize
 
@@ -59,7 +59,8 @@ def test_panels_wrap_two_to_a_row_and_stay_readable_at_a_columns_width():
     """Figure 4's five panels (set F1, extra F1, failures; rank NDCG@1, failures) in rows of two, the
     unused sixth place removed, one legend under the panels; the smallest text prints at 5 pt or more
     in a 3.3-in column."""
-    from lib.report.plotting import MIN_PRINTED_PT, house_style, printed_text_pt, tidy
+    from lib.report.figure_checks import MIN_PRINTED_PT, printed_text_pt
+    from lib.report.plotting import house_style, tidy
 
     house_style()
     summary = summarize(_per_question(), ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
@@ -69,13 +70,13 @@ def test_panels_wrap_two_to_a_row_and_stay_readable_at_a_columns_width():
         {round(ax.get_position().x0, 2) for ax in fig.axes[:2]})  # two columns of panels
     assert [ax.get_legend() for ax in fig.axes] == [None] * 5 and len(fig.legends) == 1
     tidy(fig)
-    from lib.report.plotting import fit_to_span
+    from lib.report.text_fit import fit_to_span
     fit_to_span(fig, "column")  # as RunOutputs.figure saves it
     assert printed_text_pt(fig)[0] >= MIN_PRINTED_PT
 
 
 def test_figures_state_n_in_questions_and_the_failed_judgments():
-    from lib.report.plotting import states_n
+    from lib.report.figure_checks import states_n
 
     summary = summarize(_per_question(), ["source", "judgment", "form"], SET_METRICS + RANK_METRICS, n_boot=50)
     # per bar: 3 (utility set, one failed), 2 (relevance set), 2 (utility rank) questions
@@ -117,7 +118,8 @@ def test_rq1_bars_state_their_readable_n_and_few_are_hatched_not_findings():
     with no readable reply is left out and named, and nothing is drawn over anything at a column's width."""
     import matplotlib.pyplot as plt
 
-    from lib.report.plotting import COLUMN_WIDTH, house_style, overlapping_texts, saved_width, tidy
+    from lib.report.figure_checks import COLUMN_WIDTH, overlapping_texts, saved_width
+    from lib.report.plotting import house_style, tidy
 
     house_style()
     rows = [{"source": s, "judgment": j, "form": f, "failed": True, "headline": None}
@@ -207,7 +209,7 @@ def test_a_figure_of_too_few_readable_replies_is_a_note_and_not_saved(tmp_runs, 
 def test_figures_4_to_6_say_what_they_show_over_their_panels():
     """The panel titles of 11's figures name a form and a metric; with the stricter title rule (panel
     titles of several panels are no figure title) each figure needs its own caption-like heading."""
-    from lib.report.plotting import title_text
+    from lib.report.figure_checks import title_text
 
     base = _per_question().assign(model="smollm2")
     order = summarize(base.assign(level="question-first"), ["model", "source", "form", "level"],
@@ -249,7 +251,8 @@ def test_figures_4_to_6_are_page_figures_and_readable_there():
 
     from lib import paths
     from lib.report.outputs import FigureWarning, RunOutputs
-    from lib.report.plotting import MIN_PANEL_IN, house_style, layout_problems, narrowest_panel_in
+    from lib.report.figure_checks import MIN_PANEL_IN, layout_problems, narrowest_panel_in
+    from lib.report.plotting import house_style
 
     house_style()
     out = RunOutputs("t", "11_utility_factors")
@@ -275,7 +278,8 @@ def test_rq1_figure_has_a_title_naming_its_bars_and_lays_out_cleanly(tmp_path, m
     import matplotlib.pyplot as plt
 
     from lib.report.outputs import FigureWarning, RunOutputs
-    from lib.report.plotting import house_style, layout_problems
+    from lib.report.figure_checks import layout_problems
+    from lib.report.plotting import house_style
 
     monkeypatch.setenv("RAGBIAS_RUNS", str(tmp_path / "runs"))
     monkeypatch.setenv("RAGBIAS_FIGURES", str(tmp_path / "figures"))

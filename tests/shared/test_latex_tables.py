@@ -533,6 +533,9 @@ def test_a_table_with_no_estimate_in_any_row_gets_no_latex(capsys):
     # one value anywhere is a table: a rate, or a cell that is not a placeholder
     assert not carries_no_estimate(rates.assign(order_rate=[np.nan, 0.5]))
     assert not carries_no_estimate(cells.assign(human=["0.50 / 0.40 / 0.60 (n=12)", "- / - / -"]))
+    # 18's content-free priors: a text column of lists beside names is a table (the demo's run stopped here)
+    priors = pd.DataFrame({"model": ["m", "j"], "kind": ["pointwise", "judge"], "prior": [[0.5, 0.5], [0.9, 0.1]]})
+    assert not carries_no_estimate(priors)
     out = RunOutputs("t", "nb")
     (out.figure_dir / "06_v1_table9_front.tex").write_text("stale")
     out.table(rates, "06_v1_table9_front")

@@ -510,10 +510,11 @@ def carries_no_estimate(df: pd.DataFrame) -> bool:
         return all(flat[c].isna().all() for c in estimates)
     if any(pd.api.types.is_numeric_dtype(flat[c]) for c in flat.columns):
         return False
-    # a list cell (18's content-free priors) is a value, not a missing one
-    empty = lambda v: (pd.api.types.is_scalar(v) and pd.isna(v)) or bool(_PLACEHOLDER.match(str(v)))  # noqa: E731
-    cells = [c for c in flat.columns if flat[c].map(lambda v: not pd.api.types.is_scalar(v) or pd.notna(v))
-             .pipe(lambda keep: flat[c][keep]).map(empty).any()]  # the value columns: names never read '-'
+    # a list cell (18's content-free priors) is a value; a blank one ('' or NaN) is no evidence either way
+    blank = lambda v: pd.api.types.is_scalar(v) and (pd.isna(v) or str(v).strip() == "")  # noqa: E731
+    dashes = lambda v: not blank(v) and pd.api.types.is_scalar(v) and bool(_PLACEHOLDER.match(str(v)))  # noqa: E731
+    empty = lambda v: blank(v) or dashes(v)  # noqa: E731
+    cells = [c for c in flat.columns if flat[c].map(dashes).any()]  # the value columns: names never read '-'
     return bool(cells) and all(flat[c].map(empty).all() for c in cells)
 
 

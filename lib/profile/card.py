@@ -181,7 +181,7 @@ def display_table(profile: pd.DataFrame) -> pd.DataFrame:
         m = by_key[r["key"]]
         measured = r["status"] == "measured"
         ci = (f"[{value_text(m, r['ci_low'])}, {value_text(m, r['ci_high'])}]"
-              if measured and not pd.isna(r["ci_low"]) else f"(no CI: {r['no_interval']})" if measured else "")
+              if measured and not pd.isna(r["ci_low"]) else f"(no CI: {plain(r['no_interval'])})" if measured else "")
         paper = "; ".join(f"{x['model']}: {value_text(m, x['estimate'])}" for x in refs[refs["key"] == m.key].to_dict("records"))
         out.append({"measure": m.label, "notebook": m.notebook[:2], "method": r["method"] if measured else "",
                     "n": f"{int(r['n'])} {r['unit']}s" if measured else NOT_MEASURED,

@@ -59,3 +59,9 @@ def test_card_says_why_a_row_has_no_interval():
     assert "no 95% CI: too few units" in measured["sentence"] and "[" not in measured["sentence"].split("CI")[0]
     shown = card.display_table(profile).iloc[0]
     assert "no CI: too few units" in shown["estimate [95% CI]"]
+    # the table's reason reads as one clause, no parenthesis inside its own (the card had
+    # "(no CI: all units equal: no interval (nothing varies between units))")
+    equal = profile.assign(no_interval=profile["no_interval"].where(
+        profile["key"] != m.key, "all units equal: no interval (nothing varies between units)"))
+    cell = card.display_table(equal).iloc[0]["estimate [95% CI]"]
+    assert cell.count("(") == 1 and cell.endswith("nothing varies between units)"), cell

@@ -17,6 +17,7 @@ from lib.report.labels import label
 from lib.report.legends import legend_below
 from lib.report.plotting import failed_label, interval_errors, n_label, note_empty, state_n, unit_errorbar
 
+from .findings_rows import readable_method
 from .likelihood import EXPECTED_SCORE_NAMES, likelihood_view
 from .tables import attach_knowledge, question_ids, rate_cell
 
@@ -341,16 +342,18 @@ BY_METHOD_BARS = {"self-preference rate": "self", "first-position rate": "first 
 
 
 def _method_rows(rows: pd.DataFrame, methods: list[str]) -> pd.DataFrame:
-    """One row per method, model and drawn preference: the findings' estimate, interval, n and reason."""
+    """One row per method, model and drawn preference: the findings' estimate and n, and its interval
+    where the findings' rule shows one (`shown_interval`, as `group_rates`)."""
     from lib.report.findings import slug
 
     out = []
-    for method in methods:
+    for method in methods if "measure_id" in rows else []:
         for label_, x in BY_METHOD_BARS.items():
             for r in rows[rows["measure_id"] == f"{slug(label_)}.{slug(method)}"].to_dict("records"):
                 if int(r["n"] or 0) > 0 and pd.notna(r["estimate"]):
+                    low, high, _ = shown_interval(r["n"], r["ci_low"], r["ci_high"])
                     out.append({"method": method, "model": r["model"], "preference": x, "rate": r["estimate"],
-                                "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n": int(r["n"])})
+                                "ci_low": low, "ci_high": high, "n": int(r["n"])})
     return pd.DataFrame(out, columns=["method", "model", "preference", "rate", "ci_low", "ci_high", "n"])
 
 
@@ -360,33 +363,23 @@ def preferences_by_method_figure(rows, methods: list[str]):
     the findings' estimate with its interval over questions (none below 10). A method with no decided
     pair gets no bar and the heading names it; the likelihood decides no TT pair, so it has no
     self-preference bar (its self-related quantity is the TF-minus-FT asymmetry)."""
-    rows = pd.DataFrame(list(rows)) if not isinstance(rows, pd.DataFrame) else rows
-    drawn = _method_rows(rows, list(methods)) if len(rows) else _method_rows(pd.DataFrame(columns=["measure_id"]), [])
-    several = drawn["model"].nunique() > 1
-    names = [m.replace("_", " ") for m in drawn["method"]]  # 'likelihood per word', as findings names it
-    drawn["series"] = [f"{m}, {label(e)}" if several else m for m, e in zip(names, drawn["model"])]
+    drawn = _method_rows(rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows)), list(methods))
+    name = drawn["method"].map(readable_method)  # 'likelihood per word', as findings names it
+    if drawn["model"].nunique() > 1:
+        name = name + ", " + drawn["model"].map(label)
+    drawn["series"] = name + ", n = " + drawn.groupby(name)["n"].transform("max").astype(str)
     fig, ax = plt.subplots(figsize=(5.0, 3.2))
     xs = [x for x in BY_METHOD_BARS.values() if x in set(drawn["preference"])] or list(BY_METHOD_BARS.values())
     series = list(dict.fromkeys(drawn["series"]))
-    width = 0.8 / max(len(series), 1)
-    for j, name in enumerate(series):
-        part = drawn[drawn["series"] == name].set_index("preference").reindex(xs)
-        pos = np.arange(len(xs)) - 0.4 + width * (j + 0.5)
-        n = int(part["n"].max())
-        ax.bar(pos, part["rate"], width, label=f"{name}, n = {n}")
-        ax.errorbar(pos, part["rate"], yerr=interval_errors(part["rate"], part["ci_low"], part["ci_high"], n=part["n"]),
-                    fmt="none", ecolor="black", lw=1)
-    ax.set_xticks(np.arange(len(xs)), xs)
+    _errorbars(ax, drawn, "preference", "series", "rate", "ci_low", "ci_high", xs, series)
     if series:
         legend_below(ax, fontsize="small")  # three method names beside the bars would widen it past a column
     else:
         note_empty(ax, "no method decided a pair")
     ax.axhline(0.5, color="grey", lw=1, ls="--")
     ax.set(ylim=(0, 1), ylabel="rate (pooled over authors)", xlabel="preference")
-    gone = [m for m in methods if m not in set(drawn["method"])]
-    lines = [BY_METHOD_TITLE] + ([f"no bar, no pair decided: {', '.join(m.replace('_', ' ') for m in gone)}"]
-                                 if gone else [])
-    return state_n(fig, "\n".join(lines))
+    gone = [readable_method(m) for m in methods if m not in set(drawn["method"])]
+    return state_n(fig, "\n".join([BY_METHOD_TITLE] + ([f"no bar, no pair decided: {', '.join(gone)}"] if gone else [])))
 
 
 def lengths_figure(lengths: pd.DataFrame):

@@ -12,7 +12,7 @@ from .likelihood import asymmetry
 from .tables import UNIT, balanced_rate_cell, question_ids, rate_cell
 
 
-def _readable(method: str) -> str:
+def readable_method(method: str) -> str:
     """A method's name as a reader writes it ("likelihood per_word" -> "likelihood per word"); its
     measure_id keeps the slug."""
     return method.replace("_", " ")
@@ -109,7 +109,7 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
                 if col == "chose_true":
                     ok = ok[ok["combo"].isin(["TF", "FT"])]
                 c = rate_cell(g[col], question_ids(g))
-                measure = f"{label} ({_readable(method)}; {pair_types(ok)} pairs)"
+                measure = f"{label} ({readable_method(method)}; {pair_types(ok)} pairs)"
                 rows.append(declared_finding("self-preference", notebook, measure, model, c["n_items"], c["rate"],
                                     c["ci_low"], c["ci_high"], c["p"],
                                     (paper_values or {}).get(measure), n_judgments=c["n"], unit=UNIT,
@@ -119,7 +119,7 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
                                     no_interval="" if c["n_items"] else "no pair gave a readable choice"))
                 if col == "chose_a":
                     b = balanced_rate_cell(g, col)
-                    rows.append(declared_finding("self-preference", notebook, f"{BALANCED_LABEL} ({_readable(method)}; {pair_types(ok)} pairs)",
+                    rows.append(declared_finding("self-preference", notebook, f"{BALANCED_LABEL} ({readable_method(method)}; {pair_types(ok)} pairs)",
                                         model, b["n_items"], b["rate"], b["ci_low"], b["ci_high"],
                                         b["p"], n_judgments=max(b["n"], b["n_items"]), unit=UNIT,
                                         measure_id=f"{slug(BALANCED_LABEL)}.{slug(method)}",
@@ -127,7 +127,7 @@ def preference_findings(views: dict, specs: dict, notebook: str = "06_generation
                                         scale="share 0-1", direction=PREF_DIRECTIONS[col],
                                         no_interval="" if b["n_items"] else "no question decided in both orders"))
             a = asymmetry(g)
-            measure = f"{ASYMMETRY_LABEL} ({_readable(method)}; TF/FT pairs)"
+            measure = f"{ASYMMETRY_LABEL} ({readable_method(method)}; TF/FT pairs)"
             rows.append(declared_finding("self-preference", notebook, measure, model, a["n_items"], a["estimate"],
                                 a["ci_low"], a["ci_high"], a["p"],
                                 (paper_values or {}).get(measure), n_judgments=a["n_judgments"], unit=UNIT,

@@ -10,10 +10,9 @@ import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from lib.models.specs import SpecError, parse_reward_spec
 from lib.report.labels import spec_label
 
-from .findings_rows import ARM_NAMES
+from .findings_rows import ARM_NAMES, GENERATED, reward_reading
 
 # panels by scale: rates (06, 12, 13) and 05's rating points do not share an axis. Titles no wider
 # than the panel: constrained layout keeps a centred title inside the figure by narrowing every panel
@@ -31,13 +30,10 @@ LABEL_CHARS = 26  # a row's label wraps at this many characters (the label colum
 
 def _kind(model: str) -> str:
     """13's reward model in words: 'log-prob judge', 'judge, parsed reply', 'implicit mean reward'."""
-    try:
-        parsed = parse_reward_spec(str(model))
-    except SpecError:  # not a reward spec (a table written by hand): its short name
+    reading = reward_reading(model)
+    if reading is None:  # not a reward spec (a table written by hand): its short name
         return spec_label(str(model))
-    if parsed.scalar_kind:
-        return f"{parsed.scalar_kind.replace('-', ' ')} reward"
-    return "log-prob judge" if parsed.options.get("decide") == "logprob" else "judge, parsed reply"
+    return {"": "log-prob judge", GENERATED: "judge, parsed reply"}.get(reading, reading.replace("_", " "))
 
 
 def _label(r, kinds: bool) -> str:

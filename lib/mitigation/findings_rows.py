@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from lib.models.specs import SpecError, parse_reward_spec
-from lib.report.findings import declared_finding
+from lib.report.findings import declared_finding, slug
 
 from .measures import NB, STUDY
 
@@ -23,6 +23,19 @@ def _model(name: str, source: str, specs: dict) -> str:
     return specs.get(name, name)
 
 
+def reward_reading(model: str) -> str | None:
+    """13's reward model as 13's own ids name its kind: 'implicit_mean_reward', 'generate_and_parse',
+    '' for the log-probability judge; None for a name that is no reward spec."""
+    try:
+        parsed = parse_reward_spec(str(model))
+    except SpecError:
+        return None
+    # as 13's `findings_rows.reward_method` names it (this package imports no study)
+    if parsed.scalar_kind:
+        return slug(f"{parsed.scalar_kind} reward")
+    return "" if parsed.options.get("decide") == "logprob" else GENERATED
+
+
 def _reading(r: dict) -> str:
     """The reward model's kind where 13's readings of one model would share an id: length control reads
     the log-probability judge (`length_control.13.accuracy`), each scalar reward model and the
@@ -30,16 +43,7 @@ def _reading(r: dict) -> str:
     (`length_control.13.accuracy.implicit_mean_reward`, `length_control.13.accuracy.generate_and_parse`)."""
     if r["source"] != "13" or r["arm"] != "length_control":
         return ""
-    from lib.report.findings import slug
-
-    try:
-        parsed = parse_reward_spec(str(r["model"]))
-    except SpecError:
-        return ""
-    # as 13's `findings_rows.reward_method` names it (this package imports no study)
-    if parsed.scalar_kind:
-        return slug(f"{parsed.scalar_kind} reward")
-    return "" if parsed.options.get("decide") == "logprob" else GENERATED
+    return reward_reading(r["model"]) or ""
 
 
 GENERATED = "generate_and_parse"  # 13's generated verdicts, as its own ids name them

@@ -132,7 +132,7 @@ STATISTIC = re.compile(r"(^|[_ ])(p|rate|mean|share|accuracy|diff|score|r|sd|ci|
 DASHES = re.compile(r"^(?=.*(^|[\s/(])-($|[\s/)]))[\s\d.,/()=n±%-]*$")
 
 
-def flat_frame(df: pd.DataFrame) -> pd.DataFrame:
+def _flat(df: pd.DataFrame) -> pd.DataFrame:
     """Index levels become ordinary columns; tuple (MultiIndex) column names become one string."""
     if not isinstance(df.index, pd.RangeIndex):
         df = df.reset_index()
@@ -502,7 +502,7 @@ def carries_no_estimate(df: pd.DataFrame) -> bool:
     empty in every row (counts of what failed are all it would print), or every text cell that is not
     a row's name is a placeholder ('- / - / - (n=0)'). Its CSV keeps the counts; a LaTeX table of
     dashes tells a reader nothing."""
-    flat = flat_frame(df)
+    flat = _flat(df)
     if flat.empty:
         return False
     estimates = intervals.interval_columns(flat)
@@ -527,16 +527,17 @@ def to_latex(df: pd.DataFrame, name: str, caption: str | None = None, columns: l
     parts that each repeat the key columns, and one taller than a page into row parts: every part is a
     float of its own, under the caption with 'part i of k', so none is taller than a page (a two-column
     paper has no longtable). `columns` picks and orders the columns shown (after the index became
-    columns). None for a frame without rows: an empty tabular is not a table."""
+    columns). None for a frame without rows, or with no estimate in any row (`carries_no_estimate`): an
+    empty tabular, or one of dashes, is not a table."""
     from .captions import caption_for
 
-    flat = flat_frame(df)
+    flat = _flat(df)
     if columns is not None:
         missing = [c for c in columns if c not in flat.columns]
         if missing:
             raise KeyError(f"Table {name!r}: no column {missing} to show; it has {list(flat.columns)}.")
         flat = flat[list(columns)]
-    if flat.empty:
+    if flat.empty or carries_no_estimate(flat):
         return None
     flat = intervals.withhold(flat)
     n = n_text(flat)

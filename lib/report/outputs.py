@@ -63,14 +63,13 @@ class RunOutputs:
             if not decimals:
                 raise ValueError(f"Table {name!r}: float_format {float_format!r} must look like '%.3f'.")
             tex = self.figure_dir / f"{name}.tex"
-            shown = df if latex_columns is None else latex_table.flat_frame(df)[list(latex_columns)]
-            text = None if latex_table.carries_no_estimate(shown) else latex_table.to_latex(
-                df, name, caption=caption, columns=latex_columns, decimals=int(decimals.group(1)))
+            text = latex_table.to_latex(df, name, caption=caption, columns=latex_columns,
+                                        decimals=int(decimals.group(1)))
             if text is None:  # an empty tabular stops pdflatex, and one of dashes tells a reader nothing
                 tex.unlink(missing_ok=True)  # an earlier run's table of this name is no longer true
-                self.not_saved[name] = "no rows" if shown.empty else "no estimate in any row"
+                self.not_saved[name] = "no rows" if df.empty else "no estimate in any row"
                 print(f"table {name!r}: {self.not_saved[name]}, so no LaTeX table written (the CSV keeps "
-                      f"{'the columns' if shown.empty else 'its counts'})")
+                      f"{'the columns' if df.empty else 'its counts'})")
             else:
                 tex.write_text(text)
                 self.written.append(str(tex))
